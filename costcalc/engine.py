@@ -1,0 +1,201 @@
+"""The cost engine: electricity, cloud cost, break-even, cost per run, carbon.
+
+Rule kept here: pure arithmetic on plain numbers and frozen models. No files, no network, no
+clock (callers pass `now`), no imports beyond the standard library and the models. Every function
+is cheap enough to run for thousands of offers on each keystroke.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+CostAt = Callable[[float], float]
+"""Total cost over the horizon as a function of utilisation."""
+
+HOURS_PER_YEAR = 24 * 365
+DAYS_PER_YEAR = 365
+MONTHS_PER_YEAR = 12
+
+
+# --------------------------------------------------------------------------- electricity
+
+
+def desktop_load_w(
+    gpu_w: float, gpu_count: int, rest_of_system_w: float, psu_efficiency: float
+) -> float:
+    """Wall draw while working: all GPUs plus the rest of the system, through the PSU."""
+    return (gpu_w * gpu_count + rest_of_system_w) / psu_efficiency
+
+
+def desktop_kwh_per_year(
+    load_w: float, utilisation: float, idle_w: float = 0.0, stays_on: bool = False
+) -> float:
+    """Energy a year: load power for the busy hours, idle power for the rest when left on.
+
+    kWh = W x u x 8760 / 1000 (+ idle W x (1 - u) x 8760 / 1000 when the machine stays on).
+    """
+    busy_kwh = load_w * utilisation * HOURS_PER_YEAR / 1000
+    idle_kwh = idle_w * (1 - utilisation) * HOURS_PER_YEAR / 1000 if stays_on else 0.0
+    return busy_kwh + idle_kwh
+
+
+def electricity_usd(kwh: float, usd_per_kwh: float) -> float:
+    return kwh * usd_per_kwh
+
+
+def co2_kg(kwh: float, grid_gco2_per_kwh: float, pue: float = 1.0) -> float:
+    """Operational carbon: energy x PUE x grid carbon intensity (g -> kg)."""
+    return kwh * pue * grid_gco2_per_kwh / 1000
+
+
+def embodied_co2_kg_per_year(embodied_kgco2e: float, life_years: float) -> float:
+    """Manufacturing carbon spread evenly over the machine's life."""
+    return embodied_kgco2e / life_years
+
+
+# --------------------------------------------------------------------------- cloud
+
+
+def multi_gpu_speedup(gpu_count: int, efficiency_per_doubling: float = 0.95) -> float:
+    """Throughput of n GPUs relative to one, for data-parallel training.
+
+    Each doubling keeps `efficiency_per_doubling` of linear scaling: 8 GPUs -> 8 x 0.95^3 = 6.86x,
+    between the 7x (A100, NVLink 3) and 6.67x (V100) that Dettmers measured from 1 to 8 GPUs.
+    """
+    if gpu_count <= 1:
+        return float(gpu_count)
+    return gpu_count * efficiency_per_doubling ** math.log2(gpu_count)
+
+
+def cloud_hours_for(desktop_hours: float, relative_speed: float) -> float:
+    """Hours the offer needs for the work the desktop does in `desktop_hours`.
+
+    `relative_speed` is offer throughput / desktop throughput: 2x faster needs half the hours.
+    """
+    return desktop_hours / relative_speed
+
+
+def cloud_usd_for_hours(
+    hours_per_year: float,
+    usd_per_hour: float,
+    monthly_fee_usd: float = 0.0,
+    included_usd_per_month: float = 0.0,
+) -> float:
+    """Yearly cloud bill: usage beyond what the plan includes, plus twelve plan fees."""
+    usage_per_month = hours_per_year * usd_per_hour / MONTHS_PER_YEAR
+    extra_per_month = max(0.0, usage_per_month - included_usd_per_month)
+    return MONTHS_PER_YEAR * (monthly_fee_usd + extra_per_month)
+
+
+# --------------------------------------------------------------------------- break-even
+
+
+def break_even_days(
+    desktop_price_usd: float, cloud_usd_per_day: float, electricity_usd_per_day: float
+) -> float | None:
+    """Day on which buying has cost as much as renting.
+
+    Solves  price + electricity_per_day x d = cloud_per_day x d.  None ("never") when renting costs
+    no more per day than the desktop's electricity alone.
+    """
+    saving_per_day = cloud_usd_per_day - electricity_usd_per_day
+    if saving_per_day <= 0:
+        return None
+    return desktop_price_usd / saving_per_day
+
+
+def horizon_cost_usd(
+    price_usd: float,
+    running_usd_per_year: float,
+    horizon_years: float,
+    resale_fraction: float = 0.0,
+) -> float:
+    """Total cost of owning over a horizon: price, running costs, minus what it sells for after."""
+    return price_usd * (1 - resale_fraction) + running_usd_per_year * horizon_years
+
+
+def break_even_utilisation(
+    desktop_cost_at: CostAt, cloud_cost_at: CostAt, lo: float = 1e-4, hi: float = 1.0
+) -> float | None:
+    """Utilisation above which the desktop is cheaper over the horizon.
+
+    Both arguments map a utilisation to the total cost over the horizon; cloud cost grows faster
+    with utilisation than the desktop's electricity, so the difference is monotone and bisection
+    finds the crossing. None when the cloud stays cheaper even at 100 %; `lo` when the desktop is
+    cheaper at any utilisation.
+    """
+
+    def gap(u: float) -> float:
+        return cloud_cost_at(u) - desktop_cost_at(u)
+
+    if gap(hi) <= 0:
+        return None
+    if gap(lo) >= 0:
+        return lo
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if gap(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def billed_seconds(run_s: float, increment_s: int = 1, minimum_s: int = 0) -> float:
+    """Seconds a provider charges for a run: rounded up to its increment, at least its minimum."""
+    if run_s <= 0:
+        return 0.0
+    rounded = math.ceil(run_s / increment_s - 1e-9) * increment_s
+    return float(max(rounded, minimum_s))
+
+
+def run_cost_usd(
+    run_s: float,
+    usd_per_hour: float,
+    increment_s: int = 1,
+    minimum_s: int = 0,
+    plan_share_usd: float = 0.0,
+) -> float:
+    """Cost of one run: billed time / 3600 x price per hour, plus its share of any plan fee."""
+    return billed_seconds(run_s, increment_s, minimum_s) / 3600 * usd_per_hour + plan_share_usd
+
+
+def plan_share_usd(monthly_fee_usd: float, runs_per_month: float) -> float:
+    """The part of a monthly plan fee that one run carries, at the user's pace of work."""
+    if monthly_fee_usd <= 0:
+        return 0.0
+    return monthly_fee_usd / max(runs_per_month, 1.0)
+
+
+def usd_per_batch_item(usd_per_hour: float, max_batch: int) -> float | None:
+    """Price per hour / largest batch that fits; None ("does not fit") when not even 1 fits."""
+    if max_batch < 1:
+        return None
+    return usd_per_hour / max_batch
+
+
+def usd_per_item(run_usd: float, items: float) -> float:
+    return run_usd / items
+
+
+# --------------------------------------------------------------------------- efficiency ratios
+
+
+def cost_efficiency(
+    usd_per_hour: float,
+    bandwidth_gbs: float,
+    cuda_cores: int | None,
+    memory_gb: float,
+    fp32_tflops: float,
+) -> dict[str, float | None]:
+    """The Paperspace benchmark's ratios of $/h to GB/min, 100 CUDA cores, GB and FP32 TFLOPS."""
+    return {
+        "per_gb_per_min_bandwidth": usd_per_hour / bandwidth_gbs * 60,
+        "per_100_cuda_cores": usd_per_hour / cuda_cores * 100 if cuda_cores else None,
+        "per_gb_memory": usd_per_hour / memory_gb,
+        "per_fp32_tflops": usd_per_hour / fp32_tflops,
+    }

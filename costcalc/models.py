@@ -1,0 +1,339 @@
+"""Domain models: frozen pydantic records for GPUs, offers, desktop builds, assumptions and results.
+
+Rule kept here: models describe facts and inputs, they compute nothing beyond trivial derived
+properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_s`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Segment = Literal["consumer", "workstation", "datacenter"]
+
+
+class Frozen(BaseModel):
+    """Base for every domain record: immutable and strict about unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- GPU catalog
+
+
+class GpuSpec(Frozen):
+    """One GPU model as its vendor specifies it (per GPU, dense figures, no sparsity)."""
+
+    key: str = Field(pattern=r"^[a-z0-9_]+$", description="Stable catalog id, e.g. 'rtx3090'.")
+    name: str = Field(description="Marketing name, e.g. 'GeForce RTX 3090'.")
+    vendor: Literal["nvidia", "amd", "intel", "apple"] = "nvidia"
+    segment: Segment
+    architecture: str = Field(description="Micro-architecture, e.g. 'Ampere', 'Ada Lovelace'.")
+    compute_capability: str | None = Field(default=None, description="CUDA compute capability.")
+    release_year: int = Field(ge=2010, le=2030)
+    memory_gb: float = Field(gt=0)
+    bandwidth_gbs: float = Field(gt=0, description="Peak memory bandwidth, GB/s.")
+    fp32_tflops: float = Field(gt=0, description="Peak FP32 (non-tensor) TFLOPS.")
+    fp16_tflops: float | None = Field(default=None, ge=0, description="Non-tensor FP16 TFLOPS.")
+    fp16_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense FP16 tensor TFLOPS, FP32 accumulate."
+    )
+    bf16_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense BF16 tensor TFLOPS, FP32 accumulate."
+    )
+    tf32_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense TF32 tensor TFLOPS."
+    )
+    cuda_cores: int | None = Field(default=None, gt=0)
+    board_power_w: float = Field(gt=0, description="Total board power (TDP) in watts.")
+    idle_power_w: float | None = Field(default=None, ge=0, description="Idle draw, watts.")
+    launch_price_usd: float | None = Field(default=None, gt=0)
+    street_price_usd: float | None = Field(default=None, gt=0)
+    street_price_date: date | None = None
+    aliases: tuple[str, ...] = Field(default=(), description="Other names people write.")
+    sources: dict[str, str] = Field(description="Where each group of figures comes from.")
+    notes: str | None = None
+
+    @property
+    def has_tensor_cores(self) -> bool:
+        return self.fp16_tensor_tflops is not None
+
+    @property
+    def desktop_price_usd(self) -> float | None:
+        """What one card costs to buy today: street price, else launch price."""
+        return self.street_price_usd or self.launch_price_usd
+
+
+class GpuCatalogFile(Frozen):
+    """The bundled GPU catalog file (costcalc/data/gpus.yaml)."""
+
+    schema_version: Literal[1] = 1
+    as_of: date = Field(description="Date the figures were last checked.")
+    sources: dict[str, str] = Field(description="Source id -> citation, with licence.")
+    gpus: tuple[GpuSpec, ...]
+
+
+# --------------------------------------------------------------------------- cloud offers
+
+
+class CloudOffer(Frozen):
+    """A way to rent GPU time: one instance type, machine or plan, in one region."""
+
+    provider: str = Field(description="'paperspace', 'aws-spot', 'aws-ondemand', 'colab', ...")
+    name: str = Field(description="Instance type, machine or plan name.")
+    region: str
+    gpu: str = Field(description="GPU catalog key.")
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(ge=0, description="Price of the whole instance per hour.")
+    spot: bool = False
+    interruption_bucket: int | None = Field(
+        default=None, ge=0, le=4, description="AWS Spot Advisor bucket: 0 <5 % ... 4 >20 %."
+    )
+    savings_pct: float | None = Field(default=None, ge=0, le=100)
+    billing_increment_s: int = Field(default=1, ge=1, description="Billing granularity.")
+    billing_minimum_s: int = Field(default=0, ge=0, description="Minimum billed time per run.")
+    monthly_fee_usd: float = Field(default=0.0, ge=0, description="Plan or subscription fee.")
+    included_usd_per_month: float = Field(
+        default=0.0, ge=0, description="Usage the monthly fee already pays for (Colab units)."
+    )
+    plan: str | None = Field(default=None, description="Plan the offer needs, if any.")
+    guaranteed: bool = Field(default=True, description="False when a GPU is not guaranteed.")
+    limits: str | None = Field(default=None, description="Usage limits worth telling the user.")
+    vcpus: int | None = Field(default=None, ge=1)
+    ram_gb: float | None = Field(default=None, gt=0)
+    fetched_at: datetime = Field(description="When this price was observed (UTC).")
+    source: str
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return self.usd_per_hour / self.gpu_count
+
+
+class OfferRow(Frozen):
+    """An offer as written in a snapshot file: provenance may be inherited from the file."""
+
+    name: str
+    region: str
+    gpu: str
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(ge=0)
+    spot: bool | None = None
+    interruption_bucket: int | None = Field(default=None, ge=0, le=4)
+    savings_pct: float | None = Field(default=None, ge=0, le=100)
+    billing_increment_s: int | None = Field(default=None, ge=1)
+    billing_minimum_s: int | None = Field(default=None, ge=0)
+    plan: str | None = None
+    guaranteed: bool = True
+    limits: str | None = None
+    vcpus: int | None = Field(default=None, ge=1)
+    ram_gb: float | None = Field(default=None, gt=0)
+    fetched_at: datetime | None = None
+    source: str | None = None
+
+
+class Plan(Frozen):
+    """A subscription plan an offer may need (Paperspace Gradient plans)."""
+
+    name: str
+    monthly_fee_usd: float = Field(ge=0)
+    notes: str | None = None
+
+
+class PriceSnapshot(Frozen):
+    """One provider's dated price snapshot (prices/<provider>.yaml or a refreshed copy)."""
+
+    schema_version: Literal[1] = 1
+    provider: str
+    source: str = Field(description="Where the prices come from.")
+    source_url: str | None = None
+    licence: str | None = None
+    fetched_at: datetime = Field(description="When the prices were true / observed (UTC).")
+    spot: bool = False
+    billing_increment_s: int = Field(default=1, ge=1)
+    billing_minimum_s: int = Field(default=0, ge=0)
+    plans: tuple[Plan, ...] = ()
+    notes: str | None = None
+    offers: tuple[OfferRow, ...]
+
+
+# --------------------------------------------------------------------------- Colab
+
+
+class ColabRate(Frozen):
+    """Compute units one hour of a Colab accelerator burns, as observed on a date."""
+
+    gpu: str = Field(description="GPU catalog key.")
+    label: str = Field(description="Accelerator as Colab names it, e.g. 'A100 (40GB)'.")
+    units_per_hour: float = Field(gt=0)
+    observed: date
+    source: str
+
+
+class ColabTier(Frozen):
+    """A Colab tier: monthly fee, compute units it includes, what it gives access to."""
+
+    key: str
+    name: str
+    monthly_fee_usd: float = Field(ge=0)
+    compute_units_per_month: float = Field(ge=0)
+    usd_per_unit: float = Field(ge=0, description="Price of one extra compute unit.")
+    gpus: tuple[str, ...] = Field(description="GPU keys the tier can use.")
+    guaranteed: bool = Field(description="False when GPUs are offered only when available.")
+    limits: str
+    source: str
+    observed: date
+
+
+class ColabSnapshot(Frozen):
+    """prices/colab.yaml: tiers and per-accelerator unit rates."""
+
+    schema_version: Literal[1] = 1
+    provider: Literal["colab"] = "colab"
+    source: str
+    source_url: str | None = None
+    licence: str | None = None
+    fetched_at: datetime
+    region: str = "global"
+    notes: str | None = None
+    tiers: tuple[ColabTier, ...]
+    rates: tuple[ColabRate, ...]
+
+
+# --------------------------------------------------------------------------- desktop
+
+
+class DesktopDefaults(Frozen):
+    """prices/desktop.yaml: what a desktop costs around the GPUs, and what it draws."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    base_system_usd: dict[int, float] = Field(
+        description="Cost of everything but the GPUs, by GPU count (1, 2, 4)."
+    )
+    rest_of_system_w: dict[int, float] = Field(
+        description="Load draw of CPU, board, disks, fans, by GPU count."
+    )
+    idle_system_w: dict[int, float] = Field(
+        description="Whole-system idle draw at the wall (GPUs idle), by GPU count."
+    )
+    psu_efficiency_typical: float = Field(gt=0, le=1)
+    embodied_kgco2e_system: float = Field(ge=0, description="Embodied carbon, PC without GPUs.")
+    embodied_kgco2e_per_gpu: float = Field(ge=0)
+    life_years: float = Field(gt=0, description="Years to amortise embodied carbon over.")
+    notes: dict[str, str] = Field(default_factory=dict, description="Source of each figure.")
+
+
+class DesktopBuild(Frozen):
+    """The desktop the user considers buying."""
+
+    gpu: str
+    gpu_count: int = Field(default=1, ge=1)
+    price_usd: float = Field(ge=0, description="Whole machine, up front.")
+    gpu_w: float = Field(ge=0, description="Draw of one GPU under load.")
+    rest_of_system_w: float = Field(ge=0, description="Draw of everything else under load.")
+    idle_w: float = Field(default=0.0, ge=0, description="Whole-system draw when idle.")
+    embodied_kgco2e: float = Field(default=0.0, ge=0)
+    life_years: float = Field(default=4.0, gt=0)
+
+
+# --------------------------------------------------------------------------- carbon
+
+
+class GridIntensity(Frozen):
+    """Carbon intensity of a grid: a country, a sub-national region or a cloud region."""
+
+    code: str = Field(description="'US', 'DEU', 'US-CA', 'aws:us-east-1', ...")
+    name: str
+    gco2_per_kwh: float = Field(ge=0)
+    year: int
+    source: str
+    pue: float | None = Field(default=None, ge=1, description="Data-centre PUE (cloud regions).")
+
+
+class CarbonData(Frozen):
+    """prices/carbon.yaml: grid intensities and PUE defaults."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    default_home_region: str
+    pue_defaults: dict[str, float] = Field(description="Provider -> PUE when a region has none.")
+    cloud_host_w_per_gpu: float = Field(
+        ge=0, description="Host (CPU, memory, network) draw per GPU in a cloud server."
+    )
+    regions: tuple[GridIntensity, ...]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class Assumptions(Frozen):
+    """How the user will work: utilisation, electricity, grid, horizon."""
+
+    utilisation: float = Field(gt=0, le=1, description="Share of all hours the GPU works.")
+    usd_per_kwh: float = Field(ge=0)
+    home_region: str = "US"
+    home_gco2_per_kwh: float = Field(ge=0)
+    home_pue: float = Field(default=1.0, ge=1)
+    psu_efficiency: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="1.0 counts the watts as drawn at the wall (the reference convention).",
+    )
+    stays_on: bool = Field(default=False, description="Machine idles (not off) between jobs.")
+    horizon_years: float = Field(default=3.0, gt=0)
+    resale_fraction: float = Field(default=0.0, ge=0, lt=1)
+    include_embodied: bool = False
+
+
+class Workload(Frozen):
+    """One training run as the user knows it, measured or guessed on their own GPU."""
+
+    run_hours: float | None = Field(default=None, gt=0, description="Hours per run on the desktop.")
+    items_per_run: float | None = Field(default=None, gt=0)
+    memory_gb: float | None = Field(default=None, gt=0, description="GPU memory the run needs.")
+    max_batch: dict[str, int] = Field(
+        default_factory=dict, description="Largest batch per GPU key (from a bench)."
+    )
+    kind: Literal["cnn", "transformer", "rnn", "generic"] = "generic"
+    dtype: Literal["fp32", "tf32", "fp16", "bf16"] = "fp32"
+
+
+# --------------------------------------------------------------------------- results
+
+
+class DesktopResult(Frozen):
+    gpu: str
+    gpu_count: int
+    price_usd: float
+    load_w: float = Field(description="Wall draw while working.")
+    kwh_per_year: float
+    electricity_usd_per_year: float
+    co2_kg_per_year: float
+    embodied_co2_kg_per_year: float
+
+
+class RunCost(Frozen):
+    hours: float
+    billed_hours: float
+    usd: float
+    usd_per_item: float | None
+    kwh: float
+    co2_kg: float
+
+
+class OfferResult(Frozen):
+    offer: CloudOffer
+    relative_speed: float = Field(description="Offer throughput / desktop throughput.")
+    hours_per_year: float
+    usd_per_year: float
+    break_even_days: float | None = Field(description="None: the desktop never pays back.")
+    co2_kg_per_year: float
+    price_age_days: float
+    fits: bool | None = Field(description="None when the workload's memory is unknown.")
+    usd_per_batch_item: float | None
+    run: RunCost | None
