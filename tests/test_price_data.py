@@ -1,0 +1,321 @@
+"""The bundled price and carbon data load through their models and hold plausible figures.
+
+Each file is read the way the installed package reads it (importlib.resources), validated with its
+pydantic model, then checked for figures that would silently break the calculator.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+try:  # the repository root is not always on sys.path under plain `pytest`
+    import prices  # noqa: F401
+except ModuleNotFoundError:  # pragma: no cover - depends on how pytest is launched
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from costcalc.models import (
+    CarbonData,
+    ColabSnapshot,
+    DesktopDefaults,
+    PriceSnapshot,
+)
+
+# The GPU catalog's keys (hard-coded until the catalog module exposes them).
+# fmt: off
+GPU_KEYS = frozenset(
+    (
+        "gtx1060_6gb", "gtx1070", "gtx1070ti", "gtx1080", "gtx1080ti", "gtx1650", "gtx1660",
+        "gtx1660_super", "gtx1660ti", "rtx2060", "rtx2060_super", "rtx2070", "rtx2070_super",
+        "rtx2080", "rtx2080_super", "rtx2080ti", "titan_rtx", "rtx3060_12gb", "rtx3060ti",
+        "rtx3070", "rtx3070ti", "rtx3080", "rtx3080ti", "rtx3090", "rtx3090ti", "rtx4060",
+        "rtx4060ti_16gb", "rtx4070", "rtx4070_super", "rtx4070ti", "rtx4070ti_super", "rtx4080",
+        "rtx4080_super", "rtx4090", "rtx5060ti_16gb", "rtx5070", "rtx5070ti", "rtx5080", "rtx5090",
+        "quadro_m4000", "quadro_p4000", "quadro_p5000", "quadro_p6000", "quadro_rtx4000",
+        "quadro_rtx5000", "quadro_rtx6000", "quadro_rtx8000", "rtx_a4000", "rtx_a4500", "rtx_a5000",
+        "rtx_a5500", "rtx_a6000", "rtx6000_ada", "rtx_pro6000", "k80", "m60", "p4",
+        "p100_pcie_16gb", "v100_pcie_16gb", "v100_pcie_32gb", "v100_sxm2_16gb", "v100_sxm2_32gb",
+        "t4", "a10", "a10g", "l4", "l40s", "a40", "a100_pcie_40gb", "a100_sxm4_40gb",
+        "a100_pcie_80gb", "a100_sxm4_80gb", "h100_pcie_80gb", "h100_sxm5_80gb", "h200_sxm_141gb",
+        "b200",
+    )
+)
+# fmt: on
+
+PRICE_FILES = {
+    "aws_ondemand": "aws_ondemand.yaml",
+    "aws_spot": "aws_spot.yaml",
+    "paperspace": "paperspace.yaml",
+    "paperspace_2022": "history/paperspace_2022.yaml",
+}
+MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR = 0.05, 15.0
+
+
+def _load(relpath: str) -> Any:
+    text = resources.files("prices").joinpath(relpath).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def _header(relpath: str) -> str:
+    return resources.files("prices").joinpath(relpath).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def snapshots() -> dict[str, PriceSnapshot]:
+    return {k: PriceSnapshot.model_validate(_load(v)) for k, v in PRICE_FILES.items()}
+
+
+@pytest.fixture(scope="module")
+def colab() -> ColabSnapshot:
+    return ColabSnapshot.model_validate(_load("colab.yaml"))
+
+
+@pytest.fixture(scope="module")
+def desktop() -> DesktopDefaults:
+    return DesktopDefaults.model_validate(_load("desktop.yaml"))
+
+
+@pytest.fixture(scope="module")
+def carbon() -> CarbonData:
+    return CarbonData.model_validate(_load("carbon.yaml"))
+
+
+# ----------------------------------------------------------------------------- provenance
+
+
+@pytest.mark.parametrize(
+    "relpath", [*PRICE_FILES.values(), "colab.yaml", "desktop.yaml", "carbon.yaml"]
+)
+def test_every_file_starts_with_a_provenance_header(relpath: str) -> None:
+    text = _header(relpath)
+    assert text.startswith("# prices/"), relpath
+    head = text.split("\n\n", 1)[0].lower()
+    assert "source" in head
+    assert "date" in head
+
+
+def test_snapshots_name_their_providers(snapshots: dict[str, PriceSnapshot]) -> None:
+    assert snapshots["aws_ondemand"].provider == "aws-ondemand"
+    assert snapshots["aws_spot"].provider == "aws-spot"
+    assert snapshots["paperspace"].provider == "paperspace"
+    assert snapshots["paperspace_2022"].provider == "paperspace"
+    assert snapshots["aws_spot"].spot is True
+    assert snapshots["aws_ondemand"].spot is False
+
+
+# ----------------------------------------------------------------------------- offers
+
+
+@pytest.mark.parametrize("which", list(PRICE_FILES))
+def test_offers_are_non_empty_and_use_catalog_gpu_keys(
+    snapshots: dict[str, PriceSnapshot], which: str
+) -> None:
+    snap = snapshots[which]
+    assert snap.offers
+    unknown = {o.gpu for o in snap.offers} - GPU_KEYS
+    assert not unknown, f"{which}: gpu keys not in catalog: {unknown}"
+
+
+@pytest.mark.parametrize("which", list(PRICE_FILES))
+def test_prices_are_positive_and_per_gpu_hour_is_plausible(
+    snapshots: dict[str, PriceSnapshot], which: str
+) -> None:
+    for o in snapshots[which].offers:
+        if not o.guaranteed and o.usd_per_hour == 0:
+            continue  # a free tier without a guaranteed GPU may cost nothing
+        assert o.usd_per_hour > 0, (which, o.name)
+        per_gpu = o.usd_per_hour / o.gpu_count
+        assert MIN_USD_PER_GPU_HOUR <= per_gpu <= MAX_USD_PER_GPU_HOUR, (which, o.name, per_gpu)
+
+
+@pytest.mark.parametrize("which", list(PRICE_FILES))
+def test_every_offer_is_dated_and_sourced(snapshots: dict[str, PriceSnapshot], which: str) -> None:
+    snap = snapshots[which]
+    for o in snap.offers:
+        assert o.source or snap.source, (which, o.name)
+        assert o.fetched_at or snap.fetched_at, (which, o.name)
+
+
+def test_offer_names_are_unique_per_region(snapshots: dict[str, PriceSnapshot]) -> None:
+    for which, snap in snapshots.items():
+        keys = [(o.name, o.region) for o in snap.offers]
+        assert len(keys) == len(set(keys)), which
+
+
+def test_aws_billing_is_per_second_with_a_minute_minimum(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    for which in ("aws_ondemand", "aws_spot"):
+        assert snapshots[which].billing_increment_s == 1
+        assert snapshots[which].billing_minimum_s == 60
+
+
+def test_spot_rows_carry_advisor_buckets(snapshots: dict[str, PriceSnapshot]) -> None:
+    for o in snapshots["aws_spot"].offers:
+        assert o.interruption_bucket is not None and 0 <= o.interruption_bucket <= 4, o.name
+        assert o.savings_pct is not None and 0 < o.savings_pct < 100, o.name
+        assert o.limits and "%" in o.limits, o.name
+        assert o.source and "estimate" in o.source.lower(), o.name
+
+
+def test_spot_estimate_is_below_on_demand(snapshots: dict[str, PriceSnapshot]) -> None:
+    ondemand = {(o.name, o.region): o.usd_per_hour for o in snapshots["aws_ondemand"].offers}
+    spot = snapshots["aws_spot"].offers
+    assert spot
+    for o in spot:
+        od = ondemand.get((o.name, o.region))
+        assert od is not None, f"spot row without a sourced on-demand price: {o.name} {o.region}"
+        assert o.usd_per_hour < od, (o.name, o.region)
+        assert o.savings_pct is not None
+        assert o.usd_per_hour == pytest.approx(od * (1 - o.savings_pct / 100), rel=1e-3)
+
+
+def test_aws_gpu_mapping_matches_the_instance_families(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    by_name = {o.name: o for o in snapshots["aws_ondemand"].offers}
+    assert by_name["p3.2xlarge"].gpu == "v100_sxm2_16gb"
+    assert by_name["p3.16xlarge"].gpu_count == 8
+    assert by_name["p4d.24xlarge"].gpu == "a100_sxm4_40gb"
+    assert by_name["p5.48xlarge"].gpu == "h100_sxm5_80gb"
+    assert by_name["g4dn.xlarge"].gpu == "t4"
+    assert by_name["g5.xlarge"].gpu == "a10g"
+
+
+def test_paperspace_plans_and_worked_example_prices(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    for which in ("paperspace", "paperspace_2022"):
+        snap = snapshots[which]
+        fees = {p.name: p.monthly_fee_usd for p in snap.plans}
+        assert fees == {"Free": 0.0, "Pro": 8.0, "Growth": 39.0}, which
+        assert all(o.plan in fees for o in snap.offers), which
+
+
+def test_paperspace_2022_worked_example_figures(snapshots: dict[str, PriceSnapshot]) -> None:
+    snap = snapshots["paperspace_2022"]
+    assert snap.fetched_at.date().isoformat() == "2022-04-01"
+    by_gpu = {o.gpu: o for o in snap.offers}
+    assert by_gpu["rtx_a6000"].usd_per_hour == pytest.approx(1.89)
+    assert by_gpu["quadro_m4000"].usd_per_hour == pytest.approx(0.45)
+    assert by_gpu["quadro_m4000"].plan == "Free"
+    assert by_gpu["rtx_a6000"].plan == "Growth"
+    assert len(snap.offers) == 12
+
+
+def test_paperspace_excludes_commitment_prices(snapshots: dict[str, PriceSnapshot]) -> None:
+    prices_seen = {o.usd_per_hour for o in snapshots["paperspace"].offers}
+    assert 2.24 not in prices_seen  # HGX H100 3-year commitment
+    assert 1.15 not in prices_seen  # A100-80G footnoted promo
+    h100 = [o for o in snapshots["paperspace"].offers if o.gpu.startswith("h100")]
+    assert all(o.usd_per_hour / o.gpu_count > 3.09 for o in h100)
+
+
+# ----------------------------------------------------------------------------- Colab
+
+
+def test_colab_tiers(colab: ColabSnapshot) -> None:
+    tiers = {t.key: t for t in colab.tiers}
+    assert {"free", "payg", "pro", "pro_plus"} <= set(tiers)
+    free = tiers["free"]
+    assert free.monthly_fee_usd == 0 and not free.guaranteed and free.gpus == ("t4",)
+    assert tiers["pro"].compute_units_per_month == 100
+    assert tiers["pro_plus"].compute_units_per_month == 500
+    for t in colab.tiers:
+        assert set(t.gpus) <= GPU_KEYS, t.key
+        assert t.limits and t.source, t.key
+
+
+def test_colab_rates_convert_to_plausible_usd_per_hour(colab: ColabSnapshot) -> None:
+    unit_usd = next(t.usd_per_unit for t in colab.tiers if t.key == "payg")
+    assert unit_usd == pytest.approx(0.0999)
+    gpus = [r.gpu for r in colab.rates]
+    assert len(gpus) == len(set(gpus)), "one rate per GPU"
+    for r in colab.rates:
+        assert r.gpu in GPU_KEYS
+        usd = r.units_per_hour * unit_usd
+        assert MIN_USD_PER_GPU_HOUR <= usd <= MAX_USD_PER_GPU_HOUR, (r.gpu, usd)
+    rate = {r.gpu: r.units_per_hour for r in colab.rates}
+    assert rate["t4"] < rate["l4"] < rate["a100_sxm4_40gb"] < rate["a100_sxm4_80gb"]
+
+
+# ----------------------------------------------------------------------------- desktop
+
+
+def test_desktop_defaults(desktop: DesktopDefaults) -> None:
+    assert set(desktop.base_system_usd) == {1, 2, 4}
+    assert set(desktop.rest_of_system_w) == {1, 2, 4}
+    assert set(desktop.idle_system_w) == {1, 2, 4}
+    # Dettmers 2020: 2,200 USD build with a 1,499 USD RTX 3090 -> 701 USD barebone, 100 W rest.
+    assert desktop.base_system_usd[2] == pytest.approx(2200 - 1499)
+    assert desktop.rest_of_system_w[1] == desktop.rest_of_system_w[2] == 100
+    for n in (1, 2, 4):
+        assert desktop.idle_system_w[n] < desktop.rest_of_system_w[n] + 100 * n
+    assert desktop.base_system_usd[1] <= desktop.base_system_usd[2] <= desktop.base_system_usd[4]
+    assert 0.8 <= desktop.psu_efficiency_typical <= 0.96
+    assert 0 < desktop.embodied_kgco2e_system < 2000
+    assert 0 < desktop.embodied_kgco2e_per_gpu < 1000
+    for field in (
+        "base_system_usd",
+        "rest_of_system_w",
+        "idle_system_w",
+        "psu_efficiency_typical",
+        "embodied_kgco2e_system",
+        "embodied_kgco2e_per_gpu",
+        "life_years",
+    ):
+        assert field in desktop.notes, field
+
+
+# ----------------------------------------------------------------------------- carbon
+
+
+def test_carbon_intensities_and_pue_are_plausible(carbon: CarbonData) -> None:
+    for r in carbon.regions:
+        assert 0 <= r.gco2_per_kwh <= 1500, r.code
+        assert 2000 <= r.year <= 2026, r.code  # OWID keeps a few old years (EH 2009)
+        assert r.source, r.code
+        if r.pue is not None:
+            assert 1.0 <= r.pue <= 2.0, r.code
+    for provider, pue in carbon.pue_defaults.items():
+        assert 1.0 <= pue <= 2.0, provider
+    assert carbon.pue_defaults["home"] == 1.0
+    expected = {"aws", "gcp", "azure", "paperspace", "colab", "custom", "home"}
+    assert expected <= set(carbon.pue_defaults)
+    assert 0 < carbon.cloud_host_w_per_gpu < 300
+
+
+def test_carbon_region_codes(carbon: CarbonData) -> None:
+    codes = [r.code for r in carbon.regions]
+    assert len(codes) == len(set(codes)), "duplicate region codes"
+    present = set(codes)
+    assert carbon.default_home_region in present
+    for code in (
+        "US",
+        "US-CA",
+        "DE",
+        "FR",
+        "CA-QC",
+        "AU-NSW",
+        "aws:us-east-1",
+        "gcp:us-central1",
+        "paperspace:NY2",
+        "colab:global",
+    ):
+        assert code in present, code
+    countries = [c for c in codes if ":" not in c and "-" not in c]
+    assert all(len(c) == 2 and c.isupper() for c in countries), "countries use ISO alpha-2"
+    assert len(countries) > 150
+    cloud = [r for r in carbon.regions if ":" in r.code]
+    assert all(r.pue is not None for r in cloud)
+
+
+def test_carbon_orders_known_grids(carbon: CarbonData) -> None:
+    ci = {r.code: r.gco2_per_kwh for r in carbon.regions}
+    assert ci["FR"] < ci["DE"] < ci["PL"]
+    assert ci["CA-QC"] < ci["US-CA"] < ci["US-WV"]
