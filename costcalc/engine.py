@@ -145,18 +145,21 @@ def break_even_utilisation(
 # --------------------------------------------------------------------------- runs
 
 
-def billed_seconds(run_s: float, increment_s: int = 1, minimum_s: int = 0) -> float:
-    """Seconds a provider charges for a run: rounded up to its increment, at least its minimum."""
+def billed_seconds(run_s: float, increment_s: int = 0, minimum_s: int = 0) -> float:
+    """Seconds a provider charges for a run: rounded up to its increment, at least its minimum.
+
+    An increment of 0 bills the exact time (the benchmark definition of the cost of a run).
+    """
     if run_s <= 0:
         return 0.0
-    rounded = math.ceil(run_s / increment_s - 1e-9) * increment_s
+    rounded = math.ceil(run_s / increment_s - 1e-9) * increment_s if increment_s > 0 else run_s
     return float(max(rounded, minimum_s))
 
 
 def run_cost_usd(
     run_s: float,
     usd_per_hour: float,
-    increment_s: int = 1,
+    increment_s: int = 0,
     minimum_s: int = 0,
     plan_share_usd: float = 0.0,
 ) -> float:

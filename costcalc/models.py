@@ -6,12 +6,20 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from typing import Literal
+from datetime import date, datetime, timezone
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 Segment = Literal["consumer", "workstation", "datacenter"]
+
+
+def _as_utc(value: datetime) -> datetime:
+    """Naive timestamps in data files are UTC; keeping all of them aware makes ages computable."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 
 
 class Frozen(BaseModel):
@@ -103,7 +111,7 @@ class CloudOffer(Frozen):
     limits: str | None = Field(default=None, description="Usage limits worth telling the user.")
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
-    fetched_at: datetime = Field(description="When this price was observed (UTC).")
+    fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
     source: str
 
     @property
@@ -129,7 +137,7 @@ class OfferRow(Frozen):
     limits: str | None = None
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
-    fetched_at: datetime | None = None
+    fetched_at: UtcDatetime | None = None
     source: str | None = None
 
 
@@ -149,7 +157,7 @@ class PriceSnapshot(Frozen):
     source: str = Field(description="Where the prices come from.")
     source_url: str | None = None
     licence: str | None = None
-    fetched_at: datetime = Field(description="When the prices were true / observed (UTC).")
+    fetched_at: UtcDatetime = Field(description="When the prices were true / observed (UTC).")
     spot: bool = False
     billing_increment_s: int = Field(default=1, ge=1)
     billing_minimum_s: int = Field(default=0, ge=0)
@@ -194,7 +202,7 @@ class ColabSnapshot(Frozen):
     source: str
     source_url: str | None = None
     licence: str | None = None
-    fetched_at: datetime
+    fetched_at: UtcDatetime
     region: str = "global"
     notes: str | None = None
     tiers: tuple[ColabTier, ...]
@@ -220,6 +228,9 @@ class DesktopDefaults(Frozen):
         description="Whole-system idle draw at the wall (GPUs idle), by GPU count."
     )
     psu_efficiency_typical: float = Field(gt=0, le=1)
+    electricity_usd_per_kwh: float | None = Field(
+        default=None, ge=0, description="Default electricity price when the user gives none."
+    )
     embodied_kgco2e_system: float = Field(ge=0, description="Embodied carbon, PC without GPUs.")
     embodied_kgco2e_per_gpu: float = Field(ge=0)
     life_years: float = Field(gt=0, description="Years to amortise embodied carbon over.")

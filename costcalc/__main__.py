@@ -1,0 +1,5 @@
+import sys
+
+from costcalc.cli import main
+
+sys.exit(main())

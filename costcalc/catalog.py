@@ -1,0 +1,115 @@
+"""The GPU catalog: loading the bundled specs and resolving what people type to a catalog entry.
+
+Rule kept here: lookup is forgiving about spelling (case, spaces, hyphens, brand words, token
+order) but never guesses between two GPUs; an unknown or ambiguous name raises UnknownGpu with
+the closest catalog names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Iterator
+
+from costcalc.errors import UnknownGpu
+from costcalc.models import GpuCatalogFile, GpuSpec
+from costcalc.resources import load_yaml_resource
+
+_BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
+_MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")
+
+
+def _tokens(text: str) -> list[str]:
+    """Lower-case word tokens with memory sizes unified ('80G', '80 GB' -> '80gb')."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    merged: list[str] = []
+    for word in words:
+        if word in ("gb", "g", "gib") and merged and merged[-1].isdigit():
+            merged[-1] += "gb"
+            continue
+        match = _MEMORY.match(word)
+        merged.append(f"{match.group(1)}gb" if match else word)
+    return merged
+
+
+def compact(text: str) -> str:
+    """'GeForce RTX-3090' -> 'geforcertx3090': what remains once spacing is ignored."""
+    return "".join(_tokens(text))
+
+
+def token_key(text: str) -> str:
+    """Order-free form: 'A100 80GB SXM4' and 'a100 sxm4 80gb' give the same key."""
+    return " ".join(sorted(_tokens(text)))
+
+
+def _without_brand(text: str) -> str:
+    return " ".join(t for t in _tokens(text) if t not in _BRAND_WORDS)
+
+
+def _names_of(spec: GpuSpec) -> Iterable[str]:
+    yield spec.key
+    yield spec.key.replace("_", " ")
+    yield spec.name
+    yield _without_brand(spec.name)
+    yield from spec.aliases
+
+
+class GpuCatalog:
+    """All known GPUs, indexed by every name people write for them."""
+
+    def __init__(self, specs: Iterable[GpuSpec]) -> None:
+        self._by_key: dict[str, GpuSpec] = {}
+        self._index: dict[str, set[str]] = {}
+        for spec in specs:
+            if spec.key in self._by_key:
+                raise ValueError(f"duplicate GPU key {spec.key!r}")
+            self._by_key[spec.key] = spec
+            for name in _names_of(spec):
+                for form in (compact(name), token_key(name)):
+                    if form:
+                        self._index.setdefault(form, set()).add(spec.key)
+
+    def __iter__(self) -> Iterator[GpuSpec]:
+        return iter(self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_key
+
+    def get(self, key: str) -> GpuSpec:
+        """Exact catalog key; KeyError when absent (keys come from our own data)."""
+        return self._by_key[key]
+
+    def resolve(self, name: str) -> GpuSpec:
+        """What the user typed -> one GpuSpec, or UnknownGpu with suggestions."""
+        if name in self._by_key:
+            return self._by_key[name]
+        for form in (compact(name), token_key(name), compact(_without_brand(name))):
+            keys = self._index.get(form, set())
+            if len(keys) == 1:
+                return self._by_key[next(iter(keys))]
+            if len(keys) > 1:
+                raise UnknownGpu(name, sorted(keys))
+        raise UnknownGpu(name, self.suggest(name))
+
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """Closest catalog keys to a name nobody recognised."""
+        wanted = compact(_without_brand(name))
+        forms = list(self._index)
+        close = difflib.get_close_matches(wanted, forms, n=limit * 4, cutoff=0.5)
+        keys: list[str] = []
+        for form in close:
+            for key in sorted(self._index[form]):
+                if key not in keys:
+                    keys.append(key)
+        return keys[:limit]
+
+
+@functools.cache
+def load_catalog() -> GpuCatalog:
+    """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
+    data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
+    return GpuCatalog(data.gpus)

@@ -1,0 +1,99 @@
+"""Reading YAML data across the edge: bundled resources and user files, always through pydantic.
+
+Rule kept here: nothing is trusted until `model_validate` accepts it; any failure becomes one
+DataFileError line that names the file, never a traceback. Writes go to a temp file that is
+fsynced and renamed over the target, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from costcalc.errors import DataFileError
+
+M = TypeVar("M", bound=BaseModel)
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)  # a SafeLoader: C speed, no tags
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise DataFileError(f"{where}: not valid YAML{at}") from exc
+
+
+def validate(data: Any, model: type[M], where: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise DataFileError(f"{where}: {loc}: {first['msg']}{more}") from exc
+
+
+def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
+    """A YAML file shipped inside a package, validated as `model`."""
+    where = f"{package}/{name}"
+    try:
+        text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError) as exc:
+        raise DataFileError(f"{where}: missing from the installation") from exc
+    return validate(parse_yaml(text, where), model, where)
+
+
+def load_yaml_file(path: Path, model: type[M]) -> M:
+    """A user-side YAML file, validated as `model`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    return validate(parse_yaml(text, str(path)), model, str(path))
+
+
+def dump_yaml(data: Any) -> str:
+    return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_model_yaml(path: Path, model: BaseModel) -> None:
+    write_atomic(path, dump_yaml(model.model_dump(mode="json", exclude_defaults=True)))
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
