@@ -149,9 +149,8 @@ def offers_from_colab(snapshot: ColabSnapshot) -> list[CloudOffer]:
                     plan=tier.name,
                     guaranteed=tier.guaranteed,
                     limits=tier.limits,
-                    fetched_at=datetime.combine(
-                        min(rate.observed, tier.observed), time(), tzinfo=timezone.utc
-                    ),
+                    # The hourly price is the observed burn rate; its date is the price's age.
+                    fetched_at=datetime.combine(rate.observed, time(), tzinfo=timezone.utc),
                     source=f"{tier.source}; rate: {rate.source}",
                 )
             )
