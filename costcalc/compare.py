@@ -1,17 +1,15 @@
 """Desktop versus every offer: the one computation the CLI and the TUI both show.
 
 Rule kept here: pure. Everything it needs (catalog, grid figures, offers, `now`) is passed in, so
-it runs in microseconds per offer and tests can pin every input. Results are built with
-`model_construct`: the inputs were validated at the edge and the arithmetic cannot produce
-values the models would reject (tests check the invariants, including no NaN or negative money).
+it runs in microseconds per offer and tests can pin every input. What does not change between
+offers (speed per GPU, grid per region, age per timestamp) is computed once per distinct value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-
-from pydantic import Field
 
 from costcalc import engine
 from costcalc.catalog import GpuCatalog
@@ -21,7 +19,6 @@ from costcalc.models import (
     CloudOffer,
     DesktopBuild,
     DesktopResult,
-    Frozen,
     GpuSpec,
     OfferResult,
     RunCost,
@@ -34,14 +31,15 @@ SpeedFn = Callable[[GpuSpec, GpuSpec], float]
 """Per-GPU throughput of the second GPU relative to the first."""
 
 
-class Comparison(Frozen):
+@dataclass(frozen=True, slots=True)
+class Comparison:
     desktop: DesktopResult
     desktop_run: RunCost | None
     offers: tuple[OfferResult, ...]
-    best: OfferResult | None = Field(description="Cheapest guaranteed offer that fits, per year.")
-    break_even_utilisation: float | None = Field(
-        description="Above this utilisation the desktop beats `best` over the horizon."
-    )
+    best: OfferResult | None
+    """Cheapest guaranteed offer that fits, per year."""
+    break_even_utilisation: float | None
+    """Above this utilisation the desktop beats `best` over the horizon."""
 
 
 def default_speed(workload: Workload) -> SpeedFn:
@@ -115,45 +113,56 @@ def compare(
     electricity_per_day = desk.electricity_usd_per_year / engine.DAYS_PER_YEAR
     host_w = grid.data.cloud_host_w_per_gpu
 
-    per_gpu_speed: dict[str, float] = {}
+    per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec]] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
+    ages: dict[datetime, float] = {}
     results: list[OfferResult] = []
+    append = results.append
     for offer in offers:
-        spec = catalog.get(offer.gpu)
-        if offer.gpu not in per_gpu_speed:
-            per_gpu_speed[offer.gpu] = speed(desk_spec, spec)
-        rel = per_gpu_speed[offer.gpu] * engine.multi_gpu_speedup(offer.gpu_count) / desk_scale
-        key = (offer.provider, offer.region)
-        if key not in grids:
-            found = grid.for_offer(offer.provider, offer.region)
-            grids[key] = (found.gco2_per_kwh, found.pue)
-        gco2, pue = grids[key]
+        gpu_key = (offer.gpu, offer.gpu_count)
+        found_gpu = per_gpu.get(gpu_key)
+        if found_gpu is None:
+            spec = catalog.get(offer.gpu)
+            scale = engine.multi_gpu_speedup(offer.gpu_count) / desk_scale
+            watts = offer.gpu_count * (spec.board_power_w + host_w)
+            found_gpu = per_gpu[gpu_key] = (speed(desk_spec, spec) * scale, watts, spec)
+        rel, offer_w, spec = found_gpu
+        region_key = (offer.provider, offer.region)
+        found_grid = grids.get(region_key)
+        if found_grid is None:
+            g = grid.for_offer(offer.provider, offer.region)
+            found_grid = grids[region_key] = (g.gco2_per_kwh, g.pue)
+        gco2, pue = found_grid
+        age = ages.get(offer.fetched_at)
+        if age is None:
+            age = ages[offer.fetched_at] = age_days(offer.fetched_at, now)
 
         hours = busy_hours / rel
         usd_year = engine.cloud_usd_for_hours(
             hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
         )
-        offer_w = offer.gpu_count * (spec.board_power_w + host_w)
         fits = _fits(spec, offer.gpu, w)
-        results.append(
-            OfferResult.model_construct(
-                offer=offer,
-                relative_speed=rel,
-                hours_per_year=hours,
-                usd_per_year=usd_year,
-                break_even_days=engine.break_even_days(
+        append(
+            OfferResult(
+                offer,
+                rel,
+                hours,
+                usd_year,
+                engine.break_even_days(
                     desktop.price_usd, usd_year / engine.DAYS_PER_YEAR, electricity_per_day
                 ),
-                co2_kg_per_year=engine.co2_kg(hours * offer_w / 1000, gco2, pue),
-                price_age_days=age_days(offer.fetched_at, now),
-                fits=fits,
-                usd_per_batch_item=_usd_per_batch_item(offer, w),
-                run=_offer_run(offer, rel, offer_w, gco2, pue, a, w) if fits is not False else None,
+                engine.co2_kg(hours * offer_w / 1000, gco2, pue),
+                age,
+                fits,
+                _usd_per_batch_item(offer, w) if w.max_batch else None,
+                _offer_run(offer, rel, offer_w, gco2, pue, a, w)
+                if w.run_hours is not None and fits is not False
+                else None,
             )
         )
 
     best = _best(results)
-    return Comparison.model_construct(
+    return Comparison(
         desktop=desk,
         desktop_run=desktop_run(desktop, desk, a, w),
         offers=tuple(results),
@@ -190,20 +199,19 @@ def _offer_run(
     if w.run_hours is None:
         return None
     hours = w.run_hours / rel
-    desktop_hours_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
-    share = engine.plan_share_usd(offer.monthly_fee_usd, desktop_hours_per_month / w.run_hours)
-    usd = engine.run_cost_usd(
-        hours * 3600,
-        offer.usd_per_hour,
-        offer.billing_increment_s,
-        offer.billing_minimum_s,
-        share,
+    billed_s = engine.billed_seconds(
+        hours * 3600, offer.billing_increment_s, offer.billing_minimum_s
     )
-    billed = engine.billed_seconds(hours * 3600, offer.billing_increment_s, offer.billing_minimum_s)
+    share = 0.0
+    if offer.monthly_fee_usd:
+        desktop_hours_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
+        share = engine.plan_share_usd(offer.monthly_fee_usd, desktop_hours_per_month / w.run_hours)
+    # Already rounded to the provider's increment: bill the exact billed seconds.
+    usd = engine.run_cost_usd(billed_s, offer.usd_per_hour, plan_share_usd=share)
     kwh = hours * offer_w / 1000
-    return RunCost.model_construct(
+    return RunCost(
         hours=hours,
-        billed_hours=billed / 3600,
+        billed_hours=billed_s / 3600,
         usd=usd,
         usd_per_item=usd / w.items_per_run if w.items_per_run else None,
         kwh=kwh,

@@ -65,7 +65,7 @@ def multi_gpu_speedup(gpu_count: int, efficiency_per_doubling: float = 0.95) -> 
     """
     if gpu_count <= 1:
         return float(gpu_count)
-    return gpu_count * efficiency_per_doubling ** math.log2(gpu_count)
+    return float(gpu_count * efficiency_per_doubling ** math.log2(gpu_count))
 
 
 def cloud_hours_for(desktop_hours: float, relative_speed: float) -> float:

@@ -47,6 +47,16 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir(APP_NAME))
 
 
+def cache_dir() -> Path:
+    """Parsed copies of data files; safe to delete at any time."""
+    home = _home_override()
+    if home is not None:
+        return home / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
 def config_file() -> Path:
     return config_dir() / "config.yaml"
 

@@ -6,6 +6,7 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal
 
@@ -25,7 +26,7 @@ UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 class Frozen(BaseModel):
     """Base for every domain record: immutable and strict about unknown keys."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # --------------------------------------------------------------------------- GPU catalog
@@ -315,20 +316,27 @@ class Workload(Frozen):
 
 
 # --------------------------------------------------------------------------- results
+#
+# Results are frozen, slotted dataclasses rather than pydantic models: the engine builds one per
+# offer on every keystroke in the app, and these cost a tenth of a pydantic instance to create.
+# Their inputs were validated at the edge; tests check their invariants (no NaN, no negative money).
 
 
-class DesktopResult(Frozen):
+@dataclass(frozen=True, slots=True)
+class DesktopResult:
     gpu: str
     gpu_count: int
     price_usd: float
-    load_w: float = Field(description="Wall draw while working.")
+    load_w: float
+    """Wall draw while working."""
     kwh_per_year: float
     electricity_usd_per_year: float
     co2_kg_per_year: float
     embodied_co2_kg_per_year: float
 
 
-class RunCost(Frozen):
+@dataclass(frozen=True, slots=True)
+class RunCost:
     hours: float
     billed_hours: float
     usd: float
@@ -337,14 +345,18 @@ class RunCost(Frozen):
     co2_kg: float
 
 
-class OfferResult(Frozen):
+@dataclass(frozen=True, slots=True)
+class OfferResult:
     offer: CloudOffer
-    relative_speed: float = Field(description="Offer throughput / desktop throughput.")
+    relative_speed: float
+    """Offer throughput / desktop throughput."""
     hours_per_year: float
     usd_per_year: float
-    break_even_days: float | None = Field(description="None: the desktop never pays back.")
+    break_even_days: float | None
+    """None: the desktop never pays back against this offer."""
     co2_kg_per_year: float
     price_age_days: float
-    fits: bool | None = Field(description="None when the workload's memory is unknown.")
+    fits: bool | None
+    """None when the workload's memory need is unknown."""
     usd_per_batch_item: float | None
     run: RunCost | None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -210,7 +210,7 @@ def offer_json(result: OfferResult) -> dict[str, Any]:
         "co2_kg_per_year": result.co2_kg_per_year,
         "fits": result.fits,
         "usd_per_batch_item": result.usd_per_batch_item,
-        "run": run.model_dump() if run is not None else None,
+        "run": asdict(run) if run is not None else None,
         "price_age_days": result.price_age_days,
         "fetched_at": o.fetched_at.isoformat(),
         "source": o.source,
@@ -232,8 +232,8 @@ def to_json(
             "assumptions": a.model_dump(),
             "workload": w.model_dump(),
         },
-        "desktop": comparison.desktop.model_dump(),
-        "desktop_run": comparison.desktop_run.model_dump() if comparison.desktop_run else None,
+        "desktop": asdict(comparison.desktop),
+        "desktop_run": asdict(comparison.desktop_run) if comparison.desktop_run else None,
         "offers": [offer_json(r) for r in rows],
         "best": offer_json(comparison.best) if comparison.best else None,
         "break_even_utilisation": comparison.break_even_utilisation,

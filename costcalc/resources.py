@@ -3,10 +3,17 @@
 Rule kept here: nothing is trusted until `model_validate` accepts it; any failure becomes one
 DataFileError line that names the file, never a traceback. Writes go to a temp file that is
 fsynced and renamed over the target, so a crash never leaves half a file.
+
+Parsing YAML in Python costs more than everything else `costcalc quick` does, so a validated
+file is also kept as JSON in the cache directory, keyed by a hash of its text, the model and
+the costcalc version; the next run validates that JSON in pydantic-core instead. A cache that
+cannot be read or written is ignored: it only ever saves time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import tempfile
 from importlib import resources
@@ -50,7 +57,7 @@ def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
         text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError) as exc:
         raise DataFileError(f"{where}: missing from the installation") from exc
-    return validate(parse_yaml(text, where), model, where)
+    return load_yaml_text(text, where, model)
 
 
 def load_yaml_file(path: Path, model: type[M]) -> M:
@@ -59,7 +66,37 @@ def load_yaml_file(path: Path, model: type[M]) -> M:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    return validate(parse_yaml(text, str(path)), model, str(path))
+    return load_yaml_text(text, str(path), model)
+
+
+def load_yaml_text(text: str, where: str, model: type[M]) -> M:
+    """Validate YAML text as `model`, through the JSON cache when it holds this exact text."""
+    cached = _cache_path(text, model)
+    if cached is not None:
+        try:
+            return model.model_validate_json(cached.read_bytes())
+        except (OSError, ValueError):
+            pass
+    result = validate(parse_yaml(text, where), model, where)
+    if cached is not None:
+        _write_cache(cached, result)
+    return result
+
+
+def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
+    from costcalc import __version__, locations
+
+    try:
+        directory = locations.cache_dir() / "parsed"
+    except Exception:  # no usable home directory: run without a cache
+        return None
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    return directory / f"{model.__name__}-{__version__}-{digest}.json"
+
+
+def _write_cache(path: Path, result: BaseModel) -> None:
+    with contextlib.suppress(OSError):
+        write_atomic(path, result.model_dump_json())
 
 
 def dump_yaml(data: Any) -> str:

@@ -148,7 +148,7 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.loaders import custom_offer, load_app_data, utc_now
     from costcalc.models import Workload
     from costcalc.scenario import build_assumptions, build_desktop
-    from costcalc.snapshots import PROVIDERS, filter_offers
+    from costcalc.snapshots import filter_offers
 
     if ns.resale >= 1:
         from costcalc.errors import CostcalcError
