@@ -1,0 +1,194 @@
+"""'Why this number': the formulas behind one offer's figures, with the user's numbers in them.
+
+Rule kept here: pure and textual-free. Every figure shown as a result is the one
+`costcalc.compare` produced; the intermediate numbers come from the same `costcalc.engine`
+functions compare uses, so a reader can redo each line on a pocket calculator and land on the
+figure in the table (a test checks they agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from costcalc import engine
+from costcalc import format as fmt
+from costcalc.catalog import GpuCatalog
+from costcalc.compare import Comparison
+from costcalc.grid import GridIndex
+from costcalc.models import Assumptions, DesktopBuild, OfferResult, Workload
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One figure: a title and the lines that derive it."""
+
+    title: str
+    lines: tuple[str, ...]
+
+
+def num(value: float) -> str:
+    """A number as a person writes it in a formula: 8,760, 591.3, 0.15, 0.0074."""
+    if value == 0:
+        return "0"
+    size = abs(value)
+    if size >= 1000:
+        return f"{value:,.0f}"
+    if size >= 100:
+        return f"{value:.0f}" if value == round(value) else f"{value:.1f}"
+    return f"{value:.4g}"
+
+
+def electricity(comparison: Comparison, desktop: DesktopBuild, a: Assumptions) -> Explanation:
+    d = comparison.desktop
+    u = a.utilisation
+    lines = [
+        f"load = ({num(desktop.gpu_w)} W x {desktop.gpu_count} GPU + "
+        f"{num(desktop.rest_of_system_w)} W rest) / PSU {num(a.psu_efficiency)} = "
+        f"{num(d.load_w)} W",
+        f"kWh/year = {num(d.load_w)} W x {num(u)} x 8,760 h / 1000"
+        + (f" + idle {num(desktop.idle_w)} W x {num(1 - u)} x 8,760 h / 1000" if a.stays_on else "")
+        + f" = {fmt.kwh(d.kwh_per_year)}",
+        f"$/year = {num(d.kwh_per_year)} kWh x ${num(a.usd_per_kwh)}/kWh = "
+        f"{fmt.usd(d.electricity_usd_per_year)}",
+    ]
+    return Explanation("Electricity (desktop)", tuple(lines))
+
+
+def cloud_cost(result: OfferResult, a: Assumptions) -> Explanation:
+    o = result.offer
+    lines = [
+        f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)} = "
+        f"{num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
+    ]
+    if o.monthly_fee_usd or o.included_usd_per_month:
+        usage = result.hours_per_year * o.usd_per_hour / engine.MONTHS_PER_YEAR
+        lines.append(
+            f"$/year = 12 x (fee ${num(o.monthly_fee_usd)} + max(0, {num(result.hours_per_year)} h"
+            f" x ${num(o.usd_per_hour)}/h / 12 - included ${num(o.included_usd_per_month)}))"
+            f" = 12 x (${num(o.monthly_fee_usd)} + "
+            f"${num(max(0.0, usage - o.included_usd_per_month))}) = {fmt.usd(result.usd_per_year)}"
+        )
+    else:
+        lines.append(
+            f"$/year = {num(result.hours_per_year)} h x ${num(o.usd_per_hour)}/h = "
+            f"{fmt.usd(result.usd_per_year)}"
+        )
+    return Explanation("Cloud cost", tuple(lines))
+
+
+def break_even(
+    result: OfferResult, comparison: Comparison, desktop: DesktopBuild, a: Assumptions
+) -> Explanation:
+    cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
+    power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
+    head = (
+        "price + electricity/day x d = cloud/day x d  ->  d = price / (cloud/day - electricity/day)"
+    )
+    if result.break_even_days is None:
+        verdict = (
+            f"cloud/day ${num(cloud_day)} <= electricity/day ${num(power_day)}: "
+            "buying never pays back"
+        )
+        return Explanation("Break-even", (head, verdict))
+    horizon_days = a.horizon_years * engine.DAYS_PER_YEAR
+    within = "within" if result.break_even_days <= horizon_days else "beyond"
+    lines = (
+        head,
+        f"d = {fmt.usd(desktop.price_usd)} / ({fmt.usd(result.usd_per_year)}/365 - "
+        f"{fmt.usd(comparison.desktop.electricity_usd_per_year)}/365) = "
+        f"{num(desktop.price_usd)} / ({num(cloud_day)} - {num(power_day)}) = "
+        f"{result.break_even_days:,.2f} days",
+        f"{fmt.days(result.break_even_days)}: {within} your {num(a.horizon_years)}-year horizon "
+        f"({num(horizon_days)} days)",
+    )
+    return Explanation("Break-even", lines)
+
+
+def carbon(
+    result: OfferResult,
+    comparison: Comparison,
+    a: Assumptions,
+    catalog: GpuCatalog,
+    grid: GridIndex,
+) -> Explanation:
+    d = comparison.desktop
+    o = result.offer
+    offer_grid = grid.for_offer(o.provider, o.region)
+    host_w = grid.data.cloud_host_w_per_gpu
+    board_w = catalog.get(o.gpu).board_power_w
+    kwh = result.hours_per_year * o.gpu_count * (board_w + host_w) / 1000
+    lines = [
+        f"desktop: {num(d.kwh_per_year)} kWh x PUE {num(a.home_pue)} x "
+        f"{num(a.home_gco2_per_kwh)} g/kWh ({a.home_region}) / 1000 = "
+        f"{fmt.co2(d.co2_kg_per_year - d.embodied_co2_kg_per_year)}/year"
+        + (
+            f" + embodied {fmt.co2(d.embodied_co2_kg_per_year)}/year"
+            if d.embodied_co2_kg_per_year
+            else ""
+        ),
+        f"cloud kWh = {num(result.hours_per_year)} h x {o.gpu_count} x ({num(board_w)} W board + "
+        f"{num(host_w)} W host) / 1000 = {fmt.kwh(kwh)}",
+        f"cloud: {num(kwh)} kWh x PUE {num(offer_grid.pue)} x {num(offer_grid.gco2_per_kwh)} "
+        f"g/kWh / 1000 = {fmt.co2(result.co2_kg_per_year)}/year",
+    ]
+    return Explanation("Carbon", tuple(lines))
+
+
+def run(result: OfferResult, a: Assumptions, w: Workload) -> Explanation | None:
+    if w.run_hours is None:
+        return None
+    if result.fits is False:
+        return Explanation("One run", (f"{fmt.DOES_NOT_FIT}: the GPU cannot hold the workload",))
+    r = result.run
+    if r is None:
+        return None
+    o = result.offer
+    share = ""
+    if o.monthly_fee_usd:
+        runs_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
+        runs_per_month /= w.run_hours
+        plan_usd = engine.plan_share_usd(o.monthly_fee_usd, runs_per_month)
+        share = (
+            f" + plan ${num(o.monthly_fee_usd)}/month / {num(max(runs_per_month, 1.0))} runs"
+            f" = ${num(plan_usd)}"
+        )
+    lines = [
+        f"time = {num(w.run_hours)} h / speed {num(result.relative_speed)} = {num(r.hours)} h"
+        f" (billed {num(r.billed_hours)} h: per {o.billing_increment_s} s, "
+        f"minimum {o.billing_minimum_s} s)",
+        f"cost = {num(r.billed_hours)} h x ${num(o.usd_per_hour)}/h{share} = {fmt.usd(r.usd)}",
+        f"CO2 = {fmt.kwh(r.kwh)} -> {fmt.co2(r.co2_kg)}",
+    ]
+    if result.usd_per_batch_item is not None:
+        batch = w.max_batch.get(o.gpu, 0) * o.gpu_count
+        lines.append(
+            f"$ per batch item = ${num(o.usd_per_hour)}/h / batch {batch} = "
+            f"{fmt.usd(result.usd_per_batch_item)}"
+        )
+    return Explanation("One run", tuple(lines))
+
+
+def explain_offer(
+    result: OfferResult,
+    comparison: Comparison,
+    desktop: DesktopBuild,
+    a: Assumptions,
+    w: Workload,
+    catalog: GpuCatalog,
+    grid: GridIndex,
+) -> list[Explanation]:
+    """Every figure of one offer row, derived step by step."""
+    parts = [
+        electricity(comparison, desktop, a),
+        cloud_cost(result, a),
+        break_even(result, comparison, desktop, a),
+        carbon(result, comparison, a, catalog, grid),
+    ]
+    one_run = run(result, a, w)
+    if one_run is not None:
+        parts.append(one_run)
+    return parts
+
+
+def to_text(parts: list[Explanation]) -> str:
+    return "\n\n".join(p.title + "\n" + "\n".join("  " + line for line in p.lines) for p in parts)
