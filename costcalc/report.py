@@ -87,6 +87,32 @@ def offer_cells(result: OfferResult, now: datetime | None = None) -> dict[str, s
     if now is not None and is_stale(o.fetched_at, o.spot, now):
         age += " (stale)"
     run = result.run
+    if does_not_fit:
+        # A run that cannot start costs nothing meaningful: never show it as a price or $0.
+        return {
+            **_identity_cells(result, age),
+            "usd_per_year": fmt.DOES_NOT_FIT,
+            "break_even_days": "-",
+            "co2_kg_per_year": "-",
+            "run_hours": "-",
+            "run_usd": fmt.DOES_NOT_FIT,
+            "run_co2_kg": "-",
+            "usd_per_batch_item": fmt.DOES_NOT_FIT,
+        }
+    return {
+        **_identity_cells(result, age),
+        "usd_per_year": fmt.usd(result.usd_per_year),
+        "break_even_days": fmt.days_short(result.break_even_days),
+        "co2_kg_per_year": fmt.co2(result.co2_kg_per_year),
+        "run_hours": f"{run.hours:,.2f} h" if run else "-",
+        "run_usd": fmt.usd(run.usd) if run else "-",
+        "run_co2_kg": fmt.co2(run.co2_kg) if run else "-",
+        "usd_per_batch_item": fmt.usd(result.usd_per_batch_item),
+    }
+
+
+def _identity_cells(result: OfferResult, age: str) -> dict[str, str]:
+    o = result.offer
     return {
         "provider": o.provider,
         "name": o.name + ("" if o.guaranteed else " *"),
@@ -94,16 +120,7 @@ def offer_cells(result: OfferResult, now: datetime | None = None) -> dict[str, s
         "region": o.region,
         "usd_per_hour": f"{o.usd_per_hour:,.3f}",
         "relative_speed": fmt.speed(result.relative_speed),
-        "usd_per_year": fmt.usd(result.usd_per_year),
-        "break_even_days": fmt.days_short(result.break_even_days),
-        "co2_kg_per_year": fmt.co2(result.co2_kg_per_year),
         "price_age_days": age,
-        "run_hours": fmt.DOES_NOT_FIT if does_not_fit else (f"{run.hours:,.2f} h" if run else "-"),
-        "run_usd": fmt.DOES_NOT_FIT if does_not_fit else (fmt.usd(run.usd) if run else "-"),
-        "run_co2_kg": fmt.DOES_NOT_FIT if does_not_fit else (fmt.co2(run.co2_kg) if run else "-"),
-        "usd_per_batch_item": (
-            fmt.DOES_NOT_FIT if does_not_fit else fmt.usd(result.usd_per_batch_item)
-        ),
         "interruption": (
             BUCKET_LABELS[o.interruption_bucket] if o.interruption_bucket is not None else "-"
         ),

@@ -177,7 +177,7 @@ class PriceBook:
 
 def load_price_book(providers: Sequence[str] | None = None) -> PriceBook:
     book = PriceBook()
-    for provider in providers or PROVIDERS:
+    for provider in PROVIDERS if providers is None else providers:
         loaded = load_snapshot(provider)
         book.snapshots[provider] = loaded
         book.offers.extend(offers_from(loaded.snapshot))

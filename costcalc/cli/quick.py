@@ -28,7 +28,8 @@ def register(sub: Any) -> None:
         default=0.15,
         help="share of all hours the GPU works: 0.15 or 15%% (default 15%%, a PhD desktop)",
     )
-    p.add_argument("--desktop-price", type=types.non_negative("desktop price"), metavar="USD")
+    p.add_argument("--desktop-price", type=types.non_negative("desktop price"), metavar="USD",
+                   help="whole machine, up front (default: GPU price + base system)")
     p.add_argument(
         "--gpu-watts",
         type=types.non_negative("GPU watts"),

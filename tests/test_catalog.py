@@ -1,0 +1,85 @@
+"""GPU name lookup: what people type resolves to one catalog entry, or fails with suggestions."""
+
+from __future__ import annotations
+
+import pytest
+
+from costcalc.catalog import GpuCatalog, compact, load_catalog, token_key
+from costcalc.errors import UnknownGpu
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("rtx3090", "rtx3090"),
+        ("RTX 3090", "rtx3090"),
+        ("3090", "rtx3090"),
+        ("GeForce RTX 3090", "rtx3090"),
+        ("nvidia geforce rtx-3090", "rtx3090"),
+        ("A100 80GB SXM4", "a100_sxm4_80gb"),
+        ("a100 sxm4 80gb", "a100_sxm4_80gb"),
+        ("A100-80G", "a100_sxm4_80gb"),
+        ("Quadro RTX 8000", "quadro_rtx8000"),
+        ("V100 32GB", "v100_sxm2_32gb"),
+        ("rtx a6000", "rtx_a6000"),
+        ("A6000", "rtx_a6000"),
+        ("T4", "t4"),
+        ("H100", "h100_sxm5_80gb"),
+        ("rtx 4090", "rtx4090"),
+    ],
+)
+def test_names_people_write_resolve(typed: str, key: str) -> None:
+    assert load_catalog().resolve(typed).key == key
+
+
+def test_unknown_gpu_suggests_the_closest_names() -> None:
+    with pytest.raises(UnknownGpu) as caught:
+        load_catalog().resolve("rtx 3009")
+    assert "rtx3090" in caught.value.suggestions
+    assert "did you mean" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_nonsense_has_no_false_suggestions() -> None:
+    with pytest.raises(UnknownGpu) as caught:
+        load_catalog().resolve("zzzzzzzz")
+    assert caught.value.suggestions == []
+
+
+def test_forms_ignore_spacing_case_and_order() -> None:
+    assert compact("RTX-3090") == compact("rtx 3090") == "rtx3090"
+    assert token_key("A100 80 GB SXM4") == token_key("sxm4 a100 80gb")
+
+
+def test_an_ambiguous_name_is_refused_with_both_candidates() -> None:
+    catalog = load_catalog()
+    specs = [catalog.get("rtx3090"), catalog.get("rtx3080")]
+    clash = GpuCatalog(
+        [
+            specs[0].model_copy(update={"aliases": ("ampere",)}),
+            specs[1].model_copy(update={"aliases": ("ampere",)}),
+        ]
+    )
+    with pytest.raises(UnknownGpu) as caught:
+        clash.resolve("ampere")
+    assert caught.value.suggestions == ["rtx3080", "rtx3090"]
+
+
+def test_catalog_has_the_required_coverage() -> None:
+    catalog = load_catalog()
+    assert len(catalog) >= 55
+    for key in (
+        "gtx1080ti",
+        "titan_rtx",
+        "quadro_m4000",
+        "rtx6000_ada",
+        "a10g",
+        "l40s",
+        "k80",
+        "p100_pcie_16gb",
+        "a100_pcie_40gb",
+        "h100_pcie_80gb",
+        "h200_sxm_141gb",
+        "b200",
+    ):
+        assert key in catalog

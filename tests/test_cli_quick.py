@@ -1,0 +1,244 @@
+"""`costcalc quick`, `gpus` and `prices` through main(argv), as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from costcalc.cli import main
+
+REFERENCE = [
+    "quick",
+    "--gpu",
+    "rtx3090",
+    "--util",
+    "0.15",
+    "--desktop-price",
+    "2200",
+    "--gpu-watts",
+    "350",
+    "--system-watts",
+    "100",
+    "--kwh-price",
+    "0.12",
+    "--cloud-price",
+    "2.14",
+]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    code, out, err = run([*argv, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_reference_case_reproduces_dettmers(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(REFERENCE, capsys)
+    assert doc["desktop"]["kwh_per_year"] == pytest.approx(591.3, abs=0.05)
+    assert doc["desktop"]["electricity_usd_per_year"] == pytest.approx(70.96, abs=0.005)
+    custom = [o for o in doc["offers"] if o["provider"] == "custom"]
+    assert len(custom) == 1
+    assert custom[0]["relative_speed"] == 1.0
+    assert custom[0]["usd_per_hour"] == 2.14
+    assert custom[0]["break_even_days"] == pytest.approx(292.96, abs=0.05)
+    for key in (
+        "provider",
+        "name",
+        "gpu",
+        "usd_per_hour",
+        "relative_speed",
+        "usd_per_year",
+        "break_even_days",
+        "co2_kg_per_year",
+    ):
+        assert all(key in offer for offer in doc["offers"])
+    assert doc["desktop"]["co2_kg_per_year"] > 0
+
+
+def test_reference_case_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*REFERENCE, "--provider", "custom"], capsys)
+    assert code == 0, err
+    assert "591.3 kWh" in out
+    assert "$70.96" in out
+    assert "~293 days (about 10 months)" in out
+    assert out.strip().splitlines()[-1].startswith("Buy:")
+
+
+def test_cheaper_cloud_than_electricity_never_breaks_even(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = run_json([*REFERENCE[:-1], "0.01", "--provider", "custom"], capsys)
+    assert doc["offers"][0]["break_even_days"] is None
+    assert doc["verdict"].startswith("Rent:")
+    assert "never" in doc["verdict"]
+
+
+def test_utilisation_accepts_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    share = run_json(["quick", "--gpu", "rtx3090", "--util", "0.35"], capsys)
+    percent = run_json(["quick", "--gpu", "rtx3090", "--util", "35%"], capsys)
+    assert share["desktop"] == percent["desktop"]
+
+
+def test_higher_utilisation_means_sooner_break_even(capsys: pytest.CaptureFixture[str]) -> None:
+    low = run_json([*REFERENCE[:4], "0.10", *REFERENCE[5:], "--provider", "custom"], capsys)
+    high = run_json([*REFERENCE[:4], "0.60", *REFERENCE[5:], "--provider", "custom"], capsys)
+    assert high["offers"][0]["break_even_days"] < low["offers"][0]["break_even_days"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["quick", "--gpu", "rtx9999"], "unknown GPU 'rtx9999'"),
+        (["quick", "--gpu", "rtx3009"], "did you mean rtx3090"),
+        (["quick", "--gpu", "rtx3090", "--util", "1.7"], "utilisation"),
+        (["quick", "--gpu", "rtx3090", "--util", "0"], "utilisation"),
+        (["quick", "--gpu", "rtx3090", "--util", "15"], "did you mean 15%"),
+        (["quick", "--gpu", "rtx3090", "--util", "lots"], "utilisation"),
+        (["quick", "--gpu", "rtx3090", "--desktop-price", "-5"], "cannot be negative"),
+        (["quick", "--gpu", "rtx3090", "--cloud-price", "-1"], "cannot be negative"),
+        (["quick", "--gpu", "rtx3090", "--kwh-price", "cheap"], "must be a number"),
+        (["quick", "--gpu", "rtx3090", "--kwh-price", "nan"], "finite"),
+        (["quick", "--gpu", "rtx3090", "--region", "XX-NOWHERE"], "unknown grid region"),
+        (["quick", "--gpu", "rtx3090", "--provider", "lambda"], "invalid choice"),
+        (["quick"], "--gpu"),
+        (["quick", "--gpu", "rtx3090", "--resale", "1.5"], "resale"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert needle in lines[0]
+    assert "Traceback" not in err
+
+
+def test_unknown_region_suggests_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["quick", "--gpu", "rtx3090", "--region", "US-CAA"], capsys)
+    assert code == 2
+    assert "US-CA" in err
+
+
+def test_region_changes_carbon_not_money(capsys: pytest.CaptureFixture[str]) -> None:
+    clean = run_json(["quick", "--gpu", "rtx3090", "--region", "FR"], capsys)
+    dirty = run_json(["quick", "--gpu", "rtx3090", "--region", "PL"], capsys)
+    assert (
+        clean["desktop"]["electricity_usd_per_year"] == dirty["desktop"]["electricity_usd_per_year"]
+    )
+    assert dirty["desktop"]["co2_kg_per_year"] > 3 * clean["desktop"]["co2_kg_per_year"]
+
+
+def test_provider_filter(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--provider", "aws-ondemand"], capsys)
+    assert doc["offers"]
+    assert {o["provider"] for o in doc["offers"]} == {"aws-ondemand"}
+
+
+def test_run_hours_costs_every_offer(capsys: pytest.CaptureFixture[str]) -> None:
+    everything = run_json(["quick", "--gpu", "rtx3090"], capsys)
+    doc = run_json(["quick", "--gpu", "rtx3090", "--run-hours", "10", "--items", "1000"], capsys)
+    assert len(doc["offers"]) == len(everything["offers"])
+    for offer in doc["offers"]:
+        run = offer["run"]
+        assert run["hours"] == pytest.approx(10 / offer["relative_speed"])
+        assert run["usd"] >= run["billed_hours"] * offer["usd_per_hour"] - 1e-9
+        assert run["usd_per_item"] == pytest.approx(run["usd"] / 1000)
+    assert doc["desktop_run"]["hours"] == 10
+
+
+def test_run_hours_table_shows_run_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10"], capsys)
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("provider"))
+    assert "$/run" in header and "time/run" in header and "CO2/run" in header
+
+
+def test_memory_need_marks_small_gpus_as_not_fitting(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2"], capsys)
+    small = [o for o in doc["offers"] if o["gpu"] == "t4"]
+    assert small and all(o["fits"] is False and o["run"] is None for o in small)
+    assert doc["best"]["fits"] is not False
+    _, out, _ = run(
+        ["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2"], capsys
+    )
+    t4_rows = [line for line in out.splitlines() if " t4 " in line]
+    assert t4_rows
+    for line in t4_rows:
+        assert line.count("does not fit") == 2  # $/year and $/run
+        assert "$" not in line  # no price of a run that cannot start, and never $0
+
+
+def test_free_tier_is_shown_but_never_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090"], capsys)
+    free = [o for o in doc["offers"] if o["usd_per_hour"] == 0]
+    assert free and not any(o["guaranteed"] for o in free)
+    assert doc["best"]["guaranteed"] is True
+    assert doc["best"]["usd_per_hour"] > 0
+
+
+def test_gpus_lists_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["gpus", "--json"], capsys)
+    assert code == 0
+    keys = {g["key"] for g in json.loads(out)}
+    assert {"rtx3090", "a100_sxm4_80gb", "quadro_m4000"} <= keys
+    code, out, _ = run(["gpus", "--segment", "workstation"], capsys)
+    assert "rtx_a6000" in out and "rtx3090" not in out
+
+
+def test_prices_json_lists_offers_with_provenance(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["prices", "--provider", "paperspace", "--json"], capsys)
+    assert code == 0
+    offers = json.loads(out)
+    assert offers and {o["provider"] for o in offers} == {"paperspace"}
+    for o in offers:
+        assert {
+            "provider",
+            "name",
+            "region",
+            "gpu",
+            "gpu_count",
+            "usd_per_hour",
+            "fetched_at",
+        } <= set(o)
+        assert o["usd_per_hour"] > 0
+    a6000 = [o for o in offers if o["gpu"] == "rtx_a6000" and o["gpu_count"] == 1]
+    assert a6000 and a6000[0]["usd_per_hour"] == pytest.approx(1.89)
+
+
+def test_prices_gpu_filter_and_staleness(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["prices", "--gpu", "A100 80GB", "--json"], capsys)
+    assert code == 0
+    offers = json.loads(out)
+    assert offers and {o["gpu"] for o in offers} == {"a100_sxm4_80gb"}
+    code, out, _ = run(["prices", "--provider", "aws-spot"], capsys)
+    assert "STALE" in out.splitlines()[0]  # bundled spot estimates are older than a day
+
+
+def test_every_command_has_help_text() -> None:
+    from costcalc.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sub.choices
+    helps = {action.dest: action.help for action in sub._choices_actions}  # type: ignore[attr-defined]
+    for name, command in sub.choices.items():  # type: ignore[union-attr]
+        assert helps.get(name), f"{name} has no help line"
+        assert command.description, f"{name} has no description"
+        for action in command._actions:
+            if action.dest != "help" and action.option_strings:
+                assert action.help or action.choices, f"{name} {action.option_strings} undocumented"

@@ -1,0 +1,140 @@
+"""The comparison: speed, hours, plans, carbon and the verdict on pinned inputs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from costcalc import engine
+from costcalc import format as fmt
+from costcalc.compare import compare
+from costcalc.loaders import AppData, custom_offer, load_app_data
+from costcalc.models import CloudOffer, Workload
+from costcalc.scenario import build_assumptions, build_desktop
+
+NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def data() -> AppData:
+    return load_app_data()
+
+
+def offer(gpu: str, usd: float, count: int = 1, **extra: object) -> CloudOffer:
+    fields: dict[str, object] = {
+        "provider": "aws-ondemand",
+        "name": f"test-{gpu}",
+        "region": "us-east-1",
+        "gpu": gpu,
+        "gpu_count": count,
+        "usd_per_hour": usd,
+        "fetched_at": datetime(2026, 11, 1, tzinfo=timezone.utc),
+        "source": "test",
+    }
+    fields.update(extra)
+    return CloudOffer.model_validate(fields)
+
+
+def run(data: AppData, offers: list[CloudOffer], u: float = 0.15, **workload: object):  # type: ignore[no-untyped-def]
+    desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, price_usd=2200)
+    a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=0.12)
+    return compare(
+        desktop, a, Workload.model_validate(workload), offers, data.catalog, data.grid, NOW
+    )
+
+
+def test_same_gpu_same_speed_and_hours(data: AppData) -> None:
+    result = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)]).offers[0]
+    assert result.relative_speed == 1.0
+    assert result.hours_per_year == pytest.approx(0.15 * 8760)
+
+
+def test_faster_gpu_needs_fewer_hours_and_costs_accordingly(data: AppData) -> None:
+    slow, fast = run(data, [offer("t4", 1.0), offer("h100_sxm5_80gb", 1.0)]).offers
+    assert fast.relative_speed > 1 > slow.relative_speed
+    assert fast.hours_per_year < slow.hours_per_year
+    assert fast.usd_per_year == pytest.approx(fast.hours_per_year * 1.0)
+
+
+def test_more_gpus_are_faster_but_not_linearly(data: AppData) -> None:
+    one, eight = run(data, [offer("a100_sxm4_40gb", 4.0), offer("a100_sxm4_40gb", 32.0, 8)]).offers
+    ratio = eight.relative_speed / one.relative_speed
+    assert 6.67 <= ratio < 8
+
+
+def test_offer_carbon_uses_its_region(data: AppData) -> None:
+    dirty, clean = run(
+        data,
+        [offer("a10g", 1.0, region="us-east-2"), offer("a10g", 1.0, region="us-west-2")],
+    ).offers
+    g_dirty = data.grid.for_offer("aws-ondemand", "us-east-2")
+    g_clean = data.grid.for_offer("aws-ondemand", "us-west-2")
+    assert g_dirty.gco2_per_kwh > g_clean.gco2_per_kwh
+    assert dirty.co2_kg_per_year / clean.co2_kg_per_year == pytest.approx(
+        g_dirty.gco2_per_kwh / g_clean.gco2_per_kwh
+    )
+
+
+def test_plan_fee_counts_in_year_and_run(data: AppData) -> None:
+    plain, planned = run(
+        data,
+        [offer("rtx_a6000", 1.89), offer("rtx_a6000", 1.89, monthly_fee_usd=39.0, plan="Growth")],
+        run_hours=10,
+    ).offers
+    assert planned.usd_per_year == pytest.approx(plain.usd_per_year + 12 * 39)
+    assert planned.run is not None and plain.run is not None
+    runs_per_month = 0.15 * 8760 / 12 / 10
+    assert planned.run.usd - plain.run.usd == pytest.approx(39 / runs_per_month)
+
+
+def test_hourly_billing_rounds_a_short_run_up(data: AppData) -> None:
+    (r,) = run(data, [offer("rtx3090", 1.0, billing_increment_s=3600)], run_hours=0.25).offers
+    assert r.run is not None
+    assert r.run.billed_hours == 1
+    assert r.run.usd == pytest.approx(1.0)
+
+
+def test_max_batch_gives_usd_per_batch_item_and_fit(data: AppData) -> None:
+    fits, no_fit = run(
+        data,
+        [offer("rtx_a6000", 1.89), offer("t4", 0.5)],
+        max_batch={"rtx_a6000": 256, "t4": 0},
+        run_hours=1,
+    ).offers
+    assert fits.usd_per_batch_item == pytest.approx(0.00738, abs=5e-6)
+    assert no_fit.fits is False and no_fit.usd_per_batch_item is None and no_fit.run is None
+
+
+def test_verdict_says_buy_rent_or_never(data: AppData) -> None:
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
+    buy = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)])
+    assert fmt.verdict(buy, a).startswith("Buy:") and "~293 days" in fmt.verdict(buy, a)
+    never = run(data, [custom_offer("rtx3090", 1, 0.01, NOW)])
+    assert "never pays back" in fmt.verdict(never, a)
+    a_low = build_assumptions(data.grid, utilisation=0.02, usd_per_kwh=0.12)
+    late = run(data, [custom_offer("rtx3090", 1, 0.9, NOW)], u=0.02)
+    assert fmt.verdict(late, a_low).startswith("Rent:") and "horizon" in fmt.verdict(late, a_low)
+
+
+def test_break_even_utilisation_matches_the_horizon_costs(data: AppData) -> None:
+    result = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)])
+    u = result.break_even_utilisation
+    assert u is not None
+    desktop = 2200 + 450 * u * 8760 / 1000 * 0.12 * 3
+    cloud = 2.14 * u * 8760 * 3
+    assert desktop == pytest.approx(cloud, rel=1e-6)
+
+
+def test_price_age_comes_from_fetched_at(data: AppData) -> None:
+    (r,) = run(data, [offer("t4", 0.5)]).offers
+    assert r.price_age_days == pytest.approx(21)
+
+
+def test_desktop_run_includes_hardware_share(data: AppData) -> None:
+    result = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)], run_hours=10)
+    assert result.desktop_run is not None
+    electricity = 0.45 * 10 * 0.12
+    runs_over_horizon = 0.15 * 8760 * 3 / 10
+    assert result.desktop_run.usd == pytest.approx(electricity + 2200 / runs_over_horizon)
+    assert engine.HOURS_PER_YEAR == 8760

@@ -1,0 +1,56 @@
+"""Imports point one way: the core runs without the front ends, and quick loads nothing heavy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+HEAVY = ("textual", "torch", "requests")
+
+
+def modules_after(code: str) -> set[str]:
+    script = textwrap.dedent(code) + "\nimport sys\nprint('\\n'.join(sys.modules))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    return {line.split(".")[0] for line in out.splitlines()}
+
+
+def test_costcalc_quick_imports_neither_textual_torch_nor_requests() -> None:
+    loaded = modules_after(
+        """
+        import contextlib, io
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["quick", "--gpu", "rtx3090", "--util", "0.15", "--run-hours", "3"]) == 0
+        """
+    )
+    assert "costcalc" in loaded
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+def test_quick_json_and_prices_stay_light_too() -> None:
+    loaded = modules_after(
+        """
+        import contextlib, io
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["quick", "--gpu", "a6000", "--json"]) == 0
+            assert main(["prices", "--json"]) == 0
+            assert main(["gpus"]) == 0
+        """
+    )
+    assert not loaded & set(HEAVY)
+
+
+def test_engine_core_imports_no_io_or_front_end() -> None:
+    loaded = modules_after(
+        "import costcalc.engine, costcalc.models, costcalc.compare, costcalc.speed"
+    )
+    assert not loaded & {*HEAVY, "sqlite3", "urllib3", "platformdirs", "filelock"}
+
+
+def test_engine_module_is_pure_stdlib() -> None:
+    loaded = modules_after("import costcalc.engine")
+    assert "pydantic" not in loaded and "yaml" not in loaded
