@@ -1,0 +1,43 @@
+"""EC2 instance type -> GPU catalog key and count, from costcalc/data/aws_instances.yaml.
+
+Rule kept here: the AWS parsers keep an instance type only if this table maps it; a type the
+table does not know is not a GPU offer we can compare, so it is dropped, never guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import date
+
+from pydantic import Field
+
+from costcalc.models import Frozen
+from costcalc.resources import load_yaml_resource
+
+
+class InstanceGpus(Frozen):
+    """The GPUs one instance type carries."""
+
+    gpu: str = Field(pattern=r"^[a-z0-9_]+$", description="GPU catalog key.")
+    gpu_count: int = Field(ge=1)
+
+
+class AwsInstanceTable(Frozen):
+    """costcalc/data/aws_instances.yaml."""
+
+    schema_version: int = Field(default=1, ge=1, le=1)
+    source: str
+    as_of: date
+    instances: dict[str, InstanceGpus]
+    skipped: dict[str, str] = Field(
+        default_factory=dict, description="GPU instance types left out, with the reason."
+    )
+
+
+@functools.cache
+def load_instance_table() -> AwsInstanceTable:
+    return load_yaml_resource("costcalc.data", "aws_instances.yaml", AwsInstanceTable)
+
+
+def gpu_instances() -> dict[str, InstanceGpus]:
+    return load_instance_table().instances

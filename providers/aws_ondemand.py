@@ -1,0 +1,220 @@
+"""AWS EC2 on-demand list prices for GPU instance types, from keyless AWS sources.
+
+Two formats, chosen by the URL:
+
+1. The per-location JSON behind the EC2 on-demand pricing page (default, about 1 MB a region):
+       https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/
+       ec2-ondemand-without-sec-sel/<Location>/Linux/index.json
+   {"regions": {"US East (N. Virginia)": {"<rate key>": {"Instance Type": "g4dn.xlarge",
+    "price": "0.5260000000", "vCPU": "4", "Memory": "16 GiB", ...}, ...}}}
+2. The official Price List bulk offer file in CSV form (URL ending in .csv), e.g.
+       https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.csv
+   Five preamble lines, a header row, then one row per SKU and term. It is hundreds of MB, so it
+   is parsed as a stream of lines: only the few GPU rows are ever held in memory.
+
+Rule kept here: parsers are pure; only Linux, shared tenancy, no pre-installed software,
+on-demand capacity ("Used") counts as the list price of an instance.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from costcalc.models import OfferRow
+from providers.aws_instances import gpu_instances
+from providers.common import FeedError, expect, load_json, price
+
+if TYPE_CHECKING:
+    from costcalc.net import HttpClient
+
+NAME = "aws-ondemand"
+URL_ENV = "COSTCALC_AWS_ONDEMAND_URL"
+DEFAULT_URL = (
+    "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/"
+    "ec2-ondemand-without-sec-sel/{location}/Linux/index.json"
+)
+BULK_URL_EXAMPLE = (
+    "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
+)
+
+LOCATIONS: dict[str, str] = {
+    "US East (N. Virginia)": "us-east-1",
+    "US East (Ohio)": "us-east-2",
+    "US West (N. California)": "us-west-1",
+    "US West (Oregon)": "us-west-2",
+    "EU (Ireland)": "eu-west-1",
+    "EU (Frankfurt)": "eu-central-1",
+    "EU (London)": "eu-west-2",
+    "EU (Stockholm)": "eu-north-1",
+    "Asia Pacific (Tokyo)": "ap-northeast-1",
+    "Asia Pacific (Seoul)": "ap-northeast-2",
+    "Asia Pacific (Mumbai)": "ap-south-1",
+    "Asia Pacific (Singapore)": "ap-southeast-1",
+    "Asia Pacific (Sydney)": "ap-southeast-2",
+    "Canada (Central)": "ca-central-1",
+    "South America (Sao Paulo)": "sa-east-1",
+}
+"""Price List location names -> region codes. AWS writes European ones both 'EU (...)' and
+'Europe (...)'; both are accepted."""
+
+REGIONS: tuple[str, ...] = ("us-east-1", "us-west-2", "eu-west-1")
+"""Regions fetched when the URL is a per-region template."""
+
+
+def region_of(location: str) -> str | None:
+    if location.startswith("Europe ("):
+        location = "EU (" + location[len("Europe (") :]
+    return LOCATIONS.get(location)
+
+
+def location_of(region: str) -> str:
+    return next(name for name, code in LOCATIONS.items() if code == region)
+
+
+def urls() -> list[str]:
+    """One URL per region when the configured URL is a template, else the URL itself."""
+    template = os.environ.get(URL_ENV) or DEFAULT_URL
+    if "{location}" not in template and "{region}" not in template:
+        return [template]
+    return [
+        template.replace("{location}", quote(location_of(r))).replace("{region}", r)
+        for r in REGIONS
+    ]
+
+
+def is_bulk_csv(url: str) -> bool:
+    return url.split("?", 1)[0].endswith(".csv")
+
+
+def _row(name: str, region: str, usd: float, vcpus: Any, memory: Any) -> OfferRow | None:
+    gpus = gpu_instances().get(name)
+    if gpus is None:
+        return None
+    return OfferRow(
+        name=name,
+        region=region,
+        gpu=gpus.gpu,
+        gpu_count=gpus.gpu_count,
+        usd_per_hour=usd,
+        spot=False,
+        vcpus=_int(vcpus),
+        ram_gb=_gib(memory),
+    )
+
+
+def _int(text: Any) -> int | None:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if value >= 1 else None
+
+
+def _gib(text: Any) -> float | None:
+    """'16 GiB' -> 16.0; anything else -> None."""
+    head = str(text).replace(",", "").split(" ", 1)[0]
+    try:
+        value = float(head)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def parse(payload: bytes | str) -> list[OfferRow]:
+    """Rows from one per-location pricing-page document (any number of locations in it)."""
+    doc = expect(load_json(payload), dict, "the document")
+    locations = expect(doc.get("regions"), dict, "regions")
+    rows: list[OfferRow] = []
+    for location, entries in locations.items():
+        region = region_of(location)
+        if region is None:
+            continue
+        for entry in expect(entries, dict, f"regions.{location}").values():
+            if not isinstance(entry, dict):
+                continue
+            name, usd = entry.get("Instance Type"), price(entry.get("price"))
+            if not isinstance(name, str) or usd is None:
+                continue
+            row = _row(name, region, usd, entry.get("vCPU"), entry.get("Memory"))
+            if row is not None:
+                rows.append(row)
+    if not rows:
+        raise FeedError("no GPU instance prices in the payload")
+    return rows
+
+
+# --------------------------------------------------------------------------- bulk CSV
+
+_WANTED = {
+    "TermType": "OnDemand",
+    "Unit": "Hrs",
+    "Currency": "USD",
+    "Tenancy": "Shared",
+    "Operating System": "Linux",
+    "Pre Installed S/W": "NA",
+    "CapacityStatus": "Used",
+    "License Model": "No License required",
+}
+
+
+def _data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
+    """The CSV rows after the preamble; the first row yielded is the header."""
+    reader = csv.reader(lines)
+    for row in reader:
+        if len(row) > 2 and "SKU" in row:
+            yield row
+            yield from reader
+            return
+    raise FeedError("no header row in the Price List CSV (is it the offer file?)")
+
+
+def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
+    """Rows from a Price List bulk CSV, read one line at a time (memory stays bounded)."""
+    rows = _data_rows(lines)
+    header = next(rows)
+    column = {name: i for i, name in enumerate(header)}
+    needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code")
+    missing = [name for name in needed if name not in column]
+    if missing:
+        raise FeedError(f"unexpected shape: Price List CSV lacks column(s) {', '.join(missing)}")
+    checks = [(column[name], value) for name, value in _WANTED.items()]
+    i_type, i_price = column["Instance Type"], column["PricePerUnit"]
+    i_region = column["Region Code"]
+    i_vcpu, i_mem = column.get("vCPU"), column.get("Memory")
+    table = gpu_instances()
+    found: dict[tuple[str, str], OfferRow] = {}
+    for values in rows:
+        if len(values) != len(header) or values[i_type] not in table:
+            continue
+        if any(values[i] != want for i, want in checks):
+            continue
+        usd = price(values[i_price])
+        if usd is None:
+            continue
+        row = _row(
+            values[i_type],
+            values[i_region],
+            usd,
+            values[i_vcpu] if i_vcpu is not None else None,
+            values[i_mem] if i_mem is not None else None,
+        )
+        if row is not None:
+            found.setdefault((row.region, row.name), row)
+    if not found:
+        raise FeedError("no GPU instance prices in the Price List CSV")
+    return list(found.values())
+
+
+def fetch(client: HttpClient) -> list[OfferRow]:
+    """Fetch every configured URL and parse it; a bulk CSV is streamed line by line."""
+    rows: list[OfferRow] = []
+    for address in urls():
+        if is_bulk_csv(address):
+            rows += parse_bulk_csv(client.iter_lines(address))
+        else:
+            rows += parse(client.get(address))
+    return rows

@@ -1,0 +1,128 @@
+"""AWS EC2 spot prices from the keyless feed behind the EC2 spot pricing page.
+
+Format (spot.json; the older spot.js wraps the same object in `callback(...);`):
+    {"vers": 0.01, "config": {"rate": "perhr", "valueColumns": ["linux", "mswin"],
+     "currencies": ["USD"], "regions": [{"region": "us-east-1", "instanceTypes": [
+        {"type": "gpuCurrentGen", "sizes": [{"size": "g4dn.xlarge", "valueColumns": [
+            {"name": "linux", "prices": {"USD": "0.1578"}}, ...]}]}]}]}}
+Prices are strings per hour for the whole instance; "N/A*" (and "0" for types the feed has
+no price for yet) mean no offer. Old payloads name regions the legacy way (us-east,
+eu-ireland, apac-tokyo), normalised here to region codes. One price per region: the feed
+carries no availability-zone detail.
+
+Rule kept here: parse is pure; fetch is the only function that touches the network.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from costcalc.models import OfferRow
+from providers.aws_instances import gpu_instances
+from providers.common import FeedError, expect, load_json, price
+
+if TYPE_CHECKING:
+    from costcalc.net import HttpClient
+    from providers.aws_spot_advisor import Advice
+
+NAME = "aws-spot"
+URL_ENV = "COSTCALC_AWS_SPOT_URL"
+DEFAULT_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
+
+LEGACY_REGIONS: dict[str, str] = {
+    "us-east": "us-east-1",
+    "us-west": "us-west-1",
+    "eu-ireland": "eu-west-1",
+    "eu-frankfurt": "eu-central-1",
+    "apac-sin": "ap-southeast-1",
+    "apac-syd": "ap-southeast-2",
+    "apac-tokyo": "ap-northeast-1",
+}
+"""Names the old spot.js feed used for the regions that existed before region codes did."""
+
+_REGION_CODE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d+(-[a-z]+-\d+[a-z]?)?$")
+
+BUCKET_LABELS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+
+
+def url() -> str:
+    return os.environ.get(URL_ENV) or DEFAULT_URL
+
+
+def region_code(name: str) -> str | None:
+    """'eu-ireland' -> 'eu-west-1'; codes pass through; anything else is not a region."""
+    code = LEGACY_REGIONS.get(name, name)
+    return code if _REGION_CODE.match(code) else None
+
+
+def _linux_price(size: dict[str, Any]) -> float | None:
+    for column in size.get("valueColumns") or ():
+        if isinstance(column, dict) and column.get("name") == "linux":
+            prices = column.get("prices")
+            return price(prices.get("USD")) if isinstance(prices, dict) else None
+    return None
+
+
+def parse(payload: bytes | str) -> list[OfferRow]:
+    """Linux spot price rows for the GPU instance types we map, one per region and type."""
+    doc = expect(load_json(payload), dict, "the document")
+    config = expect(doc.get("config"), dict, "config")
+    regions = expect(config.get("regions"), list, "config.regions")
+    table = gpu_instances()
+    rows: dict[tuple[str, str], OfferRow] = {}
+    for region_doc in regions:
+        region_doc = expect(region_doc, dict, "config.regions[]")
+        region = region_code(str(region_doc.get("region", "")))
+        if region is None:
+            continue
+        for block in expect(region_doc.get("instanceTypes"), list, "instanceTypes"):
+            for size in expect(block, dict, "instanceTypes[]").get("sizes") or ():
+                name = size.get("size") if isinstance(size, dict) else None
+                if not isinstance(name, str):
+                    continue
+                gpus = table.get(name)
+                if gpus is None or (region, name) in rows:
+                    continue
+                usd = _linux_price(size)
+                if usd is None:
+                    continue
+                rows[(region, name)] = OfferRow(
+                    name=name,
+                    region=region,
+                    gpu=gpus.gpu,
+                    gpu_count=gpus.gpu_count,
+                    usd_per_hour=usd,
+                    spot=True,
+                )
+    if not rows:
+        raise FeedError("no GPU instance prices in the payload")
+    return sorted(rows.values(), key=lambda r: (r.region, r.name))
+
+
+def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> list[OfferRow]:
+    """Add the Spot Advisor's savings % and interruption bucket where it has them."""
+    merged = []
+    for row in rows:
+        tip = advice.get((row.region, row.name))
+        if tip is None:
+            merged.append(row)
+            continue
+        merged.append(
+            row.model_copy(
+                update={
+                    "savings_pct": tip.savings_pct,
+                    "interruption_bucket": tip.bucket,
+                    "limits": f"interruption frequency {BUCKET_LABELS[tip.bucket]} "
+                    "(Spot Instance Advisor, last 30 days)",
+                    "vcpus": tip.vcpus,
+                    "ram_gb": tip.ram_gb,
+                }
+            )
+        )
+    return merged
+
+
+def fetch(client: HttpClient) -> bytes:
+    return client.get(url())
