@@ -15,10 +15,6 @@ from costcalc.grid import GridIndex
 from costcalc.models import CloudOffer, DesktopDefaults
 from costcalc.snapshots import PriceBook, load_carbon, load_desktop_defaults, load_price_book
 
-DEFAULT_USD_PER_KWH = 0.12
-"""Fallback only if desktop.yaml carries no electricity price (Dettmers 2020, US)."""
-
-
 @dataclass
 class AppData:
     catalog: GpuCatalog
@@ -28,8 +24,7 @@ class AppData:
 
     @property
     def default_usd_per_kwh(self) -> float:
-        value = self.desktop_defaults.electricity_usd_per_kwh
-        return DEFAULT_USD_PER_KWH if value is None else value
+        return self.desktop_defaults.electricity_usd_per_kwh
 
 
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:

@@ -229,8 +229,8 @@ class DesktopDefaults(Frozen):
         description="Whole-system idle draw at the wall (GPUs idle), by GPU count."
     )
     psu_efficiency_typical: float = Field(gt=0, le=1)
-    electricity_usd_per_kwh: float | None = Field(
-        default=None, ge=0, description="Default electricity price when the user gives none."
+    electricity_usd_per_kwh: float = Field(
+        ge=0, description="Default electricity price when the user gives none."
     )
     embodied_kgco2e_system: float = Field(ge=0, description="Embodied carbon, PC without GPUs.")
     embodied_kgco2e_per_gpu: float = Field(ge=0)
