@@ -22,6 +22,7 @@ from costcalc.models import (
     DesktopDefaults,
     PriceSnapshot,
 )
+from costcalc.overrides import apply_user_overrides
 from costcalc.resources import load_yaml_file, load_yaml_resource
 
 SPOT_STALE_AFTER = timedelta(days=1)
@@ -169,10 +170,11 @@ class PriceBook:
 
     snapshots: dict[str, LoadedSnapshot] = field(default_factory=dict)
     offers: list[CloudOffer] = field(default_factory=list)
+    override_warnings: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
-        return [s.warning for s in self.snapshots.values() if s.warning]
+        return [s.warning for s in self.snapshots.values() if s.warning] + self.override_warnings
 
 
 def load_price_book(providers: Sequence[str] | None = None) -> PriceBook:
@@ -181,6 +183,8 @@ def load_price_book(providers: Sequence[str] | None = None) -> PriceBook:
         loaded = load_snapshot(provider)
         book.snapshots[provider] = loaded
         book.offers.extend(offers_from(loaded.snapshot))
+    # The user's own prices (config dir prices.yaml) win over every snapshot.
+    book.offers, book.override_warnings = apply_user_overrides(book.offers, list(book.snapshots))
     return book
 
 
