@@ -84,7 +84,8 @@ def speed(value: float) -> str:
 def offer_label(result: OfferResult) -> str:
     offer = result.offer
     gpus = f"{offer.gpu_count}x {offer.gpu}" if offer.gpu_count > 1 else offer.gpu
-    return f"{offer.provider} {offer.name} ({gpus}, {offer.region})"
+    where = f"{gpus}, {offer.region}" if offer.region != "-" else gpus
+    return f"{offer.provider} {offer.name} ({where})"
 
 
 def verdict(comparison: Comparison, a: Assumptions) -> str:

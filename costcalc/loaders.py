@@ -40,8 +40,8 @@ def custom_offer(gpu: str, gpu_count: int, usd_per_hour: float, now: datetime) -
     """An offer the user priced themselves, on the same GPUs as their desktop."""
     return CloudOffer(
         provider="custom",
-        name=f"custom ${usd_per_hour:g}/h",
-        region="custom",
+        name=f"${usd_per_hour:g}/h",
+        region="-",
         gpu=gpu,
         gpu_count=gpu_count,
         usd_per_hour=usd_per_hour,
