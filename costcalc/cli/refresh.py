@@ -1,0 +1,134 @@
+"""`costcalc refresh`: download fresh prices; made to run from cron and to be read in a log."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from costcalc.constants import PROVIDERS
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "refresh",
+        help="download fresh prices from the providers (run it from cron)",
+        description=(
+            "Download each provider's current prices, check them and store them as your "
+            "snapshot (the bundled prices stay the fallback), and add every observation to the "
+            "price history. A provider that fails keeps its last good snapshot. Exit codes: "
+            "0 all refreshed, 1 some provider failed, 2 usage error, 3 another refresh is "
+            "running. Feed URLs: COSTCALC_AWS_SPOT_URL, COSTCALC_AWS_ADVISOR_URL, "
+            "COSTCALC_AWS_ONDEMAND_URL, COSTCALC_DIGITALOCEAN_URL."
+        ),
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        choices=PROVIDERS,
+        default=[],
+        help="only this provider (repeatable; default: all)",
+    )
+    p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    p.add_argument("--quiet", action="store_true", help="print only failures (for cron and logs)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="accept a payload even if it drops most rows of the last snapshot",
+    )
+    p.add_argument(
+        "--print-cron",
+        action="store_true",
+        help="print a crontab line that refreshes every 6 hours, then exit",
+    )
+    p.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    import json
+    import sys
+    from datetime import datetime, timezone
+
+    from costcalc.refresh import run_refresh
+
+    if ns.print_cron:
+        print(cron_line())
+        return 0
+    log_style = not sys.stderr.isatty()
+
+    def line(text: str) -> str:
+        if not log_style:
+            return text
+        return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%SZ} {text}"
+
+    def progress(message: str) -> None:
+        if not ns.quiet and not ns.json and not log_style:
+            print(f"costcalc: {message}", file=sys.stderr)
+
+    report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
+    for result in report.failed:
+        print(
+            line(
+                f"costcalc: refresh: {result.provider} failed: {result.message}; "
+                "kept its last good snapshot"
+            ),
+            file=sys.stderr,
+        )
+    if report.history_error:
+        print(
+            line(f"costcalc: refresh: history not updated: {report.history_error}"), file=sys.stderr
+        )
+    if ns.json:
+        doc = {
+            "exit_code": report.exit_code,
+            "started_at": report.started_at.isoformat(),
+            "history_error": report.history_error,
+            "results": [
+                {
+                    "provider": r.provider,
+                    "ok": r.ok,
+                    "skipped": r.skipped,
+                    "offers": r.offers,
+                    "message": r.message,
+                }
+                for r in report.results
+            ],
+        }
+        print(json.dumps(doc, indent=2))
+    elif not ns.quiet:
+        for result in report.results:
+            if result.ok:
+                state = "skipped" if result.skipped else "ok"
+                print(line(f"{result.provider}: {state}: {result.message}"))
+    return report.exit_code
+
+
+def cron_line() -> str:
+    """A crontab line: every 6 hours, absolute paths, PATH set, output appended to a log."""
+    import os
+    import shlex
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from costcalc import locations
+
+    beside_python = Path(sys.executable).parent / "costcalc"
+    found = shutil.which("costcalc")
+    if beside_python.exists():
+        command = shlex.quote(str(beside_python.absolute()))
+    elif found:
+        command = shlex.quote(str(Path(found).absolute()))
+    else:
+        command = f"{shlex.quote(sys.executable)} -m costcalc"
+    bin_dir = str(Path(sys.executable).parent.absolute())
+    path = ":".join(dict.fromkeys([bin_dir, "/usr/local/bin", "/usr/bin", "/bin"]))
+    log_dir = locations.log_dir().absolute()
+    log = log_dir / "refresh.log"
+    env = f"PATH={shlex.quote(path)}"
+    home = os.environ.get("COSTCALC_HOME")
+    if home:
+        env += f" COSTCALC_HOME={shlex.quote(str(Path(home).expanduser().absolute()))}"
+    return (
+        f"17 */6 * * * mkdir -p {shlex.quote(str(log_dir))} && {env} {command} refresh --quiet "
+        f">> {shlex.quote(str(log))} 2>&1"
+    )
