@@ -15,6 +15,7 @@ from costcalc.grid import GridIndex
 from costcalc.models import CloudOffer, DesktopDefaults
 from costcalc.snapshots import PriceBook, load_carbon, load_desktop_defaults, load_price_book
 
+
 @dataclass
 class AppData:
     catalog: GpuCatalog
