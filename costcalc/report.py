@@ -15,7 +15,7 @@ from typing import Any
 from costcalc import format as fmt
 from costcalc.compare import Comparison
 from costcalc.loaders import AppData
-from costcalc.models import Assumptions, DesktopBuild, OfferResult, Workload
+from costcalc.models import Assumptions, CloudOffer, DesktopBuild, OfferResult, Workload
 from costcalc.snapshots import is_stale
 
 BUCKET_LABELS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
@@ -206,9 +206,8 @@ def to_text(
     return "\n".join(lines)
 
 
-def offer_json(result: OfferResult) -> dict[str, Any]:
-    o = result.offer
-    run = result.run
+def cloud_offer_json(o: CloudOffer) -> dict[str, Any]:
+    """An offer as the price snapshot has it, for `prices --json` and inside every result."""
     return {
         "provider": o.provider,
         "name": o.name,
@@ -220,6 +219,15 @@ def offer_json(result: OfferResult) -> dict[str, Any]:
         "interruption_bucket": o.interruption_bucket,
         "guaranteed": o.guaranteed,
         "monthly_fee_usd": o.monthly_fee_usd,
+        "fetched_at": o.fetched_at.isoformat(),
+        "source": o.source,
+    }
+
+
+def offer_json(result: OfferResult) -> dict[str, Any]:
+    run = result.run
+    return {
+        **cloud_offer_json(result.offer),
         "relative_speed": result.relative_speed,
         "hours_per_year": result.hours_per_year,
         "usd_per_year": result.usd_per_year,
@@ -229,8 +237,6 @@ def offer_json(result: OfferResult) -> dict[str, Any]:
         "usd_per_batch_item": result.usd_per_batch_item,
         "run": asdict(run) if run is not None else None,
         "price_age_days": result.price_age_days,
-        "fetched_at": o.fetched_at.isoformat(),
-        "source": o.source,
     }
 
 

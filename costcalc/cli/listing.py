@@ -86,7 +86,7 @@ def run_prices(ns: argparse.Namespace) -> int:
     from costcalc import format as fmt
     from costcalc.catalog import load_catalog
     from costcalc.loaders import utc_now
-    from costcalc.report import Column, render_table
+    from costcalc.report import Column, cloud_offer_json, render_table
     from costcalc.snapshots import age_days, is_stale, load_price_book
 
     now = utc_now()
@@ -98,21 +98,7 @@ def run_prices(ns: argparse.Namespace) -> int:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
         doc = [
-            {
-                "provider": o.provider,
-                "name": o.name,
-                "region": o.region,
-                "gpu": o.gpu,
-                "gpu_count": o.gpu_count,
-                "usd_per_hour": o.usd_per_hour,
-                "spot": o.spot,
-                "interruption_bucket": o.interruption_bucket,
-                "monthly_fee_usd": o.monthly_fee_usd,
-                "fetched_at": o.fetched_at.isoformat(),
-                "stale": is_stale(o.fetched_at, o.spot, now),
-                "source": o.source,
-            }
-            for o in offers
+            {**cloud_offer_json(o), "stale": is_stale(o.fetched_at, o.spot, now)} for o in offers
         ]
         print(json.dumps(doc, indent=2))
         return 0
