@@ -50,8 +50,9 @@ def load_json(payload: bytes | str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
-            raise FeedError(f"JSON ends early at byte {exc.pos} (truncated download?)") from exc
+        end = text.rstrip()
+        if exc.pos >= len(end) or not end.endswith(("}", "]")):
+            raise FeedError(f"JSON ends early at byte {len(end)} (truncated download?)") from exc
         raise FeedError(f"not valid JSON: {exc.msg} at line {exc.lineno}") from exc
 
 

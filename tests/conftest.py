@@ -46,3 +46,76 @@ def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket, "create_connection", guarded_create_connection)
+
+
+# --------------------------------------------------------------------------- price feeds
+# A real HTTP server on 127.0.0.1 serving recorded-format feeds; tests swap a route's handler
+# to make it misbehave (slow, 500, HTML, truncated, ...).
+
+FEEDS = Path(__file__).parent / "fixtures" / "feeds"
+
+
+class FeedRoutes:
+    """path -> handler(request) -> Response, plus how often each path was asked for."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.handlers: dict[str, Any] = {}
+        self.hits: dict[str, int] = {}
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    def serve_file(self, path: str, name: str, content_type: str = "application/json") -> None:
+        from werkzeug import Response
+
+        body = (FEEDS / name).read_bytes()
+        self.handlers[path] = lambda _request: Response(body, content_type=content_type)
+
+    def serve(self, path: str, handler: Any) -> None:
+        self.handlers[path] = handler
+
+    def dispatch(self, request: Any) -> Any:
+        from werkzeug import Response
+
+        self.hits[request.path] = self.hits.get(request.path, 0) + 1
+        handler = self.handlers.get(request.path)
+        return handler(request) if handler else Response("not found", status=404)
+
+
+@pytest.fixture
+def feed_server() -> Iterator[FeedRoutes]:
+    import re
+
+    from pytest_httpserver import HTTPServer
+
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    routes = FeedRoutes(server.url_for("/"))
+    server.expect_request(re.compile(".*")).respond_with_handler(routes.dispatch)
+    try:
+        yield routes
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
+
+
+@pytest.fixture
+def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+    """Good AWS feeds on the local server, the env pointing at them, and short HTTP limits."""
+    feed_server.serve_file("/spot.json", "spot.json")
+    feed_server.serve_file("/spot-advisor-data.json", "spot-advisor-data.json")
+    for region in ("us-east-1", "us-west-2", "eu-west-1"):
+        feed_server.serve_file(f"/ondemand/{region}/index.json", f"ondemand-{region}.json")
+    monkeypatch.setenv("COSTCALC_AWS_SPOT_URL", feed_server.url("/spot.json"))
+    monkeypatch.setenv("COSTCALC_AWS_ADVISOR_URL", feed_server.url("/spot-advisor-data.json"))
+    monkeypatch.setenv(
+        "COSTCALC_AWS_ONDEMAND_URL", feed_server.url("/ondemand/{region}/index.json")
+    )
+    monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "0.5")
+    monkeypatch.setenv("COSTCALC_HTTP_RETRIES", "2")
+    monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")
+    for name in ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return feed_server

@@ -1,0 +1,81 @@
+"""DigitalOcean GPU Droplets (Paperspace's GPU machines): parsing and the authenticated fetch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug import Request, Response
+
+from costcalc.net import FetchSettings, HttpClient
+from providers import digitalocean
+
+FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
+
+
+def test_gpu_sizes_become_one_row_per_region() -> None:
+    rows, following = digitalocean.parse((FEEDS / "do-sizes.json").read_bytes())
+    assert following is None
+    assert sorted((r.name, r.region) for r in rows) == [
+        ("gpu-h100x1-80gb", "nyc2"),
+        ("gpu-h100x1-80gb", "tor1"),
+        ("gpu-h100x8-640gb", "tor1"),
+    ]  # the basic droplet has no GPU; the AMD MI300X is not in the catalog
+    eight = next(r for r in rows if r.gpu_count == 8)
+    assert (eight.gpu, eight.usd_per_hour, eight.vcpus, eight.ram_gb) == (
+        "h100_sxm5_80gb",
+        26.0,
+        160,
+        1920.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "key"),
+    [
+        ("nvidia_h100", "h100_sxm5_80gb"),
+        ("NVIDIA L40S", "l40s"),
+        ("nvidia_rtx_6000_ada", "rtx6000_ada"),
+        ("amd_mi300x", None),
+    ],
+)
+def test_model_names(model: str, key: str | None) -> None:
+    assert digitalocean.gpu_key(model) == key
+
+
+def test_fetch_sends_the_token_and_follows_pages(
+    feed_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = json.loads((FEEDS / "do-sizes.json").read_text())
+    first = {
+        **doc,
+        "sizes": doc["sizes"][:2],
+        "links": {"pages": {"next": feed_server.url("/v2/sizes/2")}},
+    }
+    second = {**doc, "sizes": doc["sizes"][2:]}
+    seen: list[str | None] = []
+
+    def page(body: dict) -> Any:  # type: ignore[type-arg]
+        def handler(request: Request) -> Response:
+            seen.append(request.headers.get("Authorization"))
+            return Response(json.dumps(body), content_type="application/json")
+
+        return handler
+
+    feed_server.serve("/v2/sizes", page(first))
+    feed_server.serve("/v2/sizes/2", page(second))
+    monkeypatch.setenv(digitalocean.URL_ENV, feed_server.url("/v2/sizes"))
+    with HttpClient(FetchSettings(read_timeout_s=2, retries=0)) as client:
+        rows = digitalocean.fetch(client, "tok-123")
+    assert seen == ["Bearer tok-123", "Bearer tok-123"]
+    assert len(rows) == 3
+
+
+def test_token_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in digitalocean.TOKEN_ENVS:
+        monkeypatch.delenv(name, raising=False)
+    assert digitalocean.token() is None
+    monkeypatch.setenv("DIGITALOCEAN_ACCESS_TOKEN", "abc")
+    assert digitalocean.token() == "abc"
