@@ -27,6 +27,7 @@ class Cumulative:
     desktop_usd: tuple[float, ...]
     cloud_usd: tuple[float, ...]
     crossing_day: float | None
+    crossing_usd: float | None
 
 
 def cumulative(calc: Calculation, offer: OfferResult, points: int = 60) -> Cumulative:
@@ -43,7 +44,14 @@ def cumulative(calc: Calculation, offer: OfferResult, points: int = 60) -> Cumul
     cloud = tuple(
         engine.horizon_cost_usd(0.0, offer.usd_per_year, d / engine.DAYS_PER_YEAR) for d in days
     )
-    return Cumulative(days, desktop, cloud, crossing)
+    crossing_usd = (
+        None
+        if crossing is None
+        else engine.horizon_cost_usd(
+            calc.desktop.price_usd, electricity, crossing / engine.DAYS_PER_YEAR
+        )
+    )
+    return Cumulative(days, desktop, cloud, crossing, crossing_usd)
 
 
 @dataclass(frozen=True)

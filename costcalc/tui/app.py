@@ -1,0 +1,204 @@
+"""The app and its factory, `make_app`, used by `costcalc` / `costcalc tui` and by the tests.
+
+Rule kept here: the App holds what every screen shares (data, bench, clock, settings file) and
+the few workers that belong to no screen: GPU detection after the first paint, loading the
+latest bench result, saving settings. All of them run in threads and answer with messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from costcalc.errors import CostcalcError
+from costcalc.loaders import AppData, load_app_data, utc_now
+from costcalc.settings import Settings, load_settings, save_settings
+from costcalc.tui.calc import BenchRun
+from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
+from costcalc.tui.screens.main import MainScreen
+
+Clock = Callable[[], datetime]
+
+
+class CostcalcApp(App[None]):
+    """Rent cloud GPUs or buy a desktop? Explore it with your own numbers."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "costcalc"
+    SUB_TITLE = "rent cloud GPUs or buy a desktop?"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+    ]
+
+    def __init__(
+        self,
+        data: AppData,
+        settings: Settings,
+        clock: Clock,
+        *,
+        settings_warning: str | None = None,
+        detect_gpu: bool = True,
+        persist: bool = True,
+        load_bench: bool = True,
+    ) -> None:
+        super().__init__()
+        self.data = data
+        self.settings = settings
+        self.clock = clock
+        self.bench: BenchRun | None = None
+        self._settings_warning = settings_warning
+        self._detect_gpu = detect_gpu and settings.gpu is None
+        self._persist = persist
+        self._load_bench = load_bench
+        self._keep_bad_config = settings_warning is not None
+
+    def on_mount(self) -> None:
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        else:
+            self.notify(f"unknown theme {self.settings.theme!r}", severity="warning")
+        self.push_screen(MainScreen(self.settings))
+        if self._settings_warning:
+            self.notify(self._settings_warning, title="Settings", severity="warning", timeout=10)
+        for warning in self.data.book.warnings:
+            self.notify(warning, title="Prices", severity="warning", timeout=10)
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        if self._detect_gpu:
+            self.detect_gpu()
+        if self._load_bench:
+            self.load_latest_bench()
+
+    @property
+    def main(self) -> MainScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    # ------------------------------------------------------------------ settings
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings = settings
+        if self._persist:
+            self._save(settings, keep_bad=self._keep_bad_config)
+            self._keep_bad_config = False
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="save")
+    def _save(self, settings: Settings, keep_bad: bool) -> None:
+        try:
+            save_settings(settings, keep_bad=keep_bad)
+        except OSError as exc:
+            self.call_from_thread(
+                self.notify, f"cannot save settings: {exc}", title="Settings", severity="error"
+            )
+
+    def watch_theme(self, theme: str) -> None:
+        main = self.main
+        if main is not None and theme != main.settings.theme:
+            main.apply(theme=theme)
+
+    # ------------------------------------------------------------------ GPU detection
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detect")
+    def detect_gpu(self) -> None:
+        from costcalc.tui.detect import nvidia_smi_gpu_names
+
+        for name in nvidia_smi_gpu_names():
+            try:
+                spec = self.data.catalog.resolve(name)
+            except CostcalcError:
+                continue
+            self.post_message(GpuDetected(spec.key, name))
+            return
+
+    def on_gpu_detected(self, message: GpuDetected) -> None:
+        main = self.main
+        if main is None or main.settings.gpu is not None:
+            return
+        spec = self.data.catalog.get(message.gpu_key)
+        main.apply(gpu=spec.key)
+        self.notify(f"{message.reported_name} found on this machine", title="Your GPU")
+
+    # ------------------------------------------------------------------ bench
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="bench-load")
+    def load_latest_bench(self) -> None:
+        from costcalc.tui.bench_link import latest_bench_run
+
+        try:
+            run = latest_bench_run(self.data, self.settings)
+        except Exception as exc:  # a broken results file must not stop the app
+            self.call_from_thread(self.notify, str(exc), title="Bench", severity="warning")
+            return
+        if run is not None:
+            self.call_from_thread(self._set_bench, run)
+
+    def _set_bench(self, run: BenchRun) -> None:
+        self.bench = run
+        main = self.main
+        if main is not None:
+            main.recalculate()
+
+    def on_bench_finished(self, message: BenchFinished) -> None:
+        from costcalc.tui.bench_link import bench_run_from
+
+        self.notify(message.summary, title="Bench")
+        try:
+            self._set_bench(bench_run_from(message.result, self.data, self.settings))
+        except Exception as exc:  # an unexpected result shape is a message, not a crash
+            self.notify(f"bench result not usable: {exc}", title="Bench", severity="error")
+
+    # ------------------------------------------------------------------ refresh
+
+    def on_prices_refreshed(self, message: PricesRefreshed) -> None:
+        if message.data is not None:
+            self.data = message.data
+            main = self.main
+            if main is not None:
+                main.recalculate()
+        self.notify(
+            message.summary,
+            title="Refresh",
+            severity="information" if message.ok else "warning",
+            timeout=8,
+        )
+
+    def action_help(self) -> None:
+        from costcalc.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+
+def make_app(
+    data: AppData | None = None,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    **options: Any,
+) -> CostcalcApp:
+    """The app with real files and clock by default; tests pass fixed data, settings and `now`.
+
+    Injected settings are not saved unless `persist=True` is passed; with settings from the
+    config file, every change is saved back to it.
+    """
+    warning = None
+    loaded = settings is None
+    if settings is None:
+        settings, warning = load_settings()
+    options.setdefault("persist", loaded)
+    clock: Clock = utc_now if now is None else (lambda: now)
+    return CostcalcApp(
+        load_app_data() if data is None else data,
+        settings,
+        clock,
+        settings_warning=warning,
+        **options,
+    )

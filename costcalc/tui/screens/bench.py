@@ -1,0 +1,111 @@
+"""The bench screen: measure this machine in a thread, with a live progress bar.
+
+torch is imported here and only here, inside the worker, when the user asked for a bench. A
+missing bench module or torch, or any failure while measuring, becomes a line and a
+notification. The saved result reaches the app as a BenchFinished message.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, ProgressBar, RichLog
+
+from costcalc.tui.messages import BenchFinished
+
+if TYPE_CHECKING:
+    from costcalc.tui.app import CostcalcApp
+
+NOT_AVAILABLE = "The benchmark is not available in this build"
+
+
+def bench_summary(result: Any) -> str:
+    """One line from a bench result, using whatever figures it carries."""
+    parts = [f"bench on {getattr(result, 'device', '?')}"]
+    bandwidth = getattr(result, "bandwidth_gbs", None)
+    if isinstance(bandwidth, (int, float)):
+        parts.append(f"{bandwidth:,.1f} GB/s")
+    tflops = getattr(result, "matmul_tflops", None)
+    if isinstance(tflops, dict) and tflops:
+        best = max(tflops.items(), key=lambda item: item[1] or 0)
+        parts.append(f"{best[1]:,.2f} TFLOPS {best[0]}")
+    duration = getattr(result, "duration_s", None)
+    if isinstance(duration, (int, float)):
+        parts.append(f"in {duration:.1f} s")
+    return ", ".join(parts)
+
+
+class BenchScreen(ModalScreen[None]):
+    """Live progress of `costcalc.bench.run_bench` (quick mode)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+
+    app: CostcalcApp
+
+    def __init__(self, mode: str = "quick", device: str | None = None) -> None:
+        super().__init__()
+        self.mode = mode
+        self.device = device
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="job-body") as body:
+            body.border_title = f"Bench ({self.mode})"
+            body.border_subtitle = "Esc to close (the bench goes on)"
+            yield Label("Loading torch…", id="job-status")
+            yield ProgressBar(total=1.0, show_eta=False, id="job-progress")
+            yield RichLog(id="job-log", wrap=True, markup=False)
+
+    def on_mount(self) -> None:
+        self.run_bench()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def _progress(self, line: str, fraction: float | None) -> None:
+        if not self.is_attached:
+            return
+        if fraction is not None:
+            self.query_one(ProgressBar).update(progress=max(0.0, min(1.0, fraction)))
+        status = self.query_one("#job-status", Label)
+        if line and str(status.content) != line:
+            status.update(line)
+            self.query_one("#job-log", RichLog).write(line)
+
+    def _failed(self, text: str) -> None:
+        self._progress(text, None)
+        self.notify(text, title="Bench", severity="error", timeout=10)
+
+    def _done(self, message: BenchFinished) -> None:
+        self._progress(message.summary, 1.0)
+        self.app.post_message(message)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="bench")
+    def run_bench(self) -> None:
+        app = self.app
+
+        def progress(line: str, fraction: float) -> None:
+            app.call_from_thread(self._progress, line, fraction)
+
+        try:
+            # Imported by name: the bench (and torch behind it) is optional in a build.
+            run_bench = importlib.import_module("costcalc.bench").run_bench
+            save_result = importlib.import_module("costcalc.bench.results").save_result
+        except (ImportError, AttributeError) as exc:
+            app.call_from_thread(self._failed, f"{NOT_AVAILABLE} ({exc})")
+            return
+        try:
+            result = run_bench(device=self.device, mode=self.mode, progress=progress)
+        except Exception as exc:  # out of memory, no torch, a driver error: a message
+            app.call_from_thread(self._failed, f"bench failed: {type(exc).__name__}: {exc}")
+            return
+        try:
+            save_result(result)
+        except Exception as exc:  # a full disk loses the saved copy, not this result
+            app.call_from_thread(self._failed, f"bench result not saved: {exc}")
+        app.call_from_thread(self._done, BenchFinished(result, bench_summary(result)))

@@ -1,0 +1,1 @@
+"""One widget per module: setup panel, offers table, filters, plots, verdict, explanation."""

@@ -1,0 +1,173 @@
+"""The offers table: every cloud offer against the desktop, sortable and filterable.
+
+Cells come from `report.offer_cells` and order from `report.sort_key`, the same functions the
+CLI prints with. The cheapest offer (the one the verdict uses) is marked with a star; offers
+whose GPU cannot hold the run are marked and their run cells say "does not fit".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+from costcalc import report
+from costcalc.models import OfferResult
+from costcalc.report import Column
+from costcalc.tui.calc import Calculation
+
+MORE_COLUMNS: tuple[Column, ...] = (
+    Column("usd_per_batch_item", "$/batch item"),
+    Column("interruption", "interrupt", numeric=False),
+)
+_ALL = {c.key: c for c in report.OFFER_COLUMNS + report.RUN_COLUMNS + MORE_COLUMNS}
+ORDER = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "usd_per_year",
+    "break_even_days",
+    "run_usd",
+    "run_hours",
+    "relative_speed",
+    "usd_per_batch_item",
+    "co2_kg_per_year",
+    "run_co2_kg",
+    "interruption",
+    "price_age_days",
+)
+"""The report's columns, with the figures that decide (cost, break-even, run) first."""
+COLUMNS: tuple[Column, ...] = tuple(_ALL[key] for key in ORDER)
+MARK_COLUMN = "mark"
+MAX_WIDTHS = {"name": 22, "gpus": 14}
+"""Long plan names would push the figures off screen; the 'why' panel shows them in full."""
+CHEAPEST = "★"
+DOES_NOT_FIT = "✗"
+
+
+def offer_key(result: OfferResult) -> str:
+    """A row key that survives recomputation: the same offer keeps its row and the cursor."""
+    o = result.offer
+    return f"{o.provider}|{o.name}|{o.region}|{o.gpu}|{o.gpu_count}"
+
+
+@dataclass(frozen=True)
+class ViewFilter:
+    """Filters that only narrow the rows shown (provider and spot filter the comparison)."""
+
+    region: str | None = None
+    text: str = ""
+
+    def keeps(self, result: OfferResult) -> bool:
+        o = result.offer
+        if self.region is not None and o.region != self.region:
+            return False
+        words = self.text.casefold().split()
+        haystack = f"{o.provider} {o.name} {o.gpu} {o.region} {o.plan or ''}".casefold()
+        return all(word in haystack for word in words)
+
+
+class OffersTable(DataTable[Text]):
+    """Offers as rows; click a header or press s / S to sort."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "sort_next", "Sort"),
+        Binding("S", "sort_reverse", "Reverse", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.sort_column = "usd_per_year"
+        self.sort_reverse = False
+        self.view_filter = ViewFilter()
+        self.calc: Calculation | None = None
+        self._results: dict[str, OfferResult] = {}
+
+    def on_mount(self) -> None:
+        self.border_title = "Offers"
+        self.add_column("", key=MARK_COLUMN, width=1)
+        for column in COLUMNS:
+            self.add_column(self._title(column), key=column.key, width=MAX_WIDTHS.get(column.key))
+
+    def _title(self, column: Column) -> Text:
+        arrow = ""
+        if column.key == self.sort_column:
+            arrow = " ▼" if self.sort_reverse else " ▲"
+        return Text(column.title + arrow, justify="right" if column.numeric else "left")
+
+    def result_for(self, row_key: str | None) -> OfferResult | None:
+        return self._results.get(row_key or "")
+
+    @property
+    def shown_keys(self) -> list[str]:
+        return [str(row.key.value) for row in self.ordered_rows]
+
+    # ------------------------------------------------------------------ rows
+
+    def show(self, calc: Calculation, keep: str | None = None) -> None:
+        """Rebuild the rows from a calculation, keeping the cursor on offer `keep`."""
+        self.calc = calc
+        best = calc.comparison.best
+        rows = [r for r in calc.comparison.offers if self.view_filter.keeps(r)]
+        rows.sort(key=lambda r: report.sort_key(r, self.sort_column), reverse=self.sort_reverse)
+        self._results = {offer_key(r): r for r in rows}
+        self.clear()
+        for result in rows:
+            self.add_row(*self._cells(result, result is best), key=offer_key(result))
+        for column in COLUMNS:
+            self.columns[ColumnKey(column.key)].label = self._title(column)
+        self.border_subtitle = f"{len(rows)} of {len(calc.comparison.offers)} offers"
+        keys = list(self._results)
+        if keep in self._results:
+            self.move_cursor(row=keys.index(keep), animate=False)
+
+    def _cells(self, result: OfferResult, cheapest: bool) -> list[Text]:
+        cells = report.offer_cells(result, self.calc.now if self.calc else None)
+        dim = "dim" if result.fits is False else ""
+        mark = CHEAPEST if cheapest else (DOES_NOT_FIT if result.fits is False else "")
+        row = [Text(mark, style="bold")]
+        for column in COLUMNS:
+            row.append(
+                Text(cells[column.key], style=dim, justify="right" if column.numeric else "left")
+            )
+        return row
+
+    # ------------------------------------------------------------------ sorting
+
+    def sort_by(self, column: str, reverse: bool = False) -> None:
+        self.sort_column, self.sort_reverse = column, reverse
+        if self.calc is not None:
+            keep = self._cursor_key()
+            self.show(self.calc, keep)
+
+    def _cursor_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
+        return str(row_key.value)
+
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in COLUMNS]
+        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
+
+    def action_sort_reverse(self) -> None:
+        self.sort_by(self.sort_column, not self.sort_reverse)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = str(event.column_key.value)
+        if column == MARK_COLUMN:
+            return
+        same = column == self.sort_column
+        self.sort_by(column, not self.sort_reverse if same else False)
+
+    def set_filter(self, view_filter: ViewFilter) -> None:
+        self.view_filter = view_filter
+        if self.calc is not None:
+            self.show(self.calc, self._cursor_key())
