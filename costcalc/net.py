@@ -124,14 +124,8 @@ class HttpClient:
             response = self.session.get(
                 url, headers=dict(headers or {}), timeout=timeout, stream=True
             )
-        except requests.exceptions.Timeout as exc:
-            raise FetchError(f"{url}: no answer within {self.settings.read_timeout_s:g} s") from exc
-        except requests.exceptions.RetryError as exc:
-            raise FetchError(f"{url}: still failing after {self.settings.retries} retries") from exc
-        except requests.exceptions.ConnectionError as exc:
-            raise FetchError(f"{url}: cannot connect ({_reason(exc)})") from exc
         except requests.exceptions.RequestException as exc:
-            raise FetchError(f"{url}: {_reason(exc)}") from exc
+            raise FetchError(f"{url}: {self._explain(exc)}") from exc
         if response.status_code != 200:
             response.close()
             tried = f" after {self.settings.retries} retries" if response.status_code >= 500 else ""
@@ -164,6 +158,23 @@ class HttpClient:
                 raise
             except Exception as exc:  # urllib3 read timeouts, resets, bad gzip
                 raise FetchError(f"{url}: download broke off ({_reason(exc)})") from exc
+
+    def _explain(self, exc: requests.exceptions.RequestException) -> str:
+        """One readable clause for what requests/urllib3 report in nested exception text."""
+        text = str(exc)
+        if isinstance(exc, requests.exceptions.ConnectTimeout) or "connect timeout" in text:
+            return f"cannot connect within {self.settings.connect_timeout_s:g} s"
+        if isinstance(exc, requests.exceptions.ReadTimeout) or "Read timed out" in text:
+            return f"no answer within {self.settings.read_timeout_s:g} s"
+        if isinstance(exc, requests.exceptions.RetryError):
+            return f"still failing after {self.settings.retries} retries ({_reason(exc)})"
+        if "Connection refused" in text:
+            return "cannot connect (connection refused)"
+        if "NameResolution" in text or "Name or service not known" in text:
+            return "cannot connect (host name not found)"
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return f"cannot connect ({_reason(exc)})"
+        return _reason(exc)
 
 
 def _reason(exc: BaseException) -> str:
