@@ -39,10 +39,7 @@ RESETS_PRICE = ("gpu", "gpu_count")
 class MainScreen(Screen[None]):
     """Everything at once: first paint shows the offers and the break-even curves."""
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
-        (0, "-narrow"),
-        (120, "-wide"),
-    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual declares it so)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "focus_utilisation", "Utilisation"),
         Binding("g", "focus_gpu", "GPU", show=False),
