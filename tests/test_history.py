@@ -1,0 +1,121 @@
+"""Price history in SQLite: append-only, WAL, one transaction per refresh; sparklines and JSON."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from costcalc import history, locations
+from costcalc.cli import main
+from costcalc.models import CloudOffer
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def offer(
+    name: str, usd: float, when: datetime, region: str = "us-east-1", gpu: str = "t4"
+) -> CloudOffer:
+    return CloudOffer(
+        provider="aws-spot",
+        name=name,
+        region=region,
+        gpu=gpu,
+        usd_per_hour=usd,
+        spot=True,
+        fetched_at=when,
+        source="test",
+    )
+
+
+def test_record_and_query_keep_every_observation_in_time_order() -> None:
+    for hours, usd in ((0, 0.20), (6, 0.25), (12, 0.22)):
+        when = T0 + timedelta(hours=hours)
+        history.record(
+            [
+                offer("g4dn.xlarge", usd, when),
+                offer("p3.2xlarge", 1.0 + hours, when, gpu="v100_sxm2_16gb"),
+            ],
+            when,
+        )
+    series = history.query(gpu="t4")
+    assert len(series) == 1
+    assert [p.usd_per_hour for p in series[0].points] == [0.20, 0.25, 0.22]
+    assert [p.fetched_at for p in series[0].points] == [
+        T0,
+        T0 + timedelta(hours=6),
+        T0 + timedelta(hours=12),
+    ]
+    assert {s.name for s in history.query()} == {"g4dn.xlarge", "p3.2xlarge"}
+    assert history.query(region="eu-west-1") == []
+
+
+def test_database_runs_in_wal_mode() -> None:
+    history.record([offer("g4dn.xlarge", 0.2, T0)], T0)
+    with sqlite3.connect(locations.history_db()) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_failed_refresh_write_leaves_no_partial_rows() -> None:
+    history.record([offer("g4dn.xlarge", 0.2, T0)], T0)
+
+    good = offer("g5.xlarge", 0.4, T0)
+    unbindable = offer("g6.xlarge", 0.3, T0).model_copy(update={"usd_per_hour": object()})
+    with pytest.raises(history.HistoryError):
+        history.record([good, unbindable], T0 + timedelta(hours=1))
+    assert {s.name for s in history.query()} == {"g4dn.xlarge"}  # nothing of the failed refresh
+
+
+def test_no_database_means_no_history_and_no_file_created() -> None:
+    assert history.query() == []
+    assert not locations.history_db().exists()
+
+
+def test_corrupt_database_is_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    locations.history_db().parent.mkdir(parents=True)
+    locations.history_db().write_bytes(b"this is not sqlite" * 100)
+    assert main(["history"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "price history unusable" in err
+
+
+@pytest.mark.parametrize(
+    ("values", "line"),
+    [([1, 2, 3, 4, 5, 6, 7, 8], "▁▂▃▄▅▆▇█"), ([2.0, 2.0, 2.0], "▄▄▄"), ([5, 1], "█▁"), ([], "")],
+)
+def test_sparkline(values: list[float], line: str) -> None:
+    assert history.sparkline(values) == line
+
+
+def test_history_command_shows_a_sparkline_per_offer(capsys: pytest.CaptureFixture[str]) -> None:
+    for hours, usd in ((0, 0.20), (6, 0.30), (12, 0.25)):
+        history.record(
+            [offer("g4dn.xlarge", usd, T0 + timedelta(hours=hours))], T0 + timedelta(hours=hours)
+        )
+    assert main(["history", "--gpu", "T4"]) == 0
+    out = capsys.readouterr().out
+    assert "aws-spot g4dn.xlarge us-east-1" in out
+    assert "▁█▅" in out and "$0.25/h" in out and "3 points" in out
+
+
+def test_history_json_points(capsys: pytest.CaptureFixture[str]) -> None:
+    history.record([offer("g4dn.xlarge", 0.2, T0)], T0)
+    history.record([offer("g4dn.xlarge", 0.3, T0 + timedelta(hours=1))], T0 + timedelta(hours=1))
+    assert main(["history", "--json", "--provider", "aws-spot", "--region", "us-east-1"]) == 0
+    (series,) = json.loads(capsys.readouterr().out)
+    assert series["points"] == [
+        {"fetched_at": "2026-11-01T12:00:00+00:00", "usd_per_hour": 0.2},
+        {"fetched_at": "2026-11-01T13:00:00+00:00", "usd_per_hour": 0.3},
+    ]
+
+
+def test_history_without_data_says_how_to_get_some(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history"]) == 0
+    assert "run `costcalc refresh` first" in capsys.readouterr().err
+
+
+def test_unknown_gpu_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--gpu", "voodoo5"]) == 2
+    assert "unknown GPU" in capsys.readouterr().err
