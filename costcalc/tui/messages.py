@@ -10,11 +10,16 @@ from costcalc.loaders import AppData
 
 
 class SettingsChanged(Message):
-    """The user changed some inputs; `update` maps Settings field names to new values."""
+    """The user changed some inputs; `update` maps Settings field names to new values.
 
-    def __init__(self, update: dict[str, Any]) -> None:
+    `submitted`: the user pressed Enter, which also ends editing (focus returns to the table,
+    so `u 60 Enter u 35 Enter` works as a sequence of commands).
+    """
+
+    def __init__(self, update: dict[str, Any], submitted: bool = False) -> None:
         super().__init__()
         self.update = update
+        self.submitted = submitted
 
 
 class GpuDetected(Message):

@@ -133,6 +133,8 @@ class MainScreen(Screen[None]):
 
     def on_settings_changed(self, message: SettingsChanged) -> None:
         message.stop()
+        if message.submitted:
+            self.query_one(OffersTable).focus()
         update = dict(message.update)
         if any(k in update and update[k] != getattr(self.settings, k) for k in RESETS_PRICE):
             update.setdefault("desktop_price_usd", None)

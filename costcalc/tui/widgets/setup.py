@@ -146,14 +146,14 @@ class SetupPanel(VerticalScroll):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._apply(event.input)
+        self._apply(event.input, submitted=True)
 
     def on_input_blurred(self, event: Input.Blurred) -> None:
         event.stop()
         if event.input.id and event.value != self._shown.get(event.input.id):
             self._apply(event.input)
 
-    def _apply(self, widget: Input) -> None:
+    def _apply(self, widget: Input, submitted: bool = False) -> None:
         field = widget.id or ""
         try:
             if isinstance(widget, GpuInput):
@@ -165,7 +165,8 @@ class SetupPanel(VerticalScroll):
             self.notify(str(exc), title="Not applied", severity="error")
             return
         widget.remove_class("-invalid")
-        self.post_message(SettingsChanged({field: value}))
+        self._shown[field] = widget.value
+        self.post_message(SettingsChanged({field: value}, submitted=submitted))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
