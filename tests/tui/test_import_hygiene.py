@@ -1,0 +1,37 @@
+"""The app's pure parts load without textual; `costcalc quick` never loads the app."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PURE = (
+    "costcalc.settings",
+    "costcalc.explain",
+    "costcalc.tui",
+    "costcalc.tui.calc",
+    "costcalc.tui.curves",
+    "costcalc.tui.parse",
+    "costcalc.tui.detect",
+    "costcalc.tui.bench_link",
+    "costcalc.cli.tui",
+)
+
+
+def loaded_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_pure_modules_do_not_import_textual_or_torch() -> None:
+    modules = loaded_after("; ".join(f"import {m}" for m in PURE))
+    assert "textual" not in modules
+    assert "torch" not in modules
+
+
+def test_the_app_does_not_import_torch() -> None:
+    statement = "from costcalc.tui.app import make_app; import costcalc.tui.screens.bench"
+    modules = loaded_after(statement)
+    assert "textual" in modules
+    assert "torch" not in modules
