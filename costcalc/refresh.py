@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from costcalc import locations
 from costcalc.constants import PROVIDERS
@@ -42,6 +42,7 @@ KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
 
 Progress = Callable[[str], None]
+T = TypeVar("T")
 
 
 class RefreshLocked(CostcalcError):
@@ -134,13 +135,25 @@ class Skip:
     message: str
 
 
+def _naming(url: str, parse: Callable[[], T]) -> T:
+    """Run a fetch-and-parse, prefixing a parse failure with the URL it came from."""
+    from providers.common import FeedError
+
+    try:
+        return parse()
+    except FeedError as exc:
+        raise FeedError(f"{url}: {exc}") from exc
+
+
 def _aws_spot(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
     from providers import aws_spot, aws_spot_advisor
 
     progress(f"aws-spot: downloading {aws_spot.url()}")
-    rows = aws_spot.parse(aws_spot.fetch(client))
+    rows = _naming(aws_spot.url(), lambda: aws_spot.parse(aws_spot.fetch(client)))
     progress(f"aws-spot: downloading {aws_spot_advisor.url()}")
-    advice = aws_spot_advisor.parse(aws_spot_advisor.fetch(client))
+    advice = _naming(
+        aws_spot_advisor.url(), lambda: aws_spot_advisor.parse(aws_spot_advisor.fetch(client))
+    )
     return PriceSnapshot(
         provider="aws-spot",
         source="AWS EC2 spot price feed (spot.json) with Spot Instance Advisor savings and "

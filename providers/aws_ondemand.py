@@ -213,8 +213,11 @@ def fetch(client: HttpClient) -> list[OfferRow]:
     """Fetch every configured URL and parse it; a bulk CSV is streamed line by line."""
     rows: list[OfferRow] = []
     for address in urls():
-        if is_bulk_csv(address):
-            rows += parse_bulk_csv(client.iter_lines(address))
-        else:
-            rows += parse(client.get(address))
+        try:
+            if is_bulk_csv(address):
+                rows += parse_bulk_csv(client.iter_lines(address))
+            else:
+                rows += parse(client.get(address))
+        except FeedError as exc:
+            raise FeedError(f"{address}: {exc}") from exc
     return rows
