@@ -30,9 +30,7 @@ def test_dettmers_example_is_derived_with_its_own_numbers(data: AppData) -> None
         source="Dettmers 2020",
     )
     c = compare(desktop, a, Workload(), [v100], data.catalog, data.grid, FIXED_NOW)
-    parts = explain.explain_offer(
-        c.offers[0], c, desktop, a, Workload(), data.catalog, data.grid
-    )
+    parts = explain.explain_offer(c.offers[0], c, desktop, a, Workload(), data.catalog, data.grid)
     text = explain.to_text(parts)
     assert "450 W x 0.15 x 8,760 h / 1000 = 591.3 kWh" in text
     assert "591.3 kWh x $0.12/kWh = $70.96" in text

@@ -66,3 +66,16 @@ async def test_settings_from_the_file_open_the_app() -> None:
         assert screen.calc.spec.key == "rtx_a6000"
         assert screen.query_one("#utilisation").value == "35%"
         assert screen.query_one("#horizon_years").value == "5"
+
+
+async def test_select_fields_keep_the_loaded_settings_on_mount() -> None:
+    """Selects announce a first value when mounted; it must not overwrite the user's choice."""
+    chosen = Settings(gpu="rtx3090", dtype="bf16", run_from_bench=True, providers=("paperspace",))
+    app = make_app(settings=chosen, now=FIXED_NOW, detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.settings == chosen
+        assert screen.query_one("#dtype").value == "bf16"
+        assert screen.query_one("#provider").value == "paperspace"

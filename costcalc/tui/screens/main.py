@@ -184,7 +184,7 @@ class MainScreen(Screen[None]):
     def action_refresh(self) -> None:
         from costcalc.tui.screens.refresh import RefreshScreen
 
-        self.app.push_screen(RefreshScreen())
+        self.app.push_screen(RefreshScreen(self.settings.providers or None))
 
     def action_bench(self) -> None:
         from costcalc.tui.screens.bench import BenchScreen

@@ -38,6 +38,7 @@ class FilterBar(Horizontal):
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.data = data
+        self._settings: Settings | None = None
 
     def compose(self) -> ComposeResult:
         providers = [("all providers", ALL)] + [(p, p) for p in PROVIDERS]
@@ -53,6 +54,7 @@ class FilterBar(Horizontal):
         yield Input(placeholder="/ filter: name, GPU…", id="text", compact=True)
 
     def show(self, settings: Settings) -> None:
+        self._settings = settings
         provider = settings.providers[0] if len(settings.providers) == 1 else ALL
         for select_id, value in (("provider", provider), ("offer_kind", settings.offer_kind)):
             select: Select[Any] = self.query_one(f"#{select_id}", Select)
@@ -61,11 +63,17 @@ class FilterBar(Horizontal):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        # Selects announce their first value on mount; only a change from what the settings
+        # say is the user's.
+        settings = self._settings
+        value = event.select.value
         if event.select.id == "provider":
-            chosen = () if event.value == ALL else (str(event.value),)
-            self.post_message(SettingsChanged({"providers": chosen}))
+            chosen = () if value == ALL else (str(value),)
+            if settings is not None and chosen != settings.providers:
+                self.post_message(SettingsChanged({"providers": chosen}))
         elif event.select.id == "offer_kind":
-            self.post_message(SettingsChanged({"offer_kind": event.value}))
+            if settings is not None and value != settings.offer_kind:
+                self.post_message(SettingsChanged({"offer_kind": value}))
         else:
             self._post_view_filter()
 

@@ -17,6 +17,7 @@ from textual.widgets import Input, Label, Select
 
 from costcalc.errors import CostcalcError
 from costcalc.loaders import AppData
+from costcalc.settings import Settings
 from costcalc.tui import parse
 from costcalc.tui.calc import Calculation, default_desktop_price_usd
 from costcalc.tui.messages import SettingsChanged
@@ -46,6 +47,7 @@ class SetupPanel(VerticalScroll):
         self.data = data
         self.border_title = "Your setup"
         self._shown: dict[str, str] = {}
+        self._settings: Settings | None = None
         self._default_price_usd: float | None = None
         self._parsers: dict[str, Parser] = {
             "gpu_count": parse.gpu_count,
@@ -101,6 +103,7 @@ class SetupPanel(VerticalScroll):
     def show(self, calc: Calculation) -> None:
         """Put the calculation's inputs in the fields the user is not typing in."""
         s = calc.settings
+        self._settings = s
         self._default_price_usd = default_desktop_price_usd(s, self.data)
         values = {
             "gpu": calc.spec.name,
@@ -170,7 +173,10 @@ class SetupPanel(VerticalScroll):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if event.value is Select.NULL:
-            return
+        value = event.select.value
         field = "utilisation" if event.select.id == "preset" else event.select.id or ""
-        self.post_message(SettingsChanged({field: event.value}))
+        # Selects announce their first value on mount: only a change from the settings counts.
+        if value is Select.NULL or self._settings is None:
+            return
+        if getattr(self._settings, field) != value:
+            self.post_message(SettingsChanged({field: value}))

@@ -1,0 +1,96 @@
+"""Refresh and bench from the app: thread workers, live progress, tables updated, no crash."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from costcalc.settings import Settings
+from costcalc.tui.app import CostcalcApp
+from costcalc.tui.screens.main import MainScreen
+from costcalc.tui.widgets.offers import OffersTable
+from tests.tui.conftest import MakeApp
+
+FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
+
+
+async def wait_for(app: CostcalcApp, condition: object, timeout_s: float = 20.0) -> None:
+    """Let the app run until `condition()` holds: the UI keeps processing while we wait."""
+    assert callable(condition)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not condition():
+        assert loop.time() < deadline, "timed out waiting for the worker"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def aws_spot_server(httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> HTTPServer:
+    httpserver.expect_request("/spot.json").respond_with_data(
+        (FEEDS / "spot.json").read_text(), content_type="application/json"
+    )
+    httpserver.expect_request("/advisor.json").respond_with_data(
+        (FEEDS / "spot-advisor-data.json").read_text(), content_type="application/json"
+    )
+    monkeypatch.setenv("COSTCALC_AWS_SPOT_URL", httpserver.url_for("/spot.json"))
+    monkeypatch.setenv("COSTCALC_AWS_ADVISOR_URL", httpserver.url_for("/advisor.json"))
+    return httpserver
+
+
+def spot_rows(screen: MainScreen) -> dict[tuple[str, str], float]:
+    assert screen.calc is not None
+    return {
+        (r.offer.region, r.offer.name): r.offer.usd_per_hour
+        for r in screen.calc.comparison.offers
+        if r.offer.provider == "aws-spot"
+    }
+
+
+async def test_refresh_against_a_local_server_updates_the_table(
+    app_factory: MakeApp, aws_spot_server: HTTPServer
+) -> None:
+    app = app_factory(Settings(gpu="rtx3090", providers=("aws-spot",)))
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        before = spot_rows(main)
+        assert {region for region, _ in before} == {"us-east-1"}
+
+        await pilot.press("r")
+        assert type(app.screen).__name__ == "RefreshScreen"
+        await wait_for(app, lambda: any("refreshed" in n.message for n in app._notifications))
+        await pilot.pause()
+
+        after = spot_rows(main)
+        assert after != before
+        assert after[("us-east-1", "p4d.24xlarge")] == 11.2
+        assert len({region for region, _ in after}) > 1
+        table = main.query_one(OffersTable)
+        assert table.row_count == len(after)
+        log = "\n".join(str(line.text) for line in app.screen.query_one("#job-log").lines)
+        assert "aws-spot: ok" in log
+        await pilot.press("escape")
+        assert app.screen is main
+    assert len(aws_spot_server.log) == 2
+
+
+async def test_refresh_failure_is_a_notification_not_a_crash(
+    app_factory: MakeApp, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpserver.expect_request("/spot.json").respond_with_data("<html>oops</html>", status=200)
+    httpserver.expect_request("/advisor.json").respond_with_data("{}", status=404)
+    monkeypatch.setenv("COSTCALC_AWS_SPOT_URL", httpserver.url_for("/spot.json"))
+    monkeypatch.setenv("COSTCALC_AWS_ADVISOR_URL", httpserver.url_for("/advisor.json"))
+    app = app_factory(Settings(gpu="rtx3090", providers=("aws-spot",)))
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        before = spot_rows(main)
+        await pilot.press("r")
+        await wait_for(app, lambda: any("failed" in n.message for n in app._notifications))
+        await pilot.press("escape")
+        assert spot_rows(main) == before
+        assert app.is_running
