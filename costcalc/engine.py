@@ -102,7 +102,8 @@ def break_even_days(
     saving_per_day = cloud_usd_per_day - electricity_usd_per_day
     if saving_per_day <= 0:
         return None
-    return desktop_price_usd / saving_per_day
+    days = desktop_price_usd / saving_per_day
+    return days if math.isfinite(days) else None  # a saving too small to ever pay back
 
 
 def horizon_cost_usd(

@@ -106,7 +106,7 @@ def run_prices(ns: argparse.Namespace) -> int:
         stale = is_stale(loaded.fetched_at, loaded.is_spot, now)
         print(
             f"{provider}: {loaded.origin}, prices of {loaded.fetched_at:%Y-%m-%d} "
-            f"({fmt.age(age_days(loaded.fetched_at, now))} old{', STALE' if stale else ''}); "
+            f"(age {fmt.age(age_days(loaded.fetched_at, now))}{', STALE' if stale else ''}); "
             f"source: {loaded.snapshot.source}"
         )
     columns = (
