@@ -95,8 +95,8 @@ class Settings(BaseModel):
     offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
     """Spot offers are cheaper but can be interrupted."""
 
-    theme: str = Field(default="textual-ansi", description="Textual theme name.")
-    """textual-ansi uses the terminal's own colours; any Textual theme name works."""
+    theme: str = Field(default="textual-dark", description="Textual theme name.")
+    """Any Textual theme (ctrl+p to try them; the choice is saved). NO_COLOR is honoured."""
 
 
 KNOWN_PROVIDERS: tuple[str, ...] = (*PROVIDERS, CUSTOM_PROVIDER)

@@ -1,0 +1,45 @@
+"""Snapshot tests: the screens as SVG at fixed sizes, with fixed offers and a fixed clock.
+
+Update after an intended change with `pytest tests/tui --snapshot-update` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from costcalc.settings import Settings
+from tests.tui.conftest import MakeApp
+
+SnapCompare = Callable[..., bool]
+
+
+def settings() -> Settings:
+    return Settings(gpu="rtx3090", run_hours=10, memory_gb=16)
+
+
+def test_main_screen_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(settings()), terminal_size=(80, 24))
+
+
+def test_main_screen_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(settings()), terminal_size=(140, 45))
+
+
+def test_main_screen_after_u_60(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(
+        fixed_app_factory(settings()), press=["u", "6", "0", "enter"], terminal_size=(140, 45)
+    )
+
+
+def test_break_even_view(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(settings()), press=["e"], terminal_size=(140, 45))
+
+
+def test_why_this_number(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(settings()), press=["w"], terminal_size=(140, 45))
+
+
+def test_help(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(
+        fixed_app_factory(settings()), press=["question_mark"], terminal_size=(80, 24)
+    )
