@@ -25,7 +25,7 @@ from costcalc.models import (
     Workload,
 )
 from costcalc.snapshots import age_days
-from costcalc.speed import relative_speed
+from costcalc.speed import predicted_speed
 
 SpeedFn = Callable[[GpuSpec, GpuSpec], float]
 """Per-GPU throughput of the second GPU relative to the first."""
@@ -43,8 +43,10 @@ class Comparison:
 
 
 def default_speed(workload: Workload) -> SpeedFn:
+    """The calibrated predictor (costcalc.predict) for the workload's kind and dtype."""
+
     def speed(source: GpuSpec, target: GpuSpec) -> float:
-        return relative_speed(source, target, workload.dtype)
+        return predicted_speed(source, target, workload.kind, workload.dtype)
 
     return speed
 

@@ -3,7 +3,9 @@
 Rule kept here: speed is per GPU and dimensionless (target throughput / source throughput).
 The estimate is the geometric mean of the matmul-throughput ratio for the chosen dtype and the
 memory-bandwidth ratio: deep-learning steps spend their time partly in tensor-core math and
-partly waiting on memory (DOMAIN.md section 3). `costcalc.predict` refines it per workload kind.
+partly waiting on memory (DOMAIN.md section 3). `predicted_speed` is what the engine uses: the
+calibrated model of costcalc.predict per workload kind and dtype, cached per GPU pair so a
+comparison of thousands of offers pays for each pair once.
 """
 
 from __future__ import annotations
@@ -37,3 +39,22 @@ def relative_speed(source: GpuSpec, target: GpuSpec, dtype: str = "fp16") -> flo
     compute = matmul_tflops(target, dtype) / matmul_tflops(source, dtype)
     memory = target.bandwidth_gbs / source.bandwidth_gbs
     return math.sqrt(compute * memory)
+
+
+def predicted_speed(
+    source: GpuSpec, target: GpuSpec, kind: str = "generic", dtype: str = "fp32"
+) -> float:
+    """Target throughput / source throughput from the calibrated predictor (1.0 for same GPU)."""
+    if source.key == target.key:
+        return 1.0
+    key = (source.key, target.key, kind, dtype)
+    found = _SPEED_CACHE.get(key)
+    if found is None:
+        from costcalc.predict import speedup
+
+        found = _SPEED_CACHE[key] = speedup(source, target, kind, dtype)
+    return found
+
+
+_SPEED_CACHE: dict[tuple[str, str, str, str], float] = {}
+"""Per GPU pair, kind and dtype: specs are frozen catalog entries, so a key identifies them."""
