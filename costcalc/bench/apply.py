@@ -1,0 +1,60 @@
+"""What a saved bench changes in a comparison: desktop GPU, run time, max batch, speed, watts.
+
+Rule kept here: no torch, no printing. A bench on a catalog GPU makes that GPU the desktop, its
+measured time split drives the predictions and its memory fit gives the largest batch on every
+GPU. A CPU (or unknown GPU) bench cannot stand in for a GPU: the user still names the desktop
+GPU; only the memory fit is used (activation memory per item does not depend on the device).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from costcalc.bench.results import BenchResult, WorkloadResult
+from costcalc.compare import SpeedFn
+from costcalc.memfit import max_batch_by_gpu
+from costcalc.models import GpuSpec
+from costcalc.predict import StepProfile, speedup
+
+
+def workload_for(bench: BenchResult, kind: str) -> WorkloadResult | None:
+    """The measured workload that best stands for `kind` (same kind, else the first)."""
+    same = [w for w in bench.workloads if w.kind == kind]
+    candidates = same or list(bench.workloads)
+    return candidates[0] if candidates else None
+
+
+def max_batch(bench: BenchResult, kind: str, specs: Iterable[GpuSpec]) -> dict[str, int]:
+    w = workload_for(bench, kind)
+    if w is None or w.memory_base_bytes is None or not w.memory_per_item_bytes:
+        return {}
+    return max_batch_by_gpu(specs, w.memory_base_bytes, w.memory_per_item_bytes)
+
+
+def desktop_gpu(bench: BenchResult) -> str | None:
+    return bench.environment.gpu_key if bench.device == "cuda" else None
+
+
+def run_hours_for(bench: BenchResult, kind: str, items: float) -> float | None:
+    """Hours `items` take at the bench's measured rate (only when it ran on the desktop GPU)."""
+    w = workload_for(bench, kind)
+    if desktop_gpu(bench) is None or w is None:
+        return None
+    return items / w.items_per_s / 3600
+
+
+def speed_from(bench: BenchResult, kind: str, dtype: str) -> SpeedFn | None:
+    """Speeds predicted from the bench's measured time split, cached per GPU pair."""
+    w = workload_for(bench, kind)
+    if desktop_gpu(bench) is None or w is None or w.profile is None:
+        return None
+    profile = StepProfile.model_validate(w.profile.model_dump())
+    cache: dict[tuple[str, str], float] = {}
+
+    def speed(source: GpuSpec, target: GpuSpec) -> float:
+        key = (source.key, target.key)
+        if key not in cache:
+            cache[key] = speedup(source, target, kind, dtype, profile)
+        return cache[key]
+
+    return speed

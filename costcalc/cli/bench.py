@@ -1,0 +1,93 @@
+"""`costcalc bench`: measure this machine with PyTorch and save the result for `quick --bench`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from costcalc.constants import DTYPES
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="measure this machine with PyTorch: matmul, bandwidth, training steps, max batch",
+        description=(
+            "Run a short PyTorch micro-benchmark: dense matmul TFLOPS per dtype, memory "
+            "bandwidth, kernel launch overhead, two reference training steps (a ResNet-style "
+            "CNN and a transformer block), the largest batch that fits, and NVML power when "
+            "available. Needs the 'bench' extra (torch)."
+        ),
+    )
+    p.add_argument("--device", choices=("cuda", "mps", "cpu"), help="default: the best present")
+    speed = p.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick",
+        action="store_const",
+        const="quick",
+        dest="mode",
+        help="about 20 s on a laptop CPU (default)",
+    )
+    speed.add_argument(
+        "--full",
+        action="store_const",
+        const="full",
+        dest="mode",
+        help="bigger sizes, more repeats, real batch search on GPUs",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--save", action="store_true", help="save the result for `quick --bench`")
+    p.add_argument(
+        "--step",
+        metavar="MODULE:FUNCTION",
+        help="time your own training step instead: FUNCTION() does one step "
+        "(or FUNCTION(batch_size) to also find the largest batch)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --step: items per step (gives items/s)",
+    )
+    p.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default="fp32",
+        help="precision of the reference training steps (default fp32)",
+    )
+    p.set_defaults(run=run, mode="quick")
+
+
+def run(ns: argparse.Namespace) -> int:
+    import sys
+
+    from costcalc.errors import CostcalcError
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'") from None
+    from costcalc.bench import results
+
+    def progress(message: str, fraction: float) -> None:
+        print(f"[{fraction:4.0%}] {message}", file=sys.stderr, flush=True)
+
+    if ns.step:
+        from costcalc.bench.user_step import bench_user_step
+
+        result = bench_user_step(ns.step, ns.device, ns.batch_size, progress)
+    else:
+        from costcalc.bench.runner import run as run_bench
+
+        result = run_bench(ns.device, ns.mode, progress, dtype=ns.dtype)
+    saved = results.save_result(result) if ns.save else None
+    if ns.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        from costcalc.bench.report import to_text
+
+        print(to_text(result))
+    if saved is not None:
+        print(f"costcalc: saved {saved}", file=sys.stderr)
+    return 0
