@@ -20,7 +20,10 @@ def register(sub: Any) -> None:
             "the price snapshot, for the same amount of work at your utilisation."
         ),
     )
-    p.add_argument("--gpu", required=True, help="desktop GPU, e.g. rtx3090, 'RTX 4090', a6000")
+    p.add_argument(
+        "--gpu",
+        help="desktop GPU, e.g. rtx3090, 'RTX 4090', a6000 (default: the --bench GPU)",
+    )
     p.add_argument("--gpu-count", type=types.count("GPU count"), default=1, help="GPUs in it")
     p.add_argument(
         "--util",
@@ -28,8 +31,12 @@ def register(sub: Any) -> None:
         default=0.15,
         help="share of all hours the GPU works: 0.15 or 15%% (default 15%%, a PhD desktop)",
     )
-    p.add_argument("--desktop-price", type=types.non_negative("desktop price"), metavar="USD",
-                   help="whole machine, up front (default: GPU price + base system)")
+    p.add_argument(
+        "--desktop-price",
+        type=types.non_negative("desktop price"),
+        metavar="USD",
+        help="whole machine, up front (default: GPU price + base system)",
+    )
     p.add_argument(
         "--gpu-watts",
         type=types.non_negative("GPU watts"),
@@ -137,6 +144,12 @@ def register(sub: Any) -> None:
         metavar="N",
         help="rows to show (default 10; all offers with --run-hours or --json)",
     )
+    p.add_argument(
+        "--bench",
+        metavar="latest|PATH",
+        help="use a saved bench result: its GPU as the desktop, its measured speed split, "
+        "its memory fit for the largest batch per GPU (a CPU bench gives only the memory fit)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -159,13 +172,14 @@ def run(ns: argparse.Namespace) -> int:
     wanted = [p for p in ns.provider if p != CUSTOM_PROVIDER]
     providers = wanted or ([] if ns.provider else list(PROVIDERS))
     data = load_app_data(providers)
-    spec = data.catalog.resolve(ns.gpu)
+    bench = _load_bench(ns.bench)
+    spec = data.catalog.resolve(_desktop_gpu(ns.gpu, bench))
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         ns.gpu_count,
         price_usd=ns.desktop_price,
-        gpu_w=ns.gpu_watts,
+        gpu_w=ns.gpu_watts if ns.gpu_watts is not None or bench is None else bench.power_w,
         rest_of_system_w=ns.system_watts,
         idle_w=ns.idle_watts,
     )
@@ -181,15 +195,19 @@ def run(ns: argparse.Namespace) -> int:
         include_embodied=ns.embodied,
     )
     workload = Workload(
-        run_hours=ns.run_hours,
+        run_hours=ns.run_hours or _bench_hours(bench, ns.kind, ns.items),
         items_per_run=ns.items,
         memory_gb=ns.memory_gb,
+        max_batch=_bench_batches(bench, ns.kind, data.catalog),
         kind=ns.kind,
         dtype=ns.dtype,
     )
     offers = filter_offers(data.book.offers, providers)
     offers += [custom_offer(spec.key, ns.gpu_count, p, now) for p in ns.cloud_price]
-    comparison = compare(desktop, assumptions, workload, offers, data.catalog, data.grid, now)
+    speed = _bench_speed(bench, ns.kind, ns.dtype)
+    comparison = compare(
+        desktop, assumptions, workload, offers, data.catalog, data.grid, now, speed=speed
+    )
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
 
@@ -199,3 +217,64 @@ def run(ns: argparse.Namespace) -> int:
         top = ns.top or (None if ns.run_hours else 10)
         print(report.to_text(comparison, desktop, assumptions, workload, data, top=top, now=now))
     return 0
+
+
+# --------------------------------------------------------------------------- --bench
+
+
+def _load_bench(spec: str | None) -> Any:
+    """The saved bench result asked for, or None; its notes go to stderr."""
+    if spec is None:
+        return None
+    import sys
+
+    from costcalc.bench.apply import desktop_gpu
+    from costcalc.bench.results import resolve
+
+    bench = resolve(spec)
+    if desktop_gpu(bench) is None:
+        print(
+            f"costcalc: note: the bench ran on {bench.environment.device_name} ({bench.device}), "
+            "not a catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
+            "desktop GPU with --gpu and the run time with --run-hours",
+            file=sys.stderr,
+        )
+    return bench
+
+
+def _desktop_gpu(gpu: str | None, bench: Any) -> str:
+    from costcalc.errors import CostcalcError
+
+    if gpu is not None:
+        return gpu
+    if bench is not None:
+        from costcalc.bench.apply import desktop_gpu
+
+        found = desktop_gpu(bench)
+        if found is not None:
+            return found
+    raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
+
+
+def _bench_hours(bench: Any, kind: str, items: float | None) -> float | None:
+    if bench is None or not items:
+        return None
+    from costcalc.bench.apply import run_hours_for
+
+    return run_hours_for(bench, kind, items)
+
+
+def _bench_batches(bench: Any, kind: str, catalog: Any) -> dict[str, int]:
+    if bench is None:
+        return {}
+    from costcalc.bench.apply import max_batch
+
+    return max_batch(bench, kind, catalog)
+
+
+def _bench_speed(bench: Any, kind: str, dtype: str) -> Any:
+    if bench is None:
+        return None
+    from costcalc.bench.apply import speed_from
+
+    return speed_from(bench, kind, dtype)
