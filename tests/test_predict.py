@@ -1,0 +1,192 @@
+"""Cross-GPU prediction: identity, monotone in the target's speed, every catalog GPU, the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from costcalc.catalog import load_catalog
+from costcalc.cli import main
+from costcalc.errors import CostcalcError, UnknownGpu
+from costcalc.predict import StepProfile, predict_seconds, speedup
+
+
+def test_same_gpu_returns_the_input() -> None:
+    p = predict_seconds(123.0, "rtx3090", "RTX 3090", kind="cnn", dtype="fp16")
+    assert (p.seconds, p.low_s, p.high_s, p.speedup) == (123.0, 123.0, 123.0, 1.0)
+
+
+def test_every_catalog_gpu_answers_with_a_band_around_the_prediction() -> None:
+    catalog = load_catalog()
+    for kind in ("cnn", "transformer", "rnn", "generic"):
+        for dtype in ("fp32", "tf32", "fp16", "bf16"):
+            for spec in catalog:
+                p = predict_seconds(100.0, "a100 sxm4 40gb", spec.key, kind=kind, dtype=dtype)
+                assert 0 < p.low_s <= p.seconds <= p.high_s
+
+
+@pytest.mark.parametrize("kind", ["cnn", "transformer", "rnn", "generic"])
+@pytest.mark.parametrize("dtype", ["fp32", "fp16"])
+def test_a_faster_target_never_takes_longer(kind: str, dtype: str) -> None:
+    base = load_catalog().get("rtx3090")
+    times = []
+    for scale in (0.5, 1.0, 1.5, 2.0, 4.0):
+        faster = base.model_copy(
+            update={
+                "key": f"x{int(scale * 10)}",
+                "fp32_tflops": base.fp32_tflops * scale,
+                "fp16_tensor_tflops": (base.fp16_tensor_tflops or 1) * scale,
+                "bandwidth_gbs": base.bandwidth_gbs * scale,
+                "board_power_w": base.board_power_w * scale,
+            }
+        )
+        times.append(predict_seconds(60.0, "t4", faster, kind=kind, dtype=dtype).seconds)
+    assert times == sorted(times, reverse=True)
+
+
+def test_known_orderings_and_domain_speedups() -> None:
+    catalog = load_catalog()
+    h100, a100, v100, t4 = (
+        catalog.get(k) for k in ("h100_sxm5_80gb", "a100_sxm4_40gb", "v100_sxm2_16gb", "t4")
+    )
+    assert speedup(t4, v100, "transformer", "fp16") > 1
+    assert speedup(a100, h100, "transformer", "fp16") > 1
+    # DOMAIN.md section 3: A100 over V100, transformers 1.70x measured
+    assert speedup(v100, a100, "transformer", "fp16") == pytest.approx(1.70, rel=0.2)
+
+
+def test_a_bench_profile_moves_the_prediction() -> None:
+    memory_bound = StepProfile(compute_share=0.1, memory_share=0.9, overhead_share=0.0)
+    math_bound = StepProfile(compute_share=0.9, memory_share=0.1, overhead_share=0.0)
+    # L4: lots of FLOPS, little bandwidth: math-bound work gains more than memory-bound work
+    slow = predict_seconds(10, "t4", "l4", dtype="fp16", profile=memory_bound).seconds
+    fast = predict_seconds(10, "t4", "l4", dtype="fp16", profile=math_bound).seconds
+    assert fast < slow
+
+
+def test_bad_input_is_a_one_line_error() -> None:
+    with pytest.raises(UnknownGpu):
+        predict_seconds(1, "rtx9999", "t4")
+    with pytest.raises(CostcalcError):
+        predict_seconds(-1, "t4", "l4")
+    with pytest.raises(CostcalcError):
+        predict_seconds(1, "t4", "l4", kind="lstm")
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_predict_cli_text_json_and_all() -> None:
+    code, out, _ = run_cli(
+        "predict",
+        "--from",
+        "v100",
+        "--to",
+        "a100 sxm4 40gb",
+        "--seconds",
+        "3600",
+        "--kind",
+        "transformer",
+        "--dtype",
+        "fp16",
+    )
+    assert code == 0 and "A100" in out
+    code, out, _ = run_cli("predict", "--from", "t4", "--to", "l4", "--seconds", "10", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["target"] == "l4" and doc["low_s"] <= doc["seconds"] <= doc["high_s"]
+    code, out, _ = run_cli("predict", "--from", "t4", "--to", "all", "--seconds", "10", "--json")
+    assert code == 0 and len(json.loads(out)) == len(load_catalog())
+    code, _, err = run_cli("predict", "--from", "nope", "--to", "l4", "--seconds", "1")
+    assert code == 2 and "unknown GPU" in err and "Traceback" not in err
+
+
+def test_compare_with_the_predictor_stays_fast_for_10000_offers() -> None:
+    from costcalc.compare import compare
+    from costcalc.loaders import custom_offer, load_app_data
+    from costcalc.models import Workload
+    from costcalc.scenario import build_assumptions, build_desktop
+
+    data = load_app_data()
+    now = datetime(2026, 11, 22, tzinfo=timezone.utc)
+    keys = [s.key for s in data.catalog]
+    offers = [custom_offer(keys[i % len(keys)], 1, 1.0 + i % 7, now) for i in range(10_000)]
+    desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, 1)
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
+    w = Workload(run_hours=10, kind="transformer", dtype="fp16")
+    compare(desktop, a, w, offers[:100], data.catalog, data.grid, now)  # warm the pair cache
+    begin = time.perf_counter()
+    result = compare(desktop, a, w, offers, data.catalog, data.grid, now)
+    assert time.perf_counter() - begin < 0.05 * 4  # 50 ms target; slack for a loaded CI box
+    same = [r for r in result.offers if r.offer.gpu == "rtx3090"]
+    assert all(r.relative_speed == 1.0 for r in same)
+
+
+def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
+    from costcalc.bench.results import save_result
+
+    save_result(cpu_bench_result(base_bytes=20e9, per_item_bytes=1e9))
+    code, out, err = run_cli(
+        "quick",
+        "--gpu",
+        "rtx3090",
+        "--bench",
+        "latest",
+        "--kind",
+        "cnn",
+        "--run-hours",
+        "10",
+        "--json",
+    )
+    assert code == 0 and "memory fit" in err
+    offers = json.loads(out)["offers"]
+    small = [o for o in offers if o["gpu"] in ("t4", "rtx_a4000", "quadro_p4000")]
+    big = [o for o in offers if o["gpu"] in ("h100_sxm5_80gb", "a100_sxm4_80gb")]
+    assert small and all(o["fits"] is False and o["run"] is None for o in small)
+    assert big and all(o["fits"] and o["usd_per_batch_item"] > 0 for o in big)
+
+
+def cpu_bench_result(base_bytes: float, per_item_bytes: float):  # type: ignore[no-untyped-def]
+    """A saved CPU bench as the bench writes it, built without torch."""
+    from costcalc.bench.results import BenchResult, Environment, Spread, WorkloadResult
+
+    spread = Spread(median_s=0.01, iqr_s=0.0, cv=0.0, repeats=5, noisy=False)
+    env = Environment(
+        device="cpu",
+        device_name="Test CPU",
+        torch_version="2.13.0",
+        cpu_model="Test CPU",
+        threads=2,
+        python_version="3.11",
+        platform="linux",
+    )
+    workload = WorkloadResult(
+        name="resnet_cnn",
+        kind="cnn",
+        dtype="fp32",
+        batch_size=16,
+        items_per_s=1600,
+        step_s=0.01,
+        spread=spread,
+        memory_base_bytes=base_bytes,
+        memory_per_item_bytes=per_item_bytes,
+    )
+    return BenchResult(
+        created_at=datetime(2026, 11, 22, tzinfo=timezone.utc),
+        mode="quick",
+        device="cpu",
+        environment=env,
+        matmul_tflops={"fp32": 0.1},
+        bandwidth_gbs=10,
+        launch_overhead_us=2,
+        workloads=(workload,),
+        duration_s=5,
+    )
