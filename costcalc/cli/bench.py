@@ -61,9 +61,12 @@ def register(sub: Any) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     import sys
+    import warnings
 
     from costcalc.errors import CostcalcError
 
+    # torch warns when numpy is absent; the bench never needs numpy
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     try:
         import torch  # noqa: F401
     except ImportError:
