@@ -57,13 +57,17 @@ class CostcalcApp(App[None]):
         self._persist = persist
         self._load_bench = load_bench
         self._keep_bad_config = settings_warning is not None
+        # Chosen before the first styling: changing it after mount restyles every widget.
+        self._theme_known = settings.theme in self.available_themes
+        if self._theme_known:
+            self.theme = settings.theme
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(self.settings)
 
     def on_mount(self) -> None:
-        if self.settings.theme in self.available_themes:
-            self.theme = self.settings.theme
-        else:
+        if not self._theme_known:
             self.notify(f"unknown theme {self.settings.theme!r}", severity="warning")
-        self.push_screen(MainScreen(self.settings))
         if self._settings_warning:
             self.notify(self._settings_warning, title="Settings", severity="warning", timeout=10)
         for warning in self.data.book.warnings:

@@ -1,8 +1,8 @@
 """The break-even curves the plots draw, as plain lists of numbers.
 
 Rule kept here: no textual and no arithmetic of its own: cumulative costs come from
-`engine.horizon_cost_usd`, break-even days at each utilisation from `compare` itself, so the
-curve passes exactly through the figure in the table.
+`engine.horizon_cost_usd`, break-even days at each utilisation from the engine calls `compare`
+makes, so the curve passes exactly through the figure in the table (a test checks it).
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costcalc import engine
-from costcalc.compare import compare
-from costcalc.loaders import AppData
+from costcalc.compare import desktop_result
 from costcalc.models import OfferResult
 from costcalc.tui.calc import Calculation
 
@@ -62,18 +61,27 @@ class ByUtilisation:
     break_even_days: tuple[float | None, ...]
 
 
-def by_utilisation(calc: Calculation, offer: OfferResult, data: AppData) -> ByUtilisation:
+def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
+    """compare's break-even at each utilisation, from the same engine calls in the same order.
+
+    The offer's relative speed does not depend on utilisation, so only the desktop's
+    electricity and the cloud's yearly bill are recomputed (compare would also bisect for the
+    break-even utilisation at every step, which the curve does not need).
+    """
+    o = offer.offer
     days: list[float | None] = []
     for u in UTILISATION_STEPS:
         assumptions = calc.assumptions.model_copy(update={"utilisation": u})
-        result = compare(
-            calc.desktop,
-            assumptions,
-            calc.workload,
-            [offer.offer],
-            data.catalog,
-            data.grid,
-            calc.now,
+        desktop, _ = desktop_result(calc.desktop, assumptions)
+        hours = u * engine.HOURS_PER_YEAR / offer.relative_speed
+        usd_year = engine.cloud_usd_for_hours(
+            hours, o.usd_per_hour, o.monthly_fee_usd, o.included_usd_per_month
         )
-        days.append(result.offers[0].break_even_days)
+        days.append(
+            engine.break_even_days(
+                calc.desktop.price_usd,
+                usd_year / engine.DAYS_PER_YEAR,
+                desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR,
+            )
+        )
     return ByUtilisation(UTILISATION_STEPS, tuple(days))

@@ -32,6 +32,9 @@ from costcalc.tui.widgets.why import WhyPanel
 if TYPE_CHECKING:
     from costcalc.tui.app import CostcalcApp
 
+WIDE_COLUMNS = 120
+"""From this width on, everything shows at once; below it, the 80-column layout."""
+
 RESETS_PRICE = ("gpu", "gpu_count")
 """A new GPU or GPU count makes a typed desktop price meaningless: back to the default."""
 
@@ -39,7 +42,9 @@ RESETS_PRICE = ("gpu", "gpu_count")
 class MainScreen(Screen[None]):
     """Everything at once: first paint shows the offers and the break-even curves."""
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual declares it so)
+    AUTO_FOCUS = "#offers"
+    """Focus the table at once: moving focus after mount restyles the whole screen."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "focus_utilisation", "Utilisation"),
         Binding("g", "focus_gpu", "GPU", show=False),
@@ -78,12 +83,23 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_resize(self) -> None:
-        # Frozen name columns help at 140 columns and would leave no room at 80.
-        self.query_one(OffersTable).fixed_columns = 3 if self.size.width >= 120 else 0
+        """Fit 80 columns: a slimmer setup panel, no header, the cumulative curve only.
+
+        Styles are set on the few widgets concerned rather than through a class on the screen,
+        which would restyle all hundred widgets (a tenth of a second at start-up).
+        """
+        narrow = self.size.width < WIDE_COLUMNS
+        self.query_one(SetupPanel).styles.width = 29 if narrow else 34
+        self.query_one(Header).display = not narrow
+        self.query_one("#desktop-line").display = not narrow
+        self.query_one("#utilisation-plot").display = not narrow
+        table = self.query_one(OffersTable)
+        table.fixed_columns = 0 if narrow else 3  # frozen names leave no room at 80 columns
+        table.set_class(narrow, "-flat")
+        self.query_one("#details").styles.height = 11 if narrow else "1fr"
 
     def on_mount(self) -> None:
         self.recalculate()
-        self.query_one(OffersTable).focus()
 
     # ------------------------------------------------------------------ computing
 

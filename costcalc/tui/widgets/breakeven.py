@@ -53,7 +53,7 @@ class CumulativePlot(PlotextPlot):
 class UtilisationPlot(PlotextPlot):
     """Break-even days at every utilisation; the user's utilisation and horizon marked."""
 
-    def draw(self, calc: Calculation, offers: Sequence[OfferResult], data: AppData) -> None:
+    def draw(self, calc: Calculation, offers: Sequence[OfferResult]) -> None:
         plt = self.plt
         plt.clear_figure()
         plt.title("Break-even days against utilisation (%)")
@@ -61,7 +61,7 @@ class UtilisationPlot(PlotextPlot):
         horizon_days = calc.assumptions.horizon_years * engine.DAYS_PER_YEAR
         cap = horizon_days * 3
         for result in offers:
-            curve = curves.by_utilisation(calc, result, data)
+            curve = curves.by_utilisation(calc, result)
             points = [
                 (u * 100, min(d, cap))
                 for u, d in zip(curve.utilisation, curve.break_even_days, strict=True)
@@ -96,15 +96,19 @@ class BreakEvenView(Horizontal):
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.data = data
+        self._drawn: tuple[Calculation, OfferResult | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield CumulativePlot(id="cumulative-plot")
         yield UtilisationPlot(id="utilisation-plot")
 
     def draw(self, calc: Calculation, selected: OfferResult | None) -> None:
+        if self._drawn is not None and self._drawn[0] is calc and self._drawn[1] is selected:
+            return  # cursor events repeat the same selection while the table is rebuilt
+        self._drawn = (calc, selected)
         best = calc.comparison.best
         offers = [r for r in (selected, best) if r is not None]
         if len(offers) == 2 and offers[0] is offers[1]:
             offers.pop()
         self.query_one(CumulativePlot).draw(calc, offers)
-        self.query_one(UtilisationPlot).draw(calc, offers, self.data)
+        self.query_one(UtilisationPlot).draw(calc, offers)

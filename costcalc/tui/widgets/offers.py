@@ -116,10 +116,15 @@ class OffersTable(DataTable[Text]):
         best = calc.comparison.best
         rows = [r for r in calc.comparison.offers if self.view_filter.keeps(r)]
         rows.sort(key=lambda r: report.sort_key(r, self.sort_column), reverse=self.sort_reverse)
-        self._results = {offer_key(r): r for r in rows}
-        self.clear()
+        self._results = {}
         for result in rows:
-            self.add_row(*self._cells(result, result is best), key=offer_key(result))
+            key = offer_key(result)
+            while key in self._results:  # the same offer listed twice in a price file
+                key += "+"
+            self._results[key] = result
+        self.clear()
+        for key, result in self._results.items():
+            self.add_row(*self._cells(result, result is best), key=key)
         for column in COLUMNS:
             self.columns[ColumnKey(column.key)].label = self._title(column)
         self.border_subtitle = f"{len(rows)} of {len(calc.comparison.offers)} offers"
@@ -168,6 +173,8 @@ class OffersTable(DataTable[Text]):
         self.sort_by(column, not self.sort_reverse if same else False)
 
     def set_filter(self, view_filter: ViewFilter) -> None:
+        if view_filter == self.view_filter:
+            return
         self.view_filter = view_filter
         if self.calc is not None:
             self.show(self.calc, self._cursor_key())

@@ -1,0 +1,137 @@
+"""How fast the app answers: first paint, and recomputing 1,000 offers after an input change.
+
+    .venv/bin/python benchmarks/tui_speed.py [--runs 7]
+
+First paint: wall time from starting a fresh Python process to the app's main screen being
+mounted with the offers table filled and the break-even curves drawn (headless, run_test, the
+real bundled data), median of repeated runs; printed next to the cost of merely starting Python
+and importing textual, which no Textual app can beat. Target: under 0.6 s.
+
+Engine: `calc.calculate` (settings -> desktop, assumptions, workload -> compare) on 1,000
+offers, median of many runs; also the table re-render of those 1,000 rows in a running app.
+Target: under 16 ms of engine time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import sys, time
+started = float(sys.argv[1])
+import asyncio
+from costcalc.tui.app import make_app
+from costcalc.tui.widgets.offers import OffersTable
+
+async def main() -> None:
+    app = make_app(detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(OffersTable)
+        assert table.row_count > 0
+        print(time.time() - started)
+
+asyncio.run(main())
+"""
+
+
+def subprocess_seconds(args: list[str], home: str) -> float:
+    started = time.time()
+    env = {"COSTCALC_HOME": home, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"}
+    done = subprocess.run(
+        [sys.executable, *args, str(started)], capture_output=True, text=True, env=env, check=True
+    )
+    return (
+        float(done.stdout.strip().splitlines()[-1])
+        if done.stdout.strip()
+        else (time.time() - started)
+    )
+
+
+def first_paint(runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as home:
+        results = {
+            "python -c pass": [subprocess_seconds(["-c", "pass"], home) for _ in range(runs)],
+            "python -c 'import textual.app'": [
+                subprocess_seconds(["-c", "import textual.app, textual.widgets"], home)
+                for _ in range(runs)
+            ],
+            "costcalc app, first paint": [
+                subprocess_seconds(["-c", CHILD], home) for _ in range(runs)
+            ],
+        }
+    return {name: statistics.median(times) for name, times in results.items()}
+
+
+def thousand_offers() -> list[object]:
+    from costcalc.loaders import load_app_data
+
+    data = load_app_data()
+    offers = data.book.offers
+    return [offers[i % len(offers)] for i in range(1000)]
+
+
+def engine_ms(repeats: int = 60) -> float:
+    from datetime import datetime, timezone
+
+    from costcalc.loaders import load_app_data
+    from costcalc.settings import Settings
+    from costcalc.tui.calc import calculate
+
+    data = load_app_data()
+    offers = [data.book.offers[i % len(data.book.offers)] for i in range(1000)]
+    now = datetime.now(timezone.utc)
+    times = []
+    for i in range(repeats):
+        settings = Settings(gpu="rtx3090", utilisation=0.05 + (i % 10) / 20, run_hours=10)
+        started = time.perf_counter()
+        calculate(settings, data, now, offers=offers)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+async def table_render_ms(repeats: int = 10) -> float:
+    from datetime import datetime, timezone
+
+    from costcalc.loaders import load_app_data
+    from costcalc.settings import Settings
+    from costcalc.tui.app import make_app
+    from costcalc.tui.calc import calculate
+    from costcalc.tui.widgets.offers import OffersTable
+
+    data = load_app_data()
+    offers = [data.book.offers[i % len(data.book.offers)] for i in range(1000)]
+    now = datetime.now(timezone.utc)
+    app = make_app(data, Settings(gpu="rtx3090"), now, detect_gpu=False, load_bench=False)
+    times = []
+    async with app.run_test(size=(140, 45)):
+        table = app.screen.query_one(OffersTable)
+        for i in range(repeats):
+            calc = calculate(Settings(utilisation=0.1 + i / 20), data, now, offers=offers)
+            started = time.perf_counter()
+            table.show(calc)
+            times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="subprocess runs per figure")
+    ns = parser.parse_args()
+    print(f"First paint (median of {ns.runs} fresh processes, 140x45 headless):")
+    for name, seconds in first_paint(ns.runs).items():
+        print(f"  {name:<34} {seconds:6.3f} s")
+    print("Recompute after an input change, 1,000 offers:")
+    print(f"  engine (calc.calculate -> compare) {engine_ms():6.2f} ms   (target < 16 ms)")
+    print(f"  table re-render (DataTable rows)   {asyncio.run(table_render_ms()):6.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
