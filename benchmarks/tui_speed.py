@@ -27,15 +27,27 @@ import sys, time
 started = float(sys.argv[1])
 import asyncio
 from costcalc.tui.app import make_app
+from costcalc.tui.screens import main as main_screen
 from costcalc.tui.widgets.offers import OffersTable
+
+painted = []
+on_mount = main_screen.MainScreen.on_mount
+
+def timed_on_mount(self):
+    on_mount(self)
+    def first_paint():
+        assert self.query_one(OffersTable).row_count > 0  # offers and curves are drawn
+        painted.append(time.time() - started)
+    self.call_after_refresh(first_paint)  # runs once the first frame is on screen
+
+main_screen.MainScreen.on_mount = timed_on_mount
 
 async def main() -> None:
     app = make_app(detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        table = app.screen.query_one(OffersTable)
-        assert table.row_count > 0
-        print(time.time() - started)
+        while not painted:
+            await pilot.pause()
+    print(painted[0])
 
 asyncio.run(main())
 """
