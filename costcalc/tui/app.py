@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -21,6 +21,9 @@ from costcalc.settings import Settings, load_settings, save_settings
 from costcalc.tui.calc import BenchRun
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from costcalc.bench.results import BenchResult
 
 Clock = Callable[[], datetime]
 
@@ -51,7 +54,7 @@ class CostcalcApp(App[None]):
         self.data = data
         self.settings = settings
         self.clock = clock
-        self.bench: BenchRun | None = None
+        self.bench_result: BenchResult | None = None
         self._settings_warning = settings_warning
         self._detect_gpu = detect_gpu and settings.gpu is None
         self._persist = persist
@@ -135,30 +138,35 @@ class CostcalcApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench-load")
     def load_latest_bench(self) -> None:
-        from costcalc.tui.bench_link import latest_bench_run
-
         try:
-            run = latest_bench_run(self.data, self.settings)
+            from costcalc.bench.results import load_latest
+
+            result = load_latest()
+        except ImportError:
+            return
         except Exception as exc:  # a broken results file must not stop the app
             self.call_from_thread(self.notify, str(exc), title="Bench", severity="warning")
             return
-        if run is not None:
-            self.call_from_thread(self._set_bench, run)
+        if result is not None:
+            self.call_from_thread(self._set_bench, result)
 
-    def _set_bench(self, run: BenchRun) -> None:
-        self.bench = run
+    def _set_bench(self, result: BenchResult) -> None:
+        self.bench_result = result
         main = self.main
         if main is not None:
             main.recalculate()
 
-    def on_bench_finished(self, message: BenchFinished) -> None:
+    def bench_run(self, settings: Settings) -> BenchRun | None:
+        """The latest bench in the engine's terms, for these settings (kind, items per run)."""
+        if self.bench_result is None:
+            return None
         from costcalc.tui.bench_link import bench_run_from
 
+        return bench_run_from(self.bench_result, self.data, settings)
+
+    def on_bench_finished(self, message: BenchFinished) -> None:
         self.notify(message.summary, title="Bench")
-        try:
-            self._set_bench(bench_run_from(message.result, self.data, self.settings))
-        except Exception as exc:  # an unexpected result shape is a message, not a crash
-            self.notify(f"bench result not usable: {exc}", title="Bench", severity="error")
+        self._set_bench(message.result)
 
     # ------------------------------------------------------------------ refresh
 

@@ -1,38 +1,39 @@
 """From a bench result to the run the comparison uses (costcalc.tui.calc.BenchRun).
 
-Rule kept here: no textual, and no torch: saved results are read through
-`costcalc.bench.results`, which must not import torch. A build without the bench module
-simply has no bench run.
+Rule kept here: no textual, no torch, no arithmetic of its own: saved results are read through
+`costcalc.bench.results` and turned into engine terms by `costcalc.bench.apply` (both
+torch-free). A build without the bench simply has no bench run.
 """
 
 from __future__ import annotations
-
-import importlib
-from typing import Any
 
 from costcalc.loaders import AppData
 from costcalc.settings import Settings
 from costcalc.tui.calc import BenchRun
 
+try:
+    from costcalc.bench import apply
+    from costcalc.bench.results import BenchResult, load_latest
+except ImportError:  # a build without the bench
+    apply = None  # type: ignore[assignment]
+
 
 def latest_bench_run(data: AppData, settings: Settings) -> BenchRun | None:
     """The latest saved bench as a BenchRun, or None when there is none (or no bench module)."""
-    try:
-        results = importlib.import_module("costcalc.bench.results")
-    except ImportError:
+    if apply is None:
         return None
-    result = results.load_latest()
-    if result is None:
-        return None
-    return bench_run_from(result, data, settings)
+    result = load_latest()
+    return None if result is None else bench_run_from(result, data, settings)
 
 
-def bench_run_from(result: Any, data: AppData, settings: Settings) -> BenchRun:
-    device = str(getattr(result, "device", "this machine"))
+def bench_run_from(result: BenchResult, data: AppData, settings: Settings) -> BenchRun:
+    """Largest batch on every catalog GPU (memory fit) and, on a GPU bench, the run's hours."""
+    name = result.environment.device_name
     run_hours = None
-    workloads = getattr(result, "workloads", None) or []
-    found = [getattr(w, "items_per_s", None) for w in workloads]
-    rates = [float(r) for r in found if isinstance(r, (int, float)) and r > 0]
-    if settings.items_per_run and rates:
-        run_hours = settings.items_per_run / max(rates) / 3600
-    return BenchRun(label=f"bench on {device}", run_hours=run_hours, max_batch={})
+    if settings.items_per_run is not None:
+        run_hours = apply.run_hours_for(result, settings.kind, settings.items_per_run)
+    return BenchRun(
+        label=f"bench on {name} ({result.created_at:%Y-%m-%d})",
+        run_hours=run_hours,
+        max_batch=apply.max_batch(result, settings.kind, data.catalog),
+    )

@@ -94,3 +94,47 @@ async def test_refresh_failure_is_a_notification_not_a_crash(
         await pilot.press("escape")
         assert spot_rows(main) == before
         assert app.is_running
+
+
+async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
+    app_factory: MakeApp,
+) -> None:
+    """The bench's own 'tiny' mode on the CPU: every code path in a second or two."""
+    from costcalc.bench.results import load_latest
+    from costcalc.tui.screens.bench import BenchScreen
+
+    app = app_factory(Settings(gpu="rtx3090", run_from_bench=True, run_hours=10))
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        assert main.calc is not None and not main.calc.workload.max_batch
+        await app.push_screen(BenchScreen(mode="tiny", device="cpu"))
+        await wait_for(app, lambda: app.bench_result is not None, timeout_s=60)
+        await pilot.pause()
+        assert "bench on cpu" in app.screen.query_one("#job-status").render().plain
+        await pilot.press("escape")
+        assert app.screen is main
+        assert load_latest() == app.bench_result
+        assert main.calc is not None and main.calc.workload.max_batch  # memory fit per GPU
+        table = main.query_one(OffersTable)
+        cells = {str(table.get_cell(key, "usd_per_batch_item")) for key in table.shown_keys}
+        assert cells - {"-"}, "a $ per batch item for offers once the bench is known"
+
+
+async def test_bench_failure_is_a_notification(
+    app_factory: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import costcalc.bench
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("no device")
+
+    monkeypatch.setattr(costcalc.bench, "run_bench", broken)
+    from costcalc.tui.screens.bench import BenchScreen
+
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.press("b")
+        assert isinstance(app.screen, BenchScreen)
+        await wait_for(app, lambda: any("no device" in n.message for n in app._notifications))
+        assert app.is_running and app.bench_result is None

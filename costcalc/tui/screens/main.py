@@ -107,7 +107,8 @@ class MainScreen(Screen[None]):
         """Run the comparison for the current settings, data, bench and clock."""
         app = self.app
         try:
-            self.calc = calculate(self.settings, app.data, app.clock(), bench=app.bench)
+            bench = app.bench_run(self.settings)
+            self.calc = calculate(self.settings, app.data, app.clock(), bench=bench)
         except CostcalcError as exc:
             self.notify(str(exc), title="Cannot compute", severity="error")
 
