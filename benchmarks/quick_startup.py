@@ -72,7 +72,8 @@ def engine_throughput(n_offers: int, repeats: int) -> None:
         engine_s.append(t1 - t0)
         dict_s.append(t2 - t1)
     e, d = statistics.median(engine_s) * 1000, statistics.median(dict_s) * 1000
-    print(f"engine, {n_offers:,} offers with a run, median of {repeats}: {e:7.1f} ms  (target < 50 ms)")
+    label = f"engine, {n_offers:,} offers with a run, median of {repeats}:"
+    print(f"{label} {e:7.1f} ms  (target < 50 ms)")
     print(f"building {n_offers:,} plain dicts, median:         {d:7.1f} ms")
     print(f"ratio engine / dicts:                          {e / d:7.2f}x")
 
