@@ -173,9 +173,7 @@ def test_memory_need_marks_small_gpus_as_not_fitting(capsys: pytest.CaptureFixtu
     small = [o for o in doc["offers"] if o["gpu"] == "t4"]
     assert small and all(o["fits"] is False and o["run"] is None for o in small)
     assert doc["best"]["fits"] is not False
-    _, out, _ = run(
-        ["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2"], capsys
-    )
+    _, out, _ = run(["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2"], capsys)
     t4_rows = [line for line in out.splitlines() if " t4 " in line]
     assert t4_rows
     for line in t4_rows:
