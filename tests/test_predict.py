@@ -8,7 +8,6 @@ import io
 import json
 import math
 import statistics
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -167,7 +166,8 @@ def test_predict_cli_text_json_and_all() -> None:
     assert code == 2 and "unknown GPU" in err and "Traceback" not in err
 
 
-def test_compare_with_the_predictor_stays_fast_for_10000_offers() -> None:
+def test_compare_with_the_predictor_over_10000_offers() -> None:
+    # Its 50 ms budget is measured in benchmarks/quick_startup.py: tests don't time things.
     from costcalc.compare import compare
     from costcalc.loaders import custom_offer, load_app_data
     from costcalc.models import Workload
@@ -180,10 +180,8 @@ def test_compare_with_the_predictor_stays_fast_for_10000_offers() -> None:
     desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, 1)
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     w = Workload(run_hours=10, kind="transformer", dtype="fp16")
-    compare(desktop, a, w, offers[:100], data.catalog, data.grid, now)  # warm the pair cache
-    begin = time.perf_counter()
     result = compare(desktop, a, w, offers, data.catalog, data.grid, now)
-    assert time.perf_counter() - begin < 0.05 * 4  # 50 ms target; slack for a loaded CI box
+    assert len(result.offers) == 10_000
     same = [r for r in result.offers if r.offer.gpu == "rtx3090"]
     assert all(r.relative_speed == 1.0 for r in same)
 
