@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import math
-import statistics
 from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Literal
@@ -131,7 +130,14 @@ def _typical_tflops_per_w() -> dict[str, float]:
     for spec in load_catalog():
         family = spec.compute_capability or spec.architecture
         by_family.setdefault(family, []).append(spec.fp32_tflops / spec.board_power_w)
-    return {family: statistics.median(values) for family, values in by_family.items()}
+    return {family: _median(values) for family, values in by_family.items()}
+
+
+def _median(values: list[float]) -> float:
+    # Not statistics.median: importing statistics costs `costcalc quick` a few milliseconds.
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def power_throttle(spec: GpuSpec, cal: Calibration) -> float:
@@ -318,7 +324,7 @@ def fit_fp32(pairs: Sequence[Pair], cal: Calibration, kind: str = "transformer")
             abs(math.log(_speedup(profile, logs[a.key], logs[b.key]) * r)) for a, b, r in pairs
         ]
         shrink = sum(w * (params[n] - v) ** 2 for n, (v, w) in FIT_PRIORS.items() if n in free)
-        return statistics.fmean(errors) + shrink
+        return sum(errors) / len(errors) + shrink
 
     start = {name: value for name, (value, _) in FIT_PRIORS.items()}
     return with_fp32_params(cal, pattern_search(loss, start, free), kind)

@@ -18,16 +18,17 @@ from typing import Any, NoReturn
 
 from costcalc import __version__
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "costcalc.cli.quick",
-    "costcalc.cli.listing",
-    "costcalc.cli.refresh",
-    "costcalc.cli.history",
-    "costcalc.cli.bench",
-    "costcalc.cli.predict",
-    "costcalc.cli.tui",
-)
-"""Each module has `register(subparsers)`; a module not written yet is skipped."""
+COMMANDS: dict[str, str] = {
+    "quick": "costcalc.cli.quick",
+    "gpus": "costcalc.cli.listing",
+    "prices": "costcalc.cli.listing",
+    "refresh": "costcalc.cli.refresh",
+    "history": "costcalc.cli.history",
+    "bench": "costcalc.cli.bench",
+    "predict": "costcalc.cli.predict",
+    "tui": "costcalc.cli.tui",
+}
+"""Command -> the module whose `register(subparsers)` defines it."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -37,7 +38,8 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (`only`) just the one command a run needs, to keep start-up short."""
     parser = OneLineParser(
         prog="costcalc",
         description=(
@@ -47,15 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"costcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(sub)
+    modules = [COMMANDS[only]] if only in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
+        importlib.import_module(name).register(sub)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names, if its first word is one."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,8 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from costcalc.errors import CostcalcError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_command_in(words))
+    args = parser.parse_args(words)
     run: Any = getattr(args, "run", None)
     if run is None:
         return _open_app(parser)
