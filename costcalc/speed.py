@@ -1,16 +1,12 @@
-"""Relative speed of two GPUs from their specs: the simple estimate the engine starts from.
+"""Relative speed of two GPUs: what the engine asks, answered by the calibrated predictor.
 
 Rule kept here: speed is per GPU and dimensionless (target throughput / source throughput).
-The estimate is the geometric mean of the matmul-throughput ratio for the chosen dtype and the
-memory-bandwidth ratio: deep-learning steps spend their time partly in tensor-core math and
-partly waiting on memory (DOMAIN.md section 3). `predicted_speed` is what the engine uses: the
-calibrated model of costcalc.predict per workload kind and dtype, cached per GPU pair so a
-comparison of thousands of offers pays for each pair once.
+`predicted_speed` is what the engine uses: the model of costcalc.predict per workload kind and
+dtype, cached per GPU pair so a comparison of thousands of offers pays for each pair once.
+`matmul_tflops` is the peak-rate view the simple baselines in benchmarks/ are built from.
 """
 
 from __future__ import annotations
-
-import math
 
 from costcalc.models import GpuSpec
 
@@ -30,15 +26,6 @@ def matmul_tflops(spec: GpuSpec, dtype: str) -> float:
     if dtype == "tf32":
         return spec.tf32_tensor_tflops or spec.fp32_tflops
     return spec.fp32_tflops
-
-
-def relative_speed(source: GpuSpec, target: GpuSpec, dtype: str = "fp16") -> float:
-    """How many times faster `target` runs the same work as `source` (1.0 for the same GPU)."""
-    if source.key == target.key:
-        return 1.0
-    compute = matmul_tflops(target, dtype) / matmul_tflops(source, dtype)
-    memory = target.bandwidth_gbs / source.bandwidth_gbs
-    return math.sqrt(compute * memory)
 
 
 def predicted_speed(
