@@ -96,6 +96,7 @@ class MainScreen(Screen[None]):
         table = self.query_one(OffersTable)
         table.fixed_columns = 0 if narrow else 3  # frozen names leave no room at 80 columns
         table.set_class(narrow, "-flat")
+        table.set_narrow(narrow)
         self.query_one("#details").styles.height = 11 if narrow else "1fr"
 
     def on_mount(self) -> None:

@@ -44,6 +44,11 @@ ORDER = (
 )
 """The report's columns, with the figures that decide (cost, break-even, run) first."""
 COLUMNS: tuple[Column, ...] = tuple(_ALL[key] for key in ORDER)
+NARROW_FIRST = ("name", "usd_per_year", "break_even_days", "run_usd")
+NARROW_COLUMNS: tuple[Column, ...] = tuple(
+    _ALL[key] for key in (*NARROW_FIRST, *(k for k in ORDER if k not in NARROW_FIRST))
+)
+"""At 80 columns the offer and the figures that decide come first; who sells it scrolls right."""
 MARK_COLUMN = "mark"
 MAX_WIDTHS = {"name": 22, "gpus": 14}
 """Long plan names would push the figures off screen; the 'why' panel shows them in full."""
@@ -88,12 +93,30 @@ class OffersTable(DataTable[Text]):
         self.view_filter = ViewFilter()
         self.calc: Calculation | None = None
         self._results: dict[str, OfferResult] = {}
+        self.shown_columns = COLUMNS
 
     def on_mount(self) -> None:
         self.border_title = "Offers"
+        self._add_columns()
+
+    def _add_columns(self) -> None:
         self.add_column("", key=MARK_COLUMN, width=1)
-        for column in COLUMNS:
+        for column in self.shown_columns:
             self.add_column(self._title(column), key=column.key, width=MAX_WIDTHS.get(column.key))
+
+    def set_narrow(self, narrow: bool) -> None:
+        """Put the deciding figures right after the offer's name when the screen is narrow."""
+        wanted = NARROW_COLUMNS if narrow else COLUMNS
+        if wanted == self.shown_columns:
+            return
+        self.shown_columns = wanted
+        if not self.columns:  # not mounted yet: on_mount adds them in this order
+            return
+        keep = self._cursor_key()
+        self.clear(columns=True)
+        self._add_columns()
+        if self.calc is not None:
+            self.show(self.calc, keep)
 
     def _title(self, column: Column) -> Text:
         arrow = ""
@@ -125,7 +148,7 @@ class OffersTable(DataTable[Text]):
         self.clear()
         for key, result in self._results.items():
             self.add_row(*self._cells(result, result is best), key=key)
-        for column in COLUMNS:
+        for column in self.shown_columns:
             self.columns[ColumnKey(column.key)].label = self._title(column)
         self.border_subtitle = f"{len(rows)} of {len(calc.comparison.offers)} offers"
         keys = list(self._results)
@@ -137,7 +160,7 @@ class OffersTable(DataTable[Text]):
         dim = "dim" if result.fits is False else ""
         mark = CHEAPEST if cheapest else (DOES_NOT_FIT if result.fits is False else "")
         row = [Text(mark, style="bold")]
-        for column in COLUMNS:
+        for column in self.shown_columns:
             row.append(
                 Text(cells[column.key], style=dim, justify="right" if column.numeric else "left")
             )
@@ -158,7 +181,7 @@ class OffersTable(DataTable[Text]):
         return str(row_key.value)
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in COLUMNS]
+        keys = [c.key for c in self.shown_columns]
         self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
 
     def action_sort_reverse(self) -> None:
