@@ -319,6 +319,25 @@ def test_street_price_comes_with_its_date(catalog: GpuCatalogFile) -> None:
     assert not wrong
 
 
+def test_street_prices_are_dated_sourced_and_not_in_the_future(catalog: GpuCatalogFile) -> None:
+    """A street price is a dated observation: it needs a date no later than the catalog's as_of
+    and a `street_price` entry in its row's sources saying where and whether new or used."""
+    wrong = [
+        g.key
+        for g in catalog.gpus
+        if g.street_price_usd is not None
+        and (
+            g.street_price_date is None
+            or g.street_price_date > catalog.as_of
+            or not g.sources.get("street_price")
+            or not re.match(r"(new|used|new or used)\b", g.sources["street_price"])
+        )
+    ]
+    assert not wrong
+    stray = [g.key for g in catalog.gpus if g.street_price_usd is None and "street_price" in g.sources]
+    assert not stray
+
+
 def test_dual_gpu_boards_are_listed_per_gpu(by_key: dict[str, GpuSpec]) -> None:
     assert by_key["k80"].memory_gb == 12
     assert by_key["m60"].memory_gb == 8
