@@ -92,7 +92,7 @@ class MainScreen(Screen[None]):
         self.query_one(SetupPanel).styles.width = 29 if narrow else 34
         self.query_one(Header).display = not narrow
         self.query_one("#desktop-line").display = not narrow
-        self.query_one("#utilisation-plot").display = not narrow
+        self.query_one(BreakEvenView).show_utilisation(not narrow)
         table = self.query_one(OffersTable)
         table.fixed_columns = 0 if narrow else 3  # frozen names leave no room at 80 columns
         table.set_class(narrow, "-flat")

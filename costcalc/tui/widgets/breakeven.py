@@ -1,21 +1,17 @@
 """The break-even plots: cumulative cost over days, and break-even days against utilisation.
 
-The curves come from `costcalc.tui.curves` (engine and compare); this module only draws them.
+The curves come from `costcalc.tui.curves` (engine and compare); costcalc.tui.widgets.plots
+draws them; this module places them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual_plotext import PlotextPlot
+from textual.widgets import Static
 
-from costcalc import engine
-from costcalc import format as fmt
 from costcalc.loaders import AppData
 from costcalc.models import OfferResult
-from costcalc.tui import curves
 from costcalc.tui.calc import Calculation
 
 
@@ -23,89 +19,54 @@ def short_label(result: OfferResult) -> str:
     return f"{result.offer.provider} {result.offer.name}"
 
 
-class CumulativePlot(PlotextPlot):
-    """Money spent after d days: the desktop's line starts at its price, the cloud's at zero."""
-
-    def draw(self, calc: Calculation, offers: Sequence[OfferResult]) -> None:
-        plt = self.plt
-        plt.clear_figure()
-        plt.title("Cumulative cost ($) over days")
-        plt.xlabel("days")
-        first = curves.cumulative(calc, offers[0]) if offers else None
-        if first is None:
-            self.refresh()
-            return
-        plt.plot(first.days, first.desktop_usd, label="desktop", marker="braille")
-        for result in offers:
-            curve = curves.cumulative(calc, result)
-            days = [d for d in curve.days if d <= first.days[-1]]
-            plt.plot(
-                days, curve.cloud_usd[: len(days)], label=short_label(result), marker="braille"
-            )
-        crossing, at_usd = first.crossing_day, first.crossing_usd
-        if crossing is not None and at_usd is not None and crossing <= first.days[-1]:
-            plt.vline(crossing)
-            plt.scatter([crossing], [at_usd], marker="x")
-            plt.text(f" break-even {crossing:,.0f} d", crossing, at_usd, alignment="left")
-        self.refresh()
-
-
-class UtilisationPlot(PlotextPlot):
-    """Break-even days at every utilisation; the user's utilisation and horizon marked."""
-
-    def draw(self, calc: Calculation, offers: Sequence[OfferResult]) -> None:
-        plt = self.plt
-        plt.clear_figure()
-        plt.title("Break-even days against utilisation (%)")
-        plt.xlabel("utilisation %")
-        horizon_days = calc.assumptions.horizon_years * engine.DAYS_PER_YEAR
-        cap = horizon_days * 3
-        for result in offers:
-            curve = curves.by_utilisation(calc, result)
-            points = [
-                (u * 100, min(d, cap))
-                for u, d in zip(curve.utilisation, curve.break_even_days, strict=True)
-                if d is not None
-            ]
-            if points:
-                xs, ys = zip(*points, strict=True)
-                plt.plot(list(xs), list(ys), label=short_label(result), marker="braille")
-        plt.hline(horizon_days)
-        plt.text(
-            f"horizon {calc.assumptions.horizon_years:g} y", 60, horizon_days, alignment="left"
-        )
-        u_pct = calc.assumptions.utilisation * 100
-        plt.vline(u_pct)
-        current = offers[0].break_even_days if offers else None
-        if current is not None:
-            plt.scatter([u_pct], [min(current, cap)], marker="x")
-        plt.text(
-            f" you: {fmt.percent(calc.assumptions.utilisation)}",
-            u_pct,
-            cap * 0.95,
-            alignment="left",
-        )
-        plt.xlim(0, 100)
-        plt.ylim(0, cap)
-        self.refresh()
-
-
 class BreakEvenView(Horizontal):
-    """Both plots side by side, for the selected offer and the cheapest one."""
+    """Both plots side by side, for the selected offer and the cheapest one.
+
+    The plots are mounted right after the first frame (see costcalc.tui.widgets.plots), so the
+    offers and the verdict with its break-even figure paint first; a drawing asked for before
+    then is kept and made as soon as the plots exist.
+    """
 
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.data = data
         self._drawn: tuple[Calculation, OfferResult | None] | None = None
+        self._plots_mounted = False
+        self._show_utilisation = True
 
     def compose(self) -> ComposeResult:
-        yield CumulativePlot(id="cumulative-plot")
-        yield UtilisationPlot(id="utilisation-plot")
+        yield Static("drawing the break-even curves...", id="plots-placeholder")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_plots)
+
+    async def _mount_plots(self) -> None:
+        from costcalc.tui.widgets.plots import CumulativePlot, UtilisationPlot
+
+        utilisation = UtilisationPlot(id="utilisation-plot")
+        utilisation.display = self._show_utilisation
+        await self.query_one("#plots-placeholder").remove()
+        await self.mount(CumulativePlot(id="cumulative-plot"), utilisation)
+        self._plots_mounted = True
+        if self._drawn is not None:
+            calc, selected = self._drawn
+            self._drawn = None
+            self.draw(calc, selected)
+
+    def show_utilisation(self, show: bool) -> None:
+        """The second plot needs width: the 80-column layout shows the cumulative one only."""
+        self._show_utilisation = show
+        if self._plots_mounted:
+            self.query_one("#utilisation-plot").display = show
 
     def draw(self, calc: Calculation, selected: OfferResult | None) -> None:
         if self._drawn is not None and self._drawn[0] is calc and self._drawn[1] is selected:
             return  # cursor events repeat the same selection while the table is rebuilt
         self._drawn = (calc, selected)
+        if not self._plots_mounted:
+            return
+        from costcalc.tui.widgets.plots import CumulativePlot, UtilisationPlot
+
         best = calc.comparison.best
         offers = [r for r in (selected, best) if r is not None]
         if len(offers) == 2 and offers[0] is offers[1]:
