@@ -187,6 +187,77 @@ def test_aws_gpu_mapping_matches_the_instance_families(
     assert by_name["g5.xlarge"].gpu == "a10g"
 
 
+AWS_HOME_REGION = "us-east-1"  # the region the file-level source and fetched_at describe
+AWS_ONDEMAND_REGIONS = {
+    "us-east-1",
+    "us-west-2",
+    "us-east-2",
+    "eu-west-1",
+    "eu-central-1",
+    "ap-northeast-1",
+}
+
+
+def test_aws_rows_outside_the_home_region_carry_their_own_date_and_source(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    for which in ("aws_ondemand", "aws_spot"):
+        for o in snapshots[which].offers:
+            if o.region != AWS_HOME_REGION:
+                assert o.fetched_at is not None and o.source, (which, o.name, o.region)
+                assert o.region in o.source, (which, o.name, o.region)
+
+
+def test_aws_ondemand_covers_the_major_regions(snapshots: dict[str, PriceSnapshot]) -> None:
+    offers = snapshots["aws_ondemand"].offers
+    assert {o.region for o in offers} == AWS_ONDEMAND_REGIONS
+    home = {o.name: o for o in offers if o.region == AWS_HOME_REGION}
+    for o in offers:
+        ref = home.get(o.name)
+        assert ref is not None, f"{o.name} {o.region} has no {AWS_HOME_REGION} row"
+        # Instance sizes do not change with the region; only the price does.
+        assert (o.gpu, o.gpu_count, o.vcpus, o.ram_gb) == (
+            ref.gpu,
+            ref.gpu_count,
+            ref.vcpus,
+            ref.ram_gb,
+        ), (o.name, o.region)
+        # No region undercuts us-east-1 for these types (us-west-2 p4d differs in the 7th digit).
+        assert ref.usd_per_hour * (1 - 1e-6) <= o.usd_per_hour <= 2 * ref.usd_per_hour, (
+            o.name,
+            o.region,
+        )
+
+
+def test_aws_ondemand_regional_figures_confirmed_by_the_price_list(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    # AWS Price List AmazonEC2 20260910195514 (2026-09-10), copied SKU by SKU into a public fixture.
+    price = {(o.name, o.region): o.usd_per_hour for o in snapshots["aws_ondemand"].offers}
+    assert price[("p4d.24xlarge", "eu-west-1")] == pytest.approx(23.71569)
+    assert price[("p4d.24xlarge", "us-west-2")] == pytest.approx(21.95764)
+    assert price[("g5.2xlarge", "eu-west-1")] == pytest.approx(1.35296)
+    assert price[("g4dn.xlarge", "eu-west-1")] == pytest.approx(0.587)
+    assert price[("p5.48xlarge", "us-west-2")] == pytest.approx(55.04)
+    # eu-west-1 publishes no g6 or p5 on-demand product: absent, not guessed.
+    assert ("g6.xlarge", "eu-west-1") not in price
+    assert ("p5.48xlarge", "eu-west-1") not in price
+
+
+def test_spot_estimates_are_below_on_demand_and_dated_by_the_older_input(
+    snapshots: dict[str, PriceSnapshot],
+) -> None:
+    od_snap, spot_snap = snapshots["aws_ondemand"], snapshots["aws_spot"]
+    ondemand = {(o.name, o.region): o for o in od_snap.offers}
+    for o in spot_snap.offers:
+        od = ondemand.get((o.name, o.region))
+        assert od is not None, (o.name, o.region)
+        assert o.usd_per_hour < od.usd_per_hour, (o.name, o.region)
+        spot_date = o.fetched_at or spot_snap.fetched_at
+        od_date = od.fetched_at or od_snap.fetched_at
+        assert spot_date <= od_date, (o.name, o.region)
+
+
 def test_paperspace_plans_and_worked_example_prices(
     snapshots: dict[str, PriceSnapshot],
 ) -> None:
