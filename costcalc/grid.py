@@ -36,18 +36,29 @@ class GridIndex:
             if ":" in region.code:
                 bare.setdefault(region.code.split(":", 1)[1].lower(), []).append(region)
         self._bare = {name: found[0] for name, found in bare.items() if len(found) == 1}
+        # Country and region names ("Germany"), where a name is used once.
+        names: dict[str, list[GridIntensity]] = {}
+        for region in data.regions:
+            names.setdefault(region.name.lower(), []).append(region)
+        self._by_name = {name: found[0] for name, found in names.items() if len(found) == 1}
 
     def home(self, code: str | None = None) -> GridIntensity:
-        """The grid a desktop draws from: a country ('US'), a state ('US-CA') or a cloud region."""
+        """The grid a desktop draws from: a country ('US' or 'Germany'), a state ('US-CA') or a
+        cloud region ('aws:us-east-1' or 'us-east-1')."""
         wanted = (code or self.data.default_home_region).strip().lower()
-        found = self._by_code.get(wanted) or self._bare.get(wanted)
+        found = self._by_code.get(wanted) or self._bare.get(wanted) or self._by_name.get(wanted)
         if found is None:
             raise UnknownRegion(code or "", self.suggest(wanted))
         return found
 
     def suggest(self, code: str, limit: int = 3) -> list[str]:
-        names = difflib.get_close_matches(code.lower(), list(self._by_code), n=limit, cutoff=0.6)
-        return [self._by_code[name].code for name in names]
+        wanted = code.lower()
+        codes = difflib.get_close_matches(wanted, list(self._by_code), n=limit, cutoff=0.6)
+        found = [self._by_code[c].code for c in codes]
+        for name in difflib.get_close_matches(wanted, list(self._by_name), n=limit, cutoff=0.6):
+            if self._by_name[name].code not in found:
+                found.append(self._by_name[name].code)
+        return found[:limit]
 
     def for_offer(self, provider: str, region: str) -> OfferGrid:
         family = provider_family(provider)

@@ -240,3 +240,17 @@ def test_every_command_has_help_text() -> None:
         for action in command._actions:
             if action.dest != "help" and action.option_strings:
                 assert action.help or action.choices, f"{name} {action.option_strings} undocumented"
+
+
+@pytest.mark.parametrize(
+    ("region", "code"),
+    [("germany", "DE"), ("US-CA", "US-CA"), ("us-ca", "US-CA"), ("aws:us-east-1", "aws:us-east-1")],
+)
+def test_region_by_code_or_name(region: str, code: str, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--region", region], capsys)
+    assert doc["inputs"]["assumptions"]["home_region"] == code
+
+
+def test_misspelt_country_name_suggests_its_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["quick", "--gpu", "rtx3090", "--region", "fr4nce"], capsys)
+    assert code == 2 and "did you mean FR" in err
