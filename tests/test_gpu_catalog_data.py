@@ -334,7 +334,9 @@ def test_street_prices_are_dated_sourced_and_not_in_the_future(catalog: GpuCatal
         )
     ]
     assert not wrong
-    stray = [g.key for g in catalog.gpus if g.street_price_usd is None and "street_price" in g.sources]
+    stray = [
+        g.key for g in catalog.gpus if g.street_price_usd is None and "street_price" in g.sources
+    ]
     assert not stray
 
 

@@ -9,6 +9,7 @@ GPU; only the memory fit is used (activation memory per item does not depend on 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from costcalc.bench.results import BenchResult, WorkloadResult
 from costcalc.compare import SpeedFn
@@ -58,3 +59,39 @@ def speed_from(bench: BenchResult, kind: str, dtype: str) -> SpeedFn | None:
         return cache[key]
 
     return speed
+
+
+@dataclass(frozen=True)
+class BenchEffects:
+    """Everything a saved bench changes in one comparison, for one desktop GPU."""
+
+    max_batch: dict[str, int]
+    """Largest batch on every catalog GPU: from the memory fit, whatever the bench ran on."""
+    run_hours: float | None = None
+    """Hours the user's items take: only when the bench ran on the desktop's own GPU."""
+    speed: SpeedFn | None = None
+    """Speeds from the measured time split: only when the bench ran on the desktop's GPU."""
+    gpu_w: float | None = None
+    """Measured watts under load (NVML): only when the bench ran on the desktop's GPU."""
+
+
+def effects(
+    bench: BenchResult,
+    desktop_gpu_key: str,
+    kind: str,
+    dtype: str,
+    items: float | None,
+    specs: Iterable[GpuSpec],
+) -> BenchEffects:
+    """What `bench` tells a comparison whose desktop has `desktop_gpu_key`.
+
+    A bench measured on another GPU (or the CPU) still gives the memory fit, which does not
+    depend on the device; its speed, watts and items per second belong to the GPU it ran on.
+    """
+    on_desktop = desktop_gpu(bench) == desktop_gpu_key
+    return BenchEffects(
+        max_batch=max_batch(bench, kind, specs),
+        run_hours=run_hours_for(bench, kind, items) if on_desktop and items else None,
+        speed=speed_from(bench, kind, dtype) if on_desktop else None,
+        gpu_w=bench.power_w if on_desktop else None,
+    )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import args as types
 from costcalc.constants import CUSTOM_PROVIDER, DTYPES, KINDS, PROVIDERS
+
+if TYPE_CHECKING:
+    from costcalc.bench.apply import BenchEffects
 
 PROVIDER_CHOICES = (*PROVIDERS, CUSTOM_PROVIDER)
 
@@ -174,12 +177,13 @@ def run(ns: argparse.Namespace) -> int:
     data = load_app_data(providers)
     bench = _load_bench(ns.bench)
     spec = data.catalog.resolve(_desktop_gpu(ns.gpu, bench))
+    effects = _bench_effects(bench, spec.key, ns, data.catalog)
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         ns.gpu_count,
         price_usd=ns.desktop_price,
-        gpu_w=ns.gpu_watts if ns.gpu_watts is not None or bench is None else bench.power_w,
+        gpu_w=ns.gpu_watts if ns.gpu_watts is not None or effects is None else effects.gpu_w,
         rest_of_system_w=ns.system_watts,
         idle_w=ns.idle_watts,
     )
@@ -195,18 +199,24 @@ def run(ns: argparse.Namespace) -> int:
         include_embodied=ns.embodied,
     )
     workload = Workload(
-        run_hours=ns.run_hours or _bench_hours(bench, ns.kind, ns.items),
+        run_hours=ns.run_hours or (effects.run_hours if effects else None),
         items_per_run=ns.items,
         memory_gb=ns.memory_gb,
-        max_batch=_bench_batches(bench, ns.kind, data.catalog),
+        max_batch=effects.max_batch if effects else {},
         kind=ns.kind,
         dtype=ns.dtype,
     )
     offers = filter_offers(data.book.offers, providers)
     offers += [custom_offer(spec.key, ns.gpu_count, p, now) for p in ns.cloud_price]
-    speed = _bench_speed(bench, ns.kind, ns.dtype)
     comparison = compare(
-        desktop, assumptions, workload, offers, data.catalog, data.grid, now, speed=speed
+        desktop,
+        assumptions,
+        workload,
+        offers,
+        data.catalog,
+        data.grid,
+        now,
+        speed=effects.speed if effects else None,
     )
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
@@ -256,25 +266,12 @@ def _desktop_gpu(gpu: str | None, bench: Any) -> str:
     raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
 
 
-def _bench_hours(bench: Any, kind: str, items: float | None) -> float | None:
-    if bench is None or not items:
-        return None
-    from costcalc.bench.apply import run_hours_for
-
-    return run_hours_for(bench, kind, items)
-
-
-def _bench_batches(bench: Any, kind: str, catalog: Any) -> dict[str, int]:
-    if bench is None:
-        return {}
-    from costcalc.bench.apply import max_batch
-
-    return max_batch(bench, kind, catalog)
-
-
-def _bench_speed(bench: Any, kind: str, dtype: str) -> Any:
+def _bench_effects(
+    bench: Any, gpu_key: str, ns: argparse.Namespace, catalog: Any
+) -> BenchEffects | None:
+    """What the bench changes for this desktop; None without --bench (nothing is imported)."""
     if bench is None:
         return None
-    from costcalc.bench.apply import speed_from
+    from costcalc.bench.apply import effects
 
-    return speed_from(bench, kind, dtype)
+    return effects(bench, gpu_key, ns.kind, ns.dtype, ns.items, catalog)

@@ -167,6 +167,12 @@ class CostcalcApp(App[None]):
     def on_bench_finished(self, message: BenchFinished) -> None:
         self.notify(message.summary, title="Bench")
         self._set_bench(message.result)
+        from costcalc.bench.apply import desktop_gpu
+
+        measured = desktop_gpu(message.result)
+        main = self.main
+        if measured is not None and main is not None and measured != main.settings.gpu:
+            main.apply(gpu=measured)  # the GPU just measured is the desktop being costed
 
     # ------------------------------------------------------------------ refresh
 

@@ -8,7 +8,7 @@ torch-free). A build without the bench simply has no bench run.
 from __future__ import annotations
 
 from costcalc.loaders import AppData
-from costcalc.settings import Settings
+from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.calc import BenchRun
 
 try:
@@ -27,13 +27,17 @@ def latest_bench_run(data: AppData, settings: Settings) -> BenchRun | None:
 
 
 def bench_run_from(result: BenchResult, data: AppData, settings: Settings) -> BenchRun:
-    """Largest batch on every catalog GPU (memory fit) and, on a GPU bench, the run's hours."""
-    name = result.environment.device_name
-    run_hours = None
-    if settings.items_per_run is not None:
-        run_hours = apply.run_hours_for(result, settings.kind, settings.items_per_run)
+    """Largest batch on every catalog GPU (memory fit) and, when the bench ran on the desktop's
+    own GPU, the run's hours, the measured speed split and the measured watts."""
+    desktop = data.catalog.resolve(settings.gpu or DEFAULT_GPU).key
+    found = apply.effects(
+        result, desktop, settings.kind, settings.dtype, settings.items_per_run, data.catalog
+    )
     return BenchRun(
-        label=f"bench on {name} ({result.created_at:%Y-%m-%d})",
-        run_hours=run_hours,
-        max_batch=apply.max_batch(result, settings.kind, data.catalog),
+        label=f"bench on {result.environment.device_name} ({result.created_at:%Y-%m-%d})",
+        run_hours=found.run_hours,
+        max_batch=found.max_batch,
+        speed=found.speed,
+        gpu_w=found.gpu_w,
+        gpu=apply.desktop_gpu(result),
     )

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from costcalc.compare import Comparison, compare
+from costcalc.compare import Comparison, SpeedFn, compare
 from costcalc.loaders import AppData
 from costcalc.models import Assumptions, CloudOffer, DesktopBuild, GpuSpec, Workload
 from costcalc.scenario import build_assumptions, build_desktop
@@ -25,6 +25,12 @@ class BenchRun:
     label: str
     run_hours: float | None = None
     max_batch: Mapping[str, int] = field(default_factory=dict)
+    speed: SpeedFn | None = None
+    """Speeds from the measured time split (a bench on the desktop's own GPU)."""
+    gpu_w: float | None = None
+    """Measured watts of the desktop's GPU under load (NVML), replacing its board power."""
+    gpu: str | None = None
+    """Catalog key of the GPU the bench ran on, when it is one."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,13 @@ def calculate(
 ) -> Calculation:
     """Settings -> the comparison; raises CostcalcError with one line when an input is unusable."""
     spec = data.catalog.resolve(settings.gpu or DEFAULT_GPU)
+    use_bench = bench if settings.run_from_bench else None
     desktop = build_desktop(
-        spec, data.desktop_defaults, settings.gpu_count, price_usd=settings.desktop_price_usd
+        spec,
+        data.desktop_defaults,
+        settings.gpu_count,
+        price_usd=settings.desktop_price_usd,
+        gpu_w=use_bench.gpu_w if use_bench else None,
     )
     assumptions = build_assumptions(
         data.grid,
@@ -92,7 +103,10 @@ def calculate(
     )
     workload = workload_for(settings, bench)
     chosen = offers_for(settings, data.book.offers if offers is None else offers)
-    comparison = compare(desktop, assumptions, workload, chosen, data.catalog, data.grid, now)
+    speed = use_bench.speed if use_bench else None
+    comparison = compare(
+        desktop, assumptions, workload, chosen, data.catalog, data.grid, now, speed=speed
+    )
     return Calculation(
         settings, spec, desktop, assumptions, workload, chosen, comparison, now, bench
     )

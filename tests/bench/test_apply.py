@@ -1,0 +1,97 @@
+"""What a saved bench changes in a comparison, and only for the GPU it measured.
+
+A GPU bench result is built here as `costcalc bench --save` writes it on an NVIDIA machine: the
+file can exist on this CPU-only machine even though the device cannot.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from costcalc.bench.apply import effects
+from costcalc.bench.results import (
+    BenchResult,
+    Environment,
+    Profile,
+    Spread,
+    WorkloadResult,
+    save_result,
+)
+from costcalc.catalog import load_catalog
+from costcalc.cli import main
+
+
+def gpu_bench(gpu_key: str = "rtx3090", power_w: float = 280.0) -> BenchResult:
+    spread = Spread(median_s=0.05, iqr_s=0.001, cv=0.01, repeats=7, noisy=False)
+    env = Environment(
+        device="cuda",
+        device_name="NVIDIA GeForce RTX 3090",
+        gpu_key=gpu_key,
+        torch_version="2.13.0",
+        cuda_version="12.8",
+        cpu_model="Test CPU",
+        threads=8,
+        python_version="3.11",
+        platform="linux",
+    )
+    workload = WorkloadResult(
+        name="transformer_block",
+        kind="transformer",
+        dtype="fp16",
+        batch_size=64,
+        items_per_s=2000.0,
+        step_s=0.032,
+        spread=spread,
+        memory_base_bytes=2e9,
+        memory_per_item_bytes=0.25e9,
+        profile=Profile(compute_share=0.7, memory_share=0.25, overhead_share=0.05),
+    )
+    return BenchResult(
+        created_at=datetime(2026, 11, 22, tzinfo=timezone.utc),
+        mode="quick",
+        device="cuda",
+        environment=env,
+        matmul_tflops={"fp16": 60.0},
+        bandwidth_gbs=800.0,
+        launch_overhead_us=5.0,
+        workloads=(workload,),
+        power_w=power_w,
+        duration_s=12.0,
+    )
+
+
+def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:
+    found = effects(gpu_bench(), "rtx3090", "transformer", "fp16", 7.2e6, load_catalog())
+    assert found.gpu_w == 280.0
+    assert found.run_hours == pytest.approx(7.2e6 / 2000 / 3600)
+    assert found.speed is not None
+    catalog = load_catalog()
+    assert found.speed(catalog.get("rtx3090"), catalog.get("h100_sxm5_80gb")) > 1
+    assert found.max_batch["t4"] < found.max_batch["a100_sxm4_80gb"]
+
+
+def test_a_bench_on_another_gpu_gives_only_its_memory_fit() -> None:
+    found = effects(gpu_bench(), "rtx4090", "transformer", "fp16", 7.2e6, load_catalog())
+    assert found.gpu_w is None and found.run_hours is None and found.speed is None
+    assert found.max_batch["a100_sxm4_80gb"] > 0
+
+
+def test_quick_with_a_gpu_bench_uses_its_gpu_and_watts(capsys: pytest.CaptureFixture[str]) -> None:
+    save_result(gpu_bench(power_w=280.0))
+    assert (
+        main(["quick", "--bench", "latest", "--kind", "transformer", "--items", "7.2e6", "--json"])
+        == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["inputs"]["desktop"]["gpu"] == "rtx3090"
+    assert doc["inputs"]["desktop"]["gpu_w"] == 280.0
+    assert doc["desktop_run"]["hours"] == pytest.approx(1.0)
+    assert (
+        main(["quick", "--gpu", "rtx4090", "--bench", "latest", "--kind", "transformer", "--json"])
+        == 0
+    )
+    other = json.loads(capsys.readouterr().out)
+    assert other["inputs"]["desktop"]["gpu_w"] == 450  # the 4090's board power, not the 3090's draw
