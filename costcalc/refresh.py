@@ -250,7 +250,7 @@ def _refresh_one(
         check_plausible(outcome)
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
-    except (FetchError, FeedError, Refused, DataFileError) as exc:
+    except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return ProviderResult(provider, False, str(exc)), None
     except Exception as exc:  # one provider's bug must not stop the others
         return ProviderResult(provider, False, f"unexpected {type(exc).__name__}: {exc}"), None

@@ -61,8 +61,30 @@ LOCATIONS: dict[str, str] = {
 """Price List location names -> region codes. AWS writes European ones both 'EU (...)' and
 'Europe (...)'; both are accepted."""
 
-REGIONS: tuple[str, ...] = ("us-east-1", "us-west-2", "eu-west-1")
-"""Regions fetched when the URL is a per-region template."""
+REGIONS: tuple[str, ...] = (
+    "us-east-1",
+    "us-east-2",
+    "us-west-2",
+    "eu-west-1",
+    "eu-central-1",
+    "ap-northeast-1",
+)
+"""Regions fetched when the URL is a per-region template: those of the bundled snapshot, so a
+refresh never leaves the user with fewer regions than the install came with. REGIONS_ENV
+(comma-separated codes) chooses others."""
+REGIONS_ENV = "COSTCALC_AWS_REGIONS"
+
+
+def regions() -> tuple[str, ...]:
+    """The regions to fetch: REGIONS_ENV when set (each must be a known location), else REGIONS."""
+    chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
+    unknown = [r for r in chosen if r not in LOCATIONS.values()]
+    if unknown:
+        from costcalc.errors import CostcalcError
+
+        known = ", ".join(sorted(LOCATIONS.values()))
+        raise CostcalcError(f"{REGIONS_ENV}: unknown region {unknown[0]!r}; known: {known}")
+    return chosen or REGIONS
 
 
 def region_of(location: str) -> str | None:
@@ -82,7 +104,7 @@ def urls() -> list[str]:
         return [template]
     return [
         template.replace("{location}", quote(location_of(r))).replace("{region}", r)
-        for r in REGIONS
+        for r in regions()
     ]
 
 

@@ -25,7 +25,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     """Point every user file at a fresh directory so no test reads or writes real files."""
     home = tmp_path / "costcalc-home"
     monkeypatch.setenv("COSTCALC_HOME", str(home))
-    for name in ("COSTCALC_AWS_SPOT_URL", "COSTCALC_AWS_ADVISOR_URL", "COSTCALC_AWS_ONDEMAND_URL"):
+    for name in (
+        "COSTCALC_AWS_SPOT_URL",
+        "COSTCALC_AWS_ADVISOR_URL",
+        "COSTCALC_AWS_ONDEMAND_URL",
+        "COSTCALC_AWS_REGIONS",
+    ):
         monkeypatch.delenv(name, raising=False)
     yield home
 
@@ -113,6 +118,7 @@ def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedR
     monkeypatch.setenv(
         "COSTCALC_AWS_ONDEMAND_URL", feed_server.url("/ondemand/{region}/index.json")
     )
+    monkeypatch.setenv("COSTCALC_AWS_REGIONS", "us-east-1,us-west-2,eu-west-1")
     monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "0.5")
     monkeypatch.setenv("COSTCALC_HTTP_RETRIES", "2")
     monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")

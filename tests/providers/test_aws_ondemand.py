@@ -90,3 +90,20 @@ def test_document_without_gpu_rows_is_refused() -> None:
         aws_ondemand.parse('{"regions": {"US East (N. Virginia)": {}}}')
     with pytest.raises(FeedError, match="regions should be an object"):
         aws_ondemand.parse('{"manifest": {}}')
+
+
+def test_regions_default_to_the_bundled_ones_and_can_be_chosen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from costcalc.errors import CostcalcError
+
+    monkeypatch.setenv("COSTCALC_AWS_ONDEMAND_URL", "http://127.0.0.1:1/{region}.csv")
+    assert len(aws_ondemand.urls()) == len(aws_ondemand.REGIONS) == 6
+    monkeypatch.setenv("COSTCALC_AWS_REGIONS", "eu-central-1, ap-northeast-1")
+    assert aws_ondemand.urls() == [
+        "http://127.0.0.1:1/eu-central-1.csv",
+        "http://127.0.0.1:1/ap-northeast-1.csv",
+    ]
+    monkeypatch.setenv("COSTCALC_AWS_REGIONS", "mars-north-1")
+    with pytest.raises(CostcalcError, match="unknown region 'mars-north-1'"):
+        aws_ondemand.urls()
