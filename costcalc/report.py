@@ -203,6 +203,13 @@ def to_text(
             f"{fmt.percent(comparison.break_even_utilisation)} utilisation."
         )
     lines += ["", fmt.verdict(comparison, a)]
+    best = comparison.best
+    if best is not None and is_stale(best.offer.fetched_at, best.offer.spot, now):
+        lines.append(
+            f"  That price is {fmt.age(best.price_age_days)} old"
+            f"{' (a spot estimate)' if best.offer.spot else ''}: "
+            "`costcalc refresh` fetches current prices."
+        )
     return "\n".join(lines)
 
 

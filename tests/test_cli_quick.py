@@ -254,3 +254,10 @@ def test_region_by_code_or_name(region: str, code: str, capsys: pytest.CaptureFi
 def test_misspelt_country_name_suggests_its_code(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["quick", "--gpu", "rtx3090", "--region", "fr4nce"], capsys)
     assert code == 2 and "did you mean FR" in err
+
+
+def test_a_stale_verdict_price_says_how_to_refresh(capsys: pytest.CaptureFixture[str]) -> None:
+    _, stale, _ = run(["quick", "--gpu", "rtx3090", "--provider", "aws-spot"], capsys)
+    assert "old (a spot estimate): `costcalc refresh` fetches current prices." in stale
+    _, fresh, _ = run([*REFERENCE, "--provider", "custom"], capsys)
+    assert "costcalc refresh" not in fresh  # a price given just now is not stale
