@@ -139,7 +139,7 @@ def compare(
         if age is None:
             age = ages[offer.fetched_at] = age_days(offer.fetched_at, now)
 
-        hours = busy_hours / rel
+        hours = engine.cloud_hours_for(busy_hours, rel)
         usd_year = engine.cloud_usd_for_hours(
             hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
         )
@@ -200,7 +200,7 @@ def _offer_run(
 ) -> RunCost | None:
     if w.run_hours is None:
         return None
-    hours = w.run_hours / rel
+    hours = engine.cloud_hours_for(w.run_hours, rel)
     billed_s = engine.billed_seconds(
         hours * 3600, offer.billing_increment_s, offer.billing_minimum_s
     )

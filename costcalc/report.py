@@ -12,10 +12,18 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from costcalc import engine
 from costcalc import format as fmt
 from costcalc.compare import Comparison
 from costcalc.loaders import AppData
-from costcalc.models import Assumptions, CloudOffer, DesktopBuild, OfferResult, Workload
+from costcalc.models import (
+    Assumptions,
+    CloudOffer,
+    DesktopBuild,
+    GpuSpec,
+    OfferResult,
+    Workload,
+)
 from costcalc.snapshots import is_stale
 
 BUCKET_LABELS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
@@ -231,10 +239,18 @@ def cloud_offer_json(o: CloudOffer) -> dict[str, Any]:
     }
 
 
-def offer_json(result: OfferResult) -> dict[str, Any]:
+def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
     run = result.run
     return {
         **cloud_offer_json(result.offer),
+        # The Paperspace benchmark's ratios, per GPU: what each dollar an hour buys.
+        "cost_efficiency": engine.cost_efficiency(
+            result.offer.usd_per_gpu_hour,
+            spec.bandwidth_gbs,
+            spec.cuda_cores,
+            spec.memory_gb,
+            spec.fp32_tflops,
+        ),
         "relative_speed": result.relative_speed,
         "hours_per_year": result.hours_per_year,
         "usd_per_year": result.usd_per_year,
@@ -264,8 +280,12 @@ def to_json(
         },
         "desktop": asdict(comparison.desktop),
         "desktop_run": asdict(comparison.desktop_run) if comparison.desktop_run else None,
-        "offers": [offer_json(r) for r in rows],
-        "best": offer_json(comparison.best) if comparison.best else None,
+        "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
+        "best": (
+            offer_json(comparison.best, data.catalog.get(comparison.best.offer.gpu))
+            if comparison.best
+            else None
+        ),
         "break_even_utilisation": comparison.break_even_utilisation,
         "verdict": fmt.verdict(comparison, a),
         "warnings": data.book.warnings,

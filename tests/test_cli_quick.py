@@ -261,3 +261,14 @@ def test_a_stale_verdict_price_says_how_to_refresh(capsys: pytest.CaptureFixture
     assert "old (a spot estimate): `costcalc refresh` fetches current prices." in stale
     _, fresh, _ = run([*REFERENCE, "--provider", "custom"], capsys)
     assert "costcalc refresh" not in fresh  # a price given just now is not stale
+
+
+def test_json_offers_carry_the_cost_efficiency_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--provider", "paperspace"], capsys)
+    (m4000,) = [o for o in doc["offers"] if o["gpu"] == "quadro_m4000" and o["gpu_count"] == 1]
+    assert m4000["usd_per_hour"] == 0.45  # the DOMAIN.md section 2 example, from the snapshot
+    ratios = m4000["cost_efficiency"]
+    assert ratios["per_gb_per_min_bandwidth"] == pytest.approx(0.14, abs=0.005)
+    assert ratios["per_100_cuda_cores"] == pytest.approx(0.027, abs=0.0005)
+    assert ratios["per_gb_memory"] == pytest.approx(0.056, abs=0.0005)
+    assert ratios["per_fp32_tflops"] == pytest.approx(0.17, abs=0.01)
