@@ -119,6 +119,7 @@ def compare(
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[datetime, float] = {}
     results: list[OfferResult] = []
+    check_fit = bool(w.max_batch) or w.memory_gb is not None
     append = results.append
     for offer in offers:
         gpu_key = (offer.gpu, offer.gpu_count)
@@ -143,7 +144,7 @@ def compare(
         usd_year = engine.cloud_usd_for_hours(
             hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
         )
-        fits = _fits(spec, offer.gpu, w)
+        fits = _fits(spec, offer.gpu, w) if check_fit else None
         append(
             OfferResult(
                 offer,
@@ -208,8 +209,7 @@ def _offer_run(
     if offer.monthly_fee_usd:
         desktop_hours_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
         share = engine.plan_share_usd(offer.monthly_fee_usd, desktop_hours_per_month / w.run_hours)
-    # Already rounded to the provider's increment: bill the exact billed seconds.
-    usd = engine.run_cost_usd(billed_s, offer.usd_per_hour, plan_share_usd=share)
+    usd = engine.billed_cost_usd(billed_s, offer.usd_per_hour, share)
     kwh = hours * offer_w / 1000
     return RunCost(
         hours=hours,

@@ -165,7 +165,14 @@ def run_cost_usd(
     plan_share_usd: float = 0.0,
 ) -> float:
     """Cost of one run: billed time / 3600 x price per hour, plus its share of any plan fee."""
-    return billed_seconds(run_s, increment_s, minimum_s) / 3600 * usd_per_hour + plan_share_usd
+    return billed_cost_usd(
+        billed_seconds(run_s, increment_s, minimum_s), usd_per_hour, plan_share_usd
+    )
+
+
+def billed_cost_usd(billed_s: float, usd_per_hour: float, plan_share_usd: float = 0.0) -> float:
+    """What billed seconds cost at a price per hour, plus a share of a plan fee."""
+    return billed_s / 3600 * usd_per_hour + plan_share_usd
 
 
 def plan_share_usd(monthly_fee_usd: float, runs_per_month: float) -> float:
