@@ -6,34 +6,40 @@ fsynced and renamed over the target, so a crash never leaves half a file.
 
 Parsing YAML in Python costs more than everything else `costcalc quick` does, so a validated
 file is also kept as JSON in the cache directory, keyed by a hash of its text, the model and
-the costcalc version; the next run validates that JSON in pydantic-core instead. A cache that
+the costcalc version; the next run validates that JSON in pydantic-core instead, without
+importing the YAML parser. A cache that
 cannot be read or written is ignored: it only ever saves time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import tempfile
+import zlib
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from costcalc.errors import DataFileError
 
 M = TypeVar("M", bound=BaseModel)
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+def _yaml() -> Any:
+    # Imported on first parse or dump: a cached file is read without YAML at all.
+    import yaml
+
+    return yaml
 
 
 def parse_yaml(text: str, where: str) -> Any:
+    """Safe YAML (no tags), with libyaml's C parser when it is there."""
+    yaml = _yaml()
     try:
-        return yaml.load(text, Loader=_Loader)  # a SafeLoader: C speed, no tags
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
@@ -90,7 +96,10 @@ def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
         directory = locations.cache_dir() / "parsed"
     except Exception:  # no usable home directory: run without a cache
         return None
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    # Length and CRC-32 tell one version of a data file from the next; this is a cache key,
+    # not a defence, and it avoids loading hashlib's OpenSSL binding at every start.
+    data = text.encode("utf-8")
+    digest = f"{len(data):x}-{zlib.crc32(data):08x}"
     return directory / f"{model.__name__}-{__version__}-{digest}.json"
 
 
@@ -100,7 +109,9 @@ def _write_cache(path: Path, result: BaseModel) -> None:
 
 
 def dump_yaml(data: Any) -> str:
-    return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True))
+    yaml = _yaml()
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return str(yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True))
 
 
 def write_atomic(path: Path, text: str) -> None:
