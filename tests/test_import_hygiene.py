@@ -54,3 +54,20 @@ def test_engine_core_imports_no_io_or_front_end() -> None:
 def test_engine_module_is_pure_stdlib() -> None:
     loaded = modules_after("import costcalc.engine")
     assert "pydantic" not in loaded and "yaml" not in loaded
+
+
+def test_the_refresh_job_loads_neither_textual_nor_torch() -> None:
+    # A refresh with no reachable feed still runs the whole job: fetch, fail, report, history.
+    loaded = modules_after(
+        """
+        import contextlib, io, os
+        os.environ["COSTCALC_AWS_SPOT_URL"] = "http://127.0.0.1:9/spot.json"
+        os.environ["COSTCALC_AWS_ADVISOR_URL"] = "http://127.0.0.1:9/advisor.json"
+        os.environ["COSTCALC_HTTP_RETRIES"] = "0"
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            assert main(["refresh", "--provider", "aws-spot"]) == 1
+        """
+    )
+    assert "requests" in loaded  # the job did run its HTTP client
+    assert not loaded & {"textual", "torch"}
