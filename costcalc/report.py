@@ -136,7 +136,8 @@ def _identity_cells(result: OfferResult, age: str) -> dict[str, str]:
 
 
 def pick_rows(comparison: Comparison, top: int | None) -> list[OfferResult]:
-    """Cheapest offers per year: the best of each provider always, then the cheapest overall."""
+    """Cheapest offers per year: the best of each provider always, then the cheapest offers
+    with a guaranteed GPU (free tiers without one are shown once, by their provider's row)."""
     ranked = sorted(comparison.offers, key=lambda r: (r.fits is False, r.usd_per_year))
     if top is None:
         return ranked
@@ -146,7 +147,8 @@ def pick_rows(comparison: Comparison, top: int | None) -> list[OfferResult]:
         if result.offer.provider not in seen and result.fits is not False:
             seen.add(result.offer.provider)
             chosen.append(result)
-    for result in ranked:
+    fill = sorted(ranked, key=lambda r: (not r.offer.guaranteed, r.fits is False, r.usd_per_year))
+    for result in fill:
         if len(chosen) >= max(top, len(seen)):
             break
         if result not in chosen:

@@ -272,3 +272,11 @@ def test_json_offers_carry_the_cost_efficiency_ratios(capsys: pytest.CaptureFixt
     assert ratios["per_100_cuda_cores"] == pytest.approx(0.027, abs=0.0005)
     assert ratios["per_gb_memory"] == pytest.approx(0.056, abs=0.0005)
     assert ratios["per_fp32_tflops"] == pytest.approx(0.17, abs=0.01)
+
+
+def test_the_table_fills_with_guaranteed_offers(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["quick", "--gpu", "rtx3090", "--top", "8"], capsys)
+    rows = out.split("speed relative to your desktop):\n", 1)[1].split("\n  ")[0].splitlines()[1:]
+    assert len(rows) >= 8
+    free = [row for row in rows if " * " in row or row.rstrip().endswith("*")]
+    assert len(free) <= 1  # the free tier stands for Colab once; the rest can be rented for sure
