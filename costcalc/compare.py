@@ -127,7 +127,7 @@ def compare(
         if found_gpu is None:
             spec = catalog.get(offer.gpu)
             scale = engine.multi_gpu_speedup(offer.gpu_count) / desk_scale
-            watts = offer.gpu_count * (spec.board_power_w + host_w)
+            watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
             found_gpu = per_gpu[gpu_key] = (speed(desk_spec, spec) * scale, watts, spec)
         rel, offer_w, spec = found_gpu
         region_key = (offer.provider, offer.region)
@@ -140,10 +140,7 @@ def compare(
         if age is None:
             age = ages[offer.fetched_at] = age_days(offer.fetched_at, now)
 
-        hours = engine.cloud_hours_for(busy_hours, rel)
-        usd_year = engine.cloud_usd_for_hours(
-            hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
-        )
+        hours, usd_year = cloud_year(offer, busy_hours, rel)
         fits = _fits(spec, offer.gpu, w) if check_fit else None
         append(
             OfferResult(
@@ -174,6 +171,15 @@ def compare(
             _break_even_utilisation(desktop, a, load_w, best) if best is not None else None
         ),
     )
+
+
+def cloud_year(offer: CloudOffer, busy_hours: float, relative_speed: float) -> tuple[float, float]:
+    """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs."""
+    hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    usd = engine.cloud_usd_for_hours(
+        hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
+    )
+    return hours, usd
 
 
 def _fits(spec: GpuSpec, gpu: str, w: Workload) -> bool | None:
@@ -207,8 +213,8 @@ def _offer_run(
     )
     share = 0.0
     if offer.monthly_fee_usd:
-        desktop_hours_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
-        share = engine.plan_share_usd(offer.monthly_fee_usd, desktop_hours_per_month / w.run_hours)
+        runs = engine.runs_per_month(a.utilisation, w.run_hours)
+        share = engine.plan_share_usd(offer.monthly_fee_usd, runs)
     usd = engine.billed_cost_usd(billed_s, offer.usd_per_hour, share)
     kwh = hours * offer_w / 1000
     return RunCost(
@@ -239,10 +245,7 @@ def _break_even_utilisation(
         )
 
     def cloud_cost(u: float) -> float:
-        hours = u * engine.HOURS_PER_YEAR / best.relative_speed
-        yearly = engine.cloud_usd_for_hours(
-            hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
-        )
+        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, best.relative_speed)
         return yearly * a.horizon_years
 
     return engine.break_even_utilisation(desktop_cost, cloud_cost)

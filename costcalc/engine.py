@@ -88,6 +88,12 @@ def cloud_usd_for_hours(
     return MONTHS_PER_YEAR * (monthly_fee_usd + extra_per_month)
 
 
+def cloud_server_w(gpu_count: int, gpu_board_w: float, host_w_per_gpu: float) -> float:
+    """Draw of a cloud server running `gpu_count` GPUs: their board power plus each GPU's share
+    of the host (CPU, memory, network)."""
+    return gpu_count * (gpu_board_w + host_w_per_gpu)
+
+
 # --------------------------------------------------------------------------- break-even
 
 
@@ -173,6 +179,11 @@ def run_cost_usd(
 def billed_cost_usd(billed_s: float, usd_per_hour: float, plan_share_usd: float = 0.0) -> float:
     """What billed seconds cost at a price per hour, plus a share of a plan fee."""
     return billed_s / 3600 * usd_per_hour + plan_share_usd
+
+
+def runs_per_month(utilisation: float, run_hours: float) -> float:
+    """Runs a month at this utilisation, when one run takes `run_hours` on the desktop."""
+    return utilisation * HOURS_PER_YEAR / MONTHS_PER_YEAR / run_hours
 
 
 def plan_share_usd(monthly_fee_usd: float, runs_per_month: float) -> float:

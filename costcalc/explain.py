@@ -116,7 +116,7 @@ def carbon(
     offer_grid = grid.for_offer(o.provider, o.region)
     host_w = grid.data.cloud_host_w_per_gpu
     board_w = catalog.get(o.gpu).board_power_w
-    kwh = result.hours_per_year * o.gpu_count * (board_w + host_w) / 1000
+    kwh = result.hours_per_year * engine.cloud_server_w(o.gpu_count, board_w, host_w) / 1000
     lines = [
         f"desktop: {num(d.kwh_per_year)} kWh x PUE {num(a.home_pue)} x "
         f"{num(a.home_gco2_per_kwh)} g/kWh ({a.home_region}) / 1000 = "
@@ -145,8 +145,7 @@ def run(result: OfferResult, a: Assumptions, w: Workload) -> Explanation | None:
     o = result.offer
     share = ""
     if o.monthly_fee_usd:
-        runs_per_month = a.utilisation * engine.HOURS_PER_YEAR / engine.MONTHS_PER_YEAR
-        runs_per_month /= w.run_hours
+        runs_per_month = engine.runs_per_month(a.utilisation, w.run_hours)
         plan_usd = engine.plan_share_usd(o.monthly_fee_usd, runs_per_month)
         share = (
             f" + plan ${num(o.monthly_fee_usd)}/month / {num(max(runs_per_month, 1.0))} runs"

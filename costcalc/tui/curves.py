@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costcalc import engine
-from costcalc.compare import desktop_result
+from costcalc.compare import cloud_year, desktop_result
 from costcalc.models import OfferResult
 from costcalc.tui.calc import Calculation
 
@@ -73,10 +73,7 @@ def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
     for u in UTILISATION_STEPS:
         assumptions = calc.assumptions.model_copy(update={"utilisation": u})
         desktop, _ = desktop_result(calc.desktop, assumptions)
-        hours = u * engine.HOURS_PER_YEAR / offer.relative_speed
-        usd_year = engine.cloud_usd_for_hours(
-            hours, o.usd_per_hour, o.monthly_fee_usd, o.included_usd_per_month
-        )
+        _, usd_year = cloud_year(o, u * engine.HOURS_PER_YEAR, offer.relative_speed)
         days.append(
             engine.break_even_days(
                 calc.desktop.price_usd,
