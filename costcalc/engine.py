@@ -84,7 +84,9 @@ def cloud_usd_for_hours(
 ) -> float:
     """Yearly cloud bill: usage beyond what the plan includes, plus twelve plan fees."""
     usage_per_month = hours_per_year * usd_per_hour / MONTHS_PER_YEAR
-    extra_per_month = max(0.0, usage_per_month - included_usd_per_month)
+    extra_per_month = usage_per_month - included_usd_per_month
+    if extra_per_month < 0:  # (not max(): this runs once per offer on every keystroke)
+        extra_per_month = 0.0
     return MONTHS_PER_YEAR * (monthly_fee_usd + extra_per_month)
 
 
@@ -160,7 +162,7 @@ def billed_seconds(run_s: float, increment_s: int = 0, minimum_s: int = 0) -> fl
     if run_s <= 0:
         return 0.0
     rounded = math.ceil(run_s / increment_s - 1e-9) * increment_s if increment_s > 0 else run_s
-    return float(max(rounded, minimum_s))
+    return float(rounded if rounded > minimum_s else minimum_s)
 
 
 def run_cost_usd(
