@@ -31,8 +31,7 @@ from typing import Any
 
 from costcalc.catalog import load_catalog
 from costcalc.models import GpuSpec
-from costcalc.predict import Calibration, fit_fp32, load_calibration, speedup
-from costcalc.speed import matmul_tflops
+from costcalc.predict import Calibration, fit_fp32, load_calibration, math_path, speedup
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sitar-lab_NeuSight"
 DEVICES = {
@@ -242,7 +241,7 @@ def print_domain_checks(cal: Calibration) -> None:
             s, t = catalog.get(a), catalog.get(b)
             ours = speedup(s, t, kind, "fp16", cal=cal)
             bw = t.bandwidth_gbs / s.bandwidth_gbs
-            root = math.sqrt(bw * matmul_tflops(t, "fp16") / matmul_tflops(s, "fp16"))
+            root = math.sqrt(bw * math_path(t, "fp16")[0] / math_path(s, "fp16")[0])
             label = f"{kind}: {t.name} / {s.name}"
             print(f"{label:52} {want:9.2f} {ours:9.2f} {bw:9.2f} {root:9.2f}")
 

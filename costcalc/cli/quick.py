@@ -167,10 +167,6 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.scenario import build_assumptions, build_desktop
     from costcalc.snapshots import filter_offers
 
-    if ns.resale >= 1:
-        from costcalc.errors import CostcalcError
-
-        raise CostcalcError(f"--resale must be a share below 1, got {ns.resale:g}")
     now = utc_now()
     wanted = [p for p in ns.provider if p != CUSTOM_PROVIDER]
     providers = wanted or ([] if ns.provider else list(PROVIDERS))
