@@ -17,6 +17,7 @@ from costcalc.catalog import load_catalog
 from costcalc.cli import main
 from costcalc.errors import CostcalcError, UnknownGpu
 from costcalc.predict import StepProfile, fit_fp32, load_calibration, predict_seconds, speedup
+from tests.bench_results import cpu_bench
 
 
 def test_same_gpu_returns_the_input() -> None:
@@ -189,7 +190,7 @@ def test_compare_with_the_predictor_over_10000_offers() -> None:
 def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
     from costcalc.bench.results import save_result
 
-    save_result(cpu_bench_result(base_bytes=20e9, per_item_bytes=1e9))
+    save_result(cpu_bench(base_bytes=20e9, per_item_bytes=1e9))
     code, out, err = run_cli(
         "quick",
         "--gpu",
@@ -208,41 +209,3 @@ def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
     big = [o for o in offers if o["gpu"] in ("h100_sxm5_80gb", "a100_sxm4_80gb")]
     assert small and all(o["fits"] is False and o["run"] is None for o in small)
     assert big and all(o["fits"] and o["usd_per_batch_item"] > 0 for o in big)
-
-
-def cpu_bench_result(base_bytes: float, per_item_bytes: float):  # type: ignore[no-untyped-def]
-    """A saved CPU bench as the bench writes it, built without torch."""
-    from costcalc.bench.results import BenchResult, Environment, Spread, WorkloadResult
-
-    spread = Spread(median_s=0.01, iqr_s=0.0, cv=0.0, repeats=5, noisy=False)
-    env = Environment(
-        device="cpu",
-        device_name="Test CPU",
-        torch_version="2.13.0",
-        cpu_model="Test CPU",
-        threads=2,
-        python_version="3.11",
-        platform="linux",
-    )
-    workload = WorkloadResult(
-        name="resnet_cnn",
-        kind="cnn",
-        dtype="fp32",
-        batch_size=16,
-        items_per_s=1600,
-        step_s=0.01,
-        spread=spread,
-        memory_base_bytes=base_bytes,
-        memory_per_item_bytes=per_item_bytes,
-    )
-    return BenchResult(
-        created_at=datetime(2026, 11, 22, tzinfo=timezone.utc),
-        mode="quick",
-        device="cpu",
-        environment=env,
-        matmul_tflops={"fp32": 0.1},
-        bandwidth_gbs=10,
-        launch_overhead_us=2,
-        workloads=(workload,),
-        duration_s=5,
-    )

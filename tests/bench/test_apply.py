@@ -1,66 +1,20 @@
 """What a saved bench changes in a comparison, and only for the GPU it measured.
 
-A GPU bench result is built here as `costcalc bench --save` writes it on an NVIDIA machine: the
-file can exist on this CPU-only machine even though the device cannot.
+The GPU bench is a saved file (tests/bench_results.py): it can exist on this CPU-only machine
+even though the device cannot.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 import pytest
 
 from costcalc.bench.apply import effects
-from costcalc.bench.results import (
-    BenchResult,
-    Environment,
-    Profile,
-    Spread,
-    WorkloadResult,
-    save_result,
-)
+from costcalc.bench.results import save_result
 from costcalc.catalog import load_catalog
 from costcalc.cli import main
-
-
-def gpu_bench(gpu_key: str = "rtx3090", power_w: float = 280.0) -> BenchResult:
-    spread = Spread(median_s=0.05, iqr_s=0.001, cv=0.01, repeats=7, noisy=False)
-    env = Environment(
-        device="cuda",
-        device_name="NVIDIA GeForce RTX 3090",
-        gpu_key=gpu_key,
-        torch_version="2.13.0",
-        cuda_version="12.8",
-        cpu_model="Test CPU",
-        threads=8,
-        python_version="3.11",
-        platform="linux",
-    )
-    workload = WorkloadResult(
-        name="transformer_block",
-        kind="transformer",
-        dtype="fp16",
-        batch_size=64,
-        items_per_s=2000.0,
-        step_s=0.032,
-        spread=spread,
-        memory_base_bytes=2e9,
-        memory_per_item_bytes=0.25e9,
-        profile=Profile(compute_share=0.7, memory_share=0.25, overhead_share=0.05),
-    )
-    return BenchResult(
-        created_at=datetime(2026, 11, 22, tzinfo=timezone.utc),
-        mode="quick",
-        device="cuda",
-        environment=env,
-        matmul_tflops={"fp16": 60.0},
-        bandwidth_gbs=800.0,
-        launch_overhead_us=5.0,
-        workloads=(workload,),
-        power_w=power_w,
-        duration_s=12.0,
-    )
+from tests.bench_results import gpu_bench
 
 
 def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:

@@ -8,7 +8,7 @@ from costcalc.loaders import load_app_data
 from costcalc.settings import Settings
 from costcalc.tui.bench_link import bench_run_from
 from costcalc.tui.calc import calculate
-from tests.bench.test_apply import gpu_bench
+from tests.bench_results import gpu_bench
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 
