@@ -81,10 +81,15 @@ def speed(value: float) -> str:
     return f"{value:.2f}x"
 
 
+def gpus(gpu: str, count: int) -> str:
+    """'rtx3090' for one GPU, '8x a100_sxm4_40gb' for several."""
+    return f"{count}x {gpu}" if count > 1 else gpu
+
+
 def offer_label(result: OfferResult) -> str:
     offer = result.offer
-    gpus = f"{offer.gpu_count}x {offer.gpu}" if offer.gpu_count > 1 else offer.gpu
-    where = f"{gpus}, {offer.region}" if offer.region != "-" else gpus
+    gpus_text = gpus(offer.gpu, offer.gpu_count)
+    where = f"{gpus_text}, {offer.region}" if offer.region != "-" else gpus_text
     return f"{offer.provider} {offer.name} ({where})"
 
 

@@ -82,11 +82,6 @@ def sort_key(result: OfferResult, column: str) -> Any:
     return values[column]
 
 
-def gpus_label(result: OfferResult) -> str:
-    o = result.offer
-    return f"{o.gpu_count}x {o.gpu}" if o.gpu_count > 1 else o.gpu
-
-
 def offer_cells(result: OfferResult, now: datetime | None = None) -> dict[str, str]:
     """Every displayable cell of an offer row, formatted."""
     o = result.offer
@@ -124,7 +119,7 @@ def _identity_cells(result: OfferResult, age: str) -> dict[str, str]:
     return {
         "provider": o.provider,
         "name": o.name + ("" if o.guaranteed else " *"),
-        "gpus": gpus_label(result),
+        "gpus": fmt.gpus(o.gpu, o.gpu_count),
         "region": o.region,
         "usd_per_hour": f"{o.usd_per_hour:,.3f}",
         "relative_speed": fmt.speed(result.relative_speed),

@@ -29,6 +29,7 @@ def run(ns: argparse.Namespace) -> int:
     import json
     import sys
 
+    from costcalc import format as fmt
     from costcalc import history
 
     gpu = None
@@ -61,7 +62,7 @@ def run(ns: argparse.Namespace) -> int:
     for s in series:
         prices = [p.usd_per_hour for p in s.points]
         label = f"{s.provider} {s.name} {s.region}".ljust(width)
-        gpus = f"{s.gpu_count}x {s.gpu}"
+        gpus = fmt.gpus(s.gpu, s.gpu_count)
         span = f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}"
         print(
             f"{label}  {gpus:<22} {history.sparkline(prices)}  ${prices[-1]:,.4g}/h "

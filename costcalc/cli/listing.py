@@ -122,7 +122,7 @@ def run_prices(ns: argparse.Namespace) -> int:
         {
             "provider": o.provider,
             "name": o.name,
-            "gpu": f"{o.gpu_count}x {o.gpu}" if o.gpu_count > 1 else o.gpu,
+            "gpu": fmt.gpus(o.gpu, o.gpu_count),
             "region": o.region,
             "price": f"{o.usd_per_hour:,.3f}",
             "fee": f"{o.monthly_fee_usd:g}" if o.monthly_fee_usd else "-",
