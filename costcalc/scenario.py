@@ -99,20 +99,3 @@ def build_assumptions(
         resale_fraction=resale_fraction,
         include_embodied=include_embodied,
     )
-
-
-def parse_utilisation(text: str) -> float:
-    """'0.15', '15%' or '15 %' -> 0.15; anything else is a one-line error."""
-    raw = text.strip()
-    percent = raw.endswith("%")
-    number = raw.rstrip("%").strip()
-    try:
-        value = float(number)
-    except ValueError:
-        raise CostcalcError(f"utilisation must be a share like 0.15 or 15%, got {text!r}") from None
-    if percent:
-        value /= 100
-    if not 0 < value <= 1:
-        hint = f" (did you mean {value:g}%?)" if not percent and 1 < value <= 100 else ""
-        raise CostcalcError(f"utilisation must be in (0, 1] or (0%, 100%], got {text!r}{hint}")
-    return value

@@ -3,40 +3,31 @@
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 
+from costcalc import values
+from costcalc.errors import CostcalcError
 
-def _number(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-    if math.isnan(value) or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"{what} must be a finite number, got {text!r}")
-    return value
+
+def _option(parse: Callable[[str, str], float], what: str) -> Callable[[str], float]:
+    """An argparse type from a costcalc.values parser: its one-line error becomes argparse's."""
+
+    def typed(text: str) -> float:
+        try:
+            return parse(text, what)
+        except CostcalcError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    typed.__name__ = what
+    return typed
 
 
 def non_negative(what: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = _number(text, what)
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{what} cannot be negative, got {text}")
-        return value
-
-    parse.__name__ = what
-    return parse
+    return _option(values.non_negative, what)
 
 
 def positive(what: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = _number(text, what)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{what} must be greater than 0, got {text}")
-        return value
-
-    parse.__name__ = what
-    return parse
+    return _option(values.positive, what)
 
 
 def count(what: str) -> Callable[[str], int]:
@@ -56,24 +47,12 @@ def count(what: str) -> Callable[[str], int]:
 
 
 def utilisation(text: str) -> float:
-    from costcalc.errors import CostcalcError
-    from costcalc.scenario import parse_utilisation
-
     try:
-        return parse_utilisation(text)
+        return values.utilisation(text)
     except CostcalcError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def share(what: str) -> Callable[[str], float]:
     """A fraction in (0, 1], also written as a percentage."""
-
-    def parse(text: str) -> float:
-        raw = text.strip()
-        value = _number(raw.rstrip("%"), what) / (100 if raw.endswith("%") else 1)
-        if not 0 < value <= 1:
-            raise argparse.ArgumentTypeError(f"{what} must be in (0, 1] or (0%, 100%], got {text}")
-        return value
-
-    parse.__name__ = what
-    return parse
+    return _option(values.share, what)

@@ -2,15 +2,24 @@
 
 Rule kept here: pure, no textual. Each parser returns the value or raises CostcalcError with one
 line that says what a valid value looks like; an empty field means "use the default" (None)
-wherever the setting has one.
+wherever the setting has one. The number checks are costcalc.values, shared with the CLI.
 """
 
 from __future__ import annotations
 
-import math
-
+from costcalc import values
 from costcalc.errors import CostcalcError
-from costcalc.scenario import parse_utilisation
+from costcalc.values import optional_non_negative, optional_positive, positive
+
+__all__ = [
+    "UTILISATION_PRESETS",
+    "gpu_count",
+    "optional_non_negative",
+    "optional_positive",
+    "percent_text",
+    "positive",
+    "utilisation",
+]
 
 UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
     ("5% personal reality", 0.05),
@@ -29,42 +38,8 @@ def utilisation(text: str) -> float:
     try:
         bare = float(raw)
     except ValueError:
-        return parse_utilisation(raw)
-    return parse_utilisation(f"{raw}%" if bare > 1 else raw)
-
-
-def _number(text: str, what: str) -> float | None:
-    raw = text.strip().replace(",", "").lstrip("$")
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise CostcalcError(f"{what} must be a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise CostcalcError(f"{what} must be a finite number, got {text!r}")
-    return value
-
-
-def optional_positive(text: str, what: str) -> float | None:
-    value = _number(text, what)
-    if value is not None and value <= 0:
-        raise CostcalcError(f"{what} must be greater than 0 (or empty), got {text!r}")
-    return value
-
-
-def optional_non_negative(text: str, what: str) -> float | None:
-    value = _number(text, what)
-    if value is not None and value < 0:
-        raise CostcalcError(f"{what} cannot be negative, got {text!r}")
-    return value
-
-
-def positive(text: str, what: str) -> float:
-    value = optional_positive(text, what)
-    if value is None:
-        raise CostcalcError(f"{what} is needed")
-    return value
+        return values.utilisation(raw)
+    return values.utilisation(f"{raw}%" if bare > 1 else raw)
 
 
 def gpu_count(text: str) -> int:
