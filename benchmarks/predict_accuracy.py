@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from costcalc.catalog import load_catalog
+from costcalc.loaders import load_catalog
 from costcalc.models import GpuSpec
 from costcalc.predict import Calibration, fit_fp32, load_calibration, math_path, speedup
 

@@ -104,9 +104,10 @@ def thousand_offers() -> list[object]:
 def engine_ms(repeats: int = 60) -> float:
     from datetime import datetime, timezone
 
+    from costcalc.tui.calc import calculate
+
     from costcalc.loaders import load_app_data
     from costcalc.settings import Settings
-    from costcalc.tui.calc import calculate
 
     data = load_app_data()
     offers = [data.book.offers[i % len(data.book.offers)] for i in range(1000)]
@@ -123,10 +124,11 @@ def engine_ms(repeats: int = 60) -> float:
 async def table_render_ms(repeats: int = 10) -> float:
     from datetime import datetime, timezone
 
+    from costcalc.tui.calc import calculate
+
     from costcalc.loaders import load_app_data
     from costcalc.settings import Settings
     from costcalc.tui.app import make_app
-    from costcalc.tui.calc import calculate
     from costcalc.tui.widgets.offers import OffersTable
 
     data = load_app_data()

@@ -1,20 +1,18 @@
-"""The GPU catalog: loading the bundled specs and resolving what people type to a catalog entry.
+"""The GPU catalog: resolving what people type to a catalog entry.
 
-Rule kept here: lookup is forgiving about spelling (case, spaces, hyphens, brand words, token
-order) but never guesses between two GPUs; an unknown or ambiguous name raises UnknownGpu with
-the closest catalog names.
+Rule kept here: pure (costcalc.loaders reads the bundled file). Lookup is forgiving about
+spelling (case, spaces, hyphens, brand words, token order) but never guesses between two GPUs;
+an unknown or ambiguous name raises UnknownGpu with the closest catalog names.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections.abc import Iterable, Iterator
 
 from costcalc.errors import UnknownGpu
-from costcalc.models import GpuCatalogFile, GpuSpec
-from costcalc.resources import load_yaml_resource
+from costcalc.models import GpuSpec
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
 _MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")
@@ -106,10 +104,3 @@ class GpuCatalog:
                 if key not in keys:
                     keys.append(key)
         return keys[:limit]
-
-
-@functools.cache
-def load_catalog() -> GpuCatalog:
-    """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
-    data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
-    return GpuCatalog(data.gpus)

@@ -7,7 +7,7 @@ offers (speed per GPU, grid per region, age per timestamp) is computed once per 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,11 +24,8 @@ from costcalc.models import (
     RunCost,
     Workload,
 )
-from costcalc.snapshots import age_days
-from costcalc.speed import predicted_speed
-
-SpeedFn = Callable[[GpuSpec, GpuSpec], float]
-"""Per-GPU throughput of the second GPU relative to the first."""
+from costcalc.offers import age_days
+from costcalc.predict import SpeedFn
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +37,6 @@ class Comparison:
     """Cheapest guaranteed offer that fits, per year."""
     break_even_utilisation: float | None
     """Above this utilisation the desktop beats `best` over the horizon."""
-
-
-def default_speed(workload: Workload) -> SpeedFn:
-    """The calibrated predictor (costcalc.predict) for the workload's kind and dtype."""
-
-    def speed(source: GpuSpec, target: GpuSpec) -> float:
-        return predicted_speed(source, target, workload.kind, workload.dtype)
-
-    return speed
 
 
 def desktop_result(desktop: DesktopBuild, a: Assumptions) -> tuple[DesktopResult, float]:
@@ -90,7 +78,7 @@ def desktop_run(
         hours=w.run_hours,
         billed_hours=w.run_hours,
         usd=usd,
-        usd_per_item=usd / w.items_per_run if w.items_per_run else None,
+        usd_per_item=engine.usd_per_item(usd, w.items_per_run) if w.items_per_run else None,
         kwh=kwh,
         co2_kg=engine.co2_kg(kwh, a.home_gco2_per_kwh, a.home_pue),
     )
@@ -104,10 +92,11 @@ def compare(
     catalog: GpuCatalog,
     grid: GridIndex,
     now: datetime,
-    speed: SpeedFn | None = None,
+    speed: SpeedFn,
 ) -> Comparison:
+    """The desktop against every offer. `speed` gives each offer's per-GPU speed relative to
+    the desktop's GPU (the predictor for the workload's kind and precision, or a bench's)."""
     a, w = assumptions, workload
-    speed = speed or default_speed(w)
     desk, load_w = desktop_result(desktop, a)
     desk_spec = catalog.get(desktop.gpu)
     desk_scale = engine.multi_gpu_speedup(desktop.gpu_count)
@@ -221,7 +210,7 @@ def _offer_run(
         hours=hours,
         billed_hours=billed_s / 3600,
         usd=usd,
-        usd_per_item=usd / w.items_per_run if w.items_per_run else None,
+        usd_per_item=engine.usd_per_item(usd, w.items_per_run) if w.items_per_run else None,
         kwh=kwh,
         co2_kg=engine.co2_kg(kwh, gco2, pue),
     )

@@ -1,10 +1,26 @@
-"""Names shared by every layer, with no imports, so argument parsers can use them for free."""
+"""Names shared by every layer: the workload kinds, precisions and offer kinds, defined once.
 
-PROVIDERS: tuple[str, ...] = ("paperspace", "aws-spot", "aws-ondemand", "colab")
-"""Providers with a price snapshot, in display order."""
+Rule kept here: nothing but the standard library's `typing`, so argument parsers, models and
+the predictor can all use these for free. Each vocabulary is one Literal type; the tuple of its
+values is derived from it, never written again.
+"""
+
+from typing import Literal, get_args
+
+Kind = Literal["cnn", "transformer", "rnn", "generic"]
+"""What kind of network a run trains: it decides which GPU rates matter (DOMAIN.md section 3)."""
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+Dtype = Literal["fp32", "tf32", "fp16", "bf16"]
+"""Training precision: fp16 and bf16 mean automatic mixed precision (16-bit math, 32-bit master
+weights); tf32 is FP32 storage with TF32 tensor-core matmuls (Ampere and later)."""
+DTYPES: tuple[Dtype, ...] = get_args(Dtype)
+
+OfferKind = Literal["all", "spot", "on-demand"]
+OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
 
 CUSTOM_PROVIDER = "custom"
 """Offers the user prices on the command line or in the app."""
 
-KINDS: tuple[str, ...] = ("cnn", "transformer", "rnn", "generic")
-DTYPES: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16")
+INTERRUPTION_BUCKETS: tuple[str, ...] = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+"""AWS Spot Instance Advisor's interruption-frequency buckets 0-4, as it labels them."""

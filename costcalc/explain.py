@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from costcalc import display as fmt
 from costcalc import engine
-from costcalc import format as fmt
 from costcalc.catalog import GpuCatalog
 from costcalc.compare import Comparison
 from costcalc.grid import GridIndex

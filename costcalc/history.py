@@ -65,10 +65,6 @@ class Series:
     gpu_count: int
     points: list[Point] = field(default_factory=list)
 
-    @property
-    def latest_usd_per_hour(self) -> float:
-        return self.points[-1].usd_per_hour
-
 
 def _stamp(moment: datetime) -> str:
     """Fixed-width UTC text, so that text order is time order in SQL."""

@@ -1,31 +1,46 @@
-"""Everything a comparison needs from disk, loaded once: catalog, grid, desktop defaults, prices.
+"""Everything a comparison needs from disk, loaded once: catalog, calibration, grid, desktop
+defaults and prices.
 
 Rule kept here: this is the IO layer between the pure core and the front ends. It reads bundled
-and user files (through `snapshots` and `resources`) and hands back validated, immutable data.
+and user files (through `snapshots` and `resources`) and hands back validated, immutable data;
+the core never reads a file itself.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from costcalc.catalog import GpuCatalog, load_catalog
+from costcalc.catalog import GpuCatalog
+from costcalc.errors import CostcalcError
 from costcalc.grid import GridIndex
-from costcalc.models import CloudOffer, DesktopDefaults
-from costcalc.snapshots import PriceBook, load_carbon, load_desktop_defaults, load_price_book
+from costcalc.models import GpuCatalogFile, GpuSpec
+from costcalc.predict import Calibration, Prediction, Predictor
+from costcalc.resources import load_yaml_resource
+from costcalc.scenario import AppData
+from costcalc.snapshots import load_carbon, load_desktop_defaults, load_price_book
+
+NOW_ENV = "COSTCALC_NOW"
+"""Pins the clock (an ISO 8601 time) so a report can be reproduced byte for byte."""
 
 
-@dataclass
-class AppData:
-    catalog: GpuCatalog
-    grid: GridIndex
-    desktop_defaults: DesktopDefaults
-    book: PriceBook
+@functools.cache
+def load_catalog() -> GpuCatalog:
+    """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
+    data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
+    return GpuCatalog(data.gpus)
 
-    @property
-    def default_usd_per_kwh(self) -> float:
-        return self.desktop_defaults.electricity_usd_per_kwh
+
+@functools.cache
+def load_calibration() -> Calibration:
+    return load_yaml_resource("costcalc.data", "predict_calibration.yaml", Calibration)
+
+
+@functools.cache
+def load_predictor() -> Predictor:
+    return Predictor.build(load_catalog(), load_calibration())
 
 
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
@@ -34,22 +49,33 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
         grid=GridIndex(load_carbon()),
         desktop_defaults=load_desktop_defaults(),
         book=load_price_book(providers),
-    )
-
-
-def custom_offer(gpu: str, gpu_count: int, usd_per_hour: float, now: datetime) -> CloudOffer:
-    """An offer the user priced themselves, on the same GPUs as their desktop."""
-    return CloudOffer(
-        provider="custom",
-        name=f"${usd_per_hour:g}/h",
-        region="-",
-        gpu=gpu,
-        gpu_count=gpu_count,
-        usd_per_hour=usd_per_hour,
-        fetched_at=now,
-        source="given on the command line (--cloud-price)",
+        predictor=load_predictor(),
     )
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    """The current time, or the time COSTCALC_NOW pins."""
+    pinned = os.environ.get(NOW_ENV)
+    if not pinned:
+        return datetime.now(timezone.utc)
+    try:
+        moment = datetime.fromisoformat(pinned)
+    except ValueError:
+        raise CostcalcError(f"{NOW_ENV} must be an ISO 8601 time, got {pinned!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def predict_seconds(
+    seconds: float,
+    source_gpu: str | GpuSpec,
+    target_gpu: str | GpuSpec,
+    *,
+    kind: str = "generic",
+    dtype: str = "fp32",
+) -> Prediction:
+    """Time the work that takes `seconds` on `source_gpu` needs on `target_gpu`, for callers
+    from Python: GPU names resolve the way the catalog resolves them (UnknownGpu otherwise)."""
+    catalog = load_catalog()
+    source = source_gpu if isinstance(source_gpu, GpuSpec) else catalog.resolve(source_gpu)
+    target = target_gpu if isinstance(target_gpu, GpuSpec) else catalog.resolve(target_gpu)
+    return load_predictor().predict(seconds, source, target, kind=kind, dtype=dtype)

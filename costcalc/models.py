@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from costcalc.constants import Dtype, Kind
+
 Segment = Literal["consumer", "workstation", "datacenter"]
 
 
@@ -66,10 +68,6 @@ class GpuSpec(Frozen):
     notes: str | None = None
 
     @property
-    def has_tensor_cores(self) -> bool:
-        return self.fp16_tensor_tflops is not None
-
-    @property
     def desktop_price_usd(self) -> float | None:
         """What one card costs to buy today: street price, else launch price."""
         return self.street_price_usd or self.launch_price_usd
@@ -113,6 +111,9 @@ class CloudOffer(Frozen):
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
+    stale_after_days: float = Field(
+        default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
+    )
     source: str
 
     @property
@@ -311,8 +312,17 @@ class Workload(Frozen):
     max_batch: dict[str, int] = Field(
         default_factory=dict, description="Largest batch per GPU key (from a bench)."
     )
-    kind: Literal["cnn", "transformer", "rnn", "generic"] = "generic"
-    dtype: Literal["fp32", "tf32", "fp16", "bf16"] = "fp32"
+    kind: Kind = "generic"
+    dtype: Dtype = "fp32"
+
+
+class StepProfile(Frozen):
+    """Where a training step's time goes on one GPU (shares sum to 1): math on the tensor or CUDA
+    cores, memory traffic, and fixed overhead. Measured by a bench or derived by the predictor."""
+
+    compute_share: float = Field(ge=0, le=1)
+    memory_share: float = Field(ge=0, le=1)
+    overhead_share: float = Field(ge=0, le=1)
 
 
 # --------------------------------------------------------------------------- results

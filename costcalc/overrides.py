@@ -32,15 +32,16 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from costcalc import locations
-from costcalc.constants import PROVIDERS
 from costcalc.errors import CostcalcError, DataFileError
 from costcalc.models import CloudOffer, Frozen
-from costcalc.resources import parse_yaml, validate
+from costcalc.resources import read_user_yaml, validate
 
 
 def _known_provider(value: str) -> str:
-    if value not in PROVIDERS:
-        raise ValueError(f"unknown provider {value!r}; choose from {', '.join(PROVIDERS)}")
+    from providers.registry import names
+
+    if value not in names():
+        raise ValueError(f"unknown provider {value!r}; choose from {', '.join(names())}")
     return value
 
 
@@ -86,12 +87,9 @@ def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
     """The user's file, validated; None when there is none."""
     path = path or locations.price_overrides_file()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_user_yaml(path)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise DataFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    data = parse_yaml(text, str(path))
     return validate({} if data is None else data, PriceOverridesFile, str(path))
 
 
@@ -144,12 +142,15 @@ def apply_overrides(
 
 
 def _added(offer: AddedOffer, index: int, path: Path, file_time: datetime) -> CloudOffer:
-    from costcalc.catalog import load_catalog
+    from costcalc.loaders import load_catalog
 
     try:
         gpu = load_catalog().resolve(offer.gpu).key
     except CostcalcError as exc:
         raise DataFileError(f"{path}: offers[{index}].gpu: {exc}") from exc
+    from providers.registry import get
+
+    policy = get(offer.provider).stale_after.total_seconds() / 86400
     return CloudOffer(
         provider=offer.provider,
         name=offer.name,
@@ -160,6 +161,7 @@ def _added(offer: AddedOffer, index: int, path: Path, file_time: datetime) -> Cl
         spot=offer.spot,
         monthly_fee_usd=offer.monthly_fee_usd,
         fetched_at=_when(offer.as_of, file_time),
+        stale_after_days=policy,
         source=_source(path, offer.note),
     )
 

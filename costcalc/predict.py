@@ -18,25 +18,29 @@ against 12 %, benchmarks/predict_accuracy.py).
 
 The split comes from a bench profile when one exists (measured on the source GPU), otherwise from
 the per-kind FP32 split on a reference GPU, converted to the dtype there. Fitted figures live in
-costcalc/data/predict_calibration.yaml with their provenance; `fit_fp32` refits them.
+costcalc/data/predict_calibration.yaml with their provenance (costcalc.loaders reads it;
+costcalc.fit refits it). Everything here takes its data as arguments: a `Predictor` holds the
+calibration and what it needs from the catalog, and caches speeds per GPU pair.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
 from pydantic import Field
 
-from costcalc.models import Frozen, GpuSpec
-from costcalc.resources import load_yaml_resource
+from costcalc.constants import DTYPES, KINDS, Dtype, Kind
+from costcalc.errors import CostcalcError
+from costcalc.models import Frozen, GpuSpec, StepProfile
 
-Kind = Literal["cnn", "transformer", "rnn", "generic"]
-Dtype = Literal["fp32", "tf32", "fp16", "bf16"]
 PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
+
+SpeedFn = Callable[[GpuSpec, GpuSpec], float]
+"""Per-GPU throughput of the second GPU relative to the first."""
 
 
 class KindPrior(Frozen):
@@ -74,14 +78,6 @@ class Calibration(Frozen):
     accuracy: dict[str, float] = Field(description="Leave-one-GPU-out figures of this fit.")
 
 
-class StepProfile(Frozen):
-    """Where a step's time goes on the source GPU, as measured by a bench (shares sum to 1)."""
-
-    compute_share: float = Field(ge=0, le=1)
-    memory_share: float = Field(ge=0, le=1)
-    overhead_share: float = Field(ge=0, le=1)
-
-
 class Prediction(Frozen):
     seconds: float = Field(description="Predicted time on the target GPU.")
     low_s: float
@@ -92,11 +88,6 @@ class Prediction(Frozen):
     dtype: str
     speedup: float = Field(description="Target throughput / source throughput.")
     profile: StepProfile = Field(description="Time split that was scaled.")
-
-
-@functools.cache
-def load_calibration() -> Calibration:
-    return load_yaml_resource("costcalc.data", "predict_calibration.yaml", Calibration)
 
 
 # --------------------------------------------------------------------------- achievable rates
@@ -120,17 +111,17 @@ def math_path(spec: GpuSpec, dtype: str) -> tuple[float, bool]:
     return spec.fp32_tflops, False
 
 
-@functools.cache
-def _typical_tflops_per_w() -> dict[str, float]:
+def family(spec: GpuSpec) -> str:
+    return spec.compute_capability or spec.architecture
+
+
+def typical_tflops_per_w(specs: Iterable[GpuSpec]) -> dict[str, float]:
     """Median FP32 TFLOPS per board watt per compute capability: a card well above its family
     cannot hold its boost clock under sustained load (the 70 W T4, L4 and P4)."""
-    from costcalc.catalog import load_catalog
-
     by_family: dict[str, list[float]] = {}
-    for spec in load_catalog():
-        family = spec.compute_capability or spec.architecture
-        by_family.setdefault(family, []).append(spec.fp32_tflops / spec.board_power_w)
-    return {family: _median(values) for family, values in by_family.items()}
+    for spec in specs:
+        by_family.setdefault(family(spec), []).append(spec.fp32_tflops / spec.board_power_w)
+    return {name: _median(values) for name, values in by_family.items()}
 
 
 def _median(values: list[float]) -> float:
@@ -138,86 +129,6 @@ def _median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
-def power_throttle(spec: GpuSpec, cal: Calibration) -> float:
-    """Sustained share of the boost clock: 1 unless the card is power-starved for its family.
-
-    Dynamic power grows about as the cube of the clock, so a card with k times its family's
-    FLOPS per watt holds about k ** -1/3 of its boost clock; the fit on NeuSight agrees (0.34).
-    """
-    typical = _typical_tflops_per_w().get(spec.compute_capability or spec.architecture)
-    if typical is None:
-        return 1.0
-    excess = spec.fp32_tflops / spec.board_power_w / typical
-    return excess ** (-cal.power_exponent) if excess > 1 else 1.0
-
-
-def achievable_tflops(spec: GpuSpec, dtype: str, cal: Calibration | None = None) -> float:
-    cal = cal or load_calibration()
-    peak, on_tensor = math_path(spec, dtype)
-    table = cal.tensor_efficiency if on_tensor else cal.cuda_core_efficiency
-    return peak * _efficiency(table, spec) * power_throttle(spec, cal)
-
-
-# --------------------------------------------------------------------------- the split
-
-
-def _kind(kind: str, cal: Calibration) -> KindPrior:
-    return cal.kinds.get(kind) or cal.kinds["generic"]
-
-
-@functools.cache
-def _reference(key: str) -> GpuSpec:
-    from costcalc.catalog import load_catalog
-
-    return load_catalog().get(key)
-
-
-def prior_profile(
-    kind: str = "generic", dtype: str = "fp32", cal: Calibration | None = None
-) -> StepProfile:
-    """The time split of a kind of work in `dtype`, from its FP32 split on the reference GPU.
-
-    Math time shrinks by the reference's FP32 / dtype rate (tensor cores make it small), memory
-    time by the bytes factor (16-bit activations), and overhead stays: that is why 16-bit steps
-    are memory- and overhead-bound (DOMAIN.md section 3: ~30 % tensor-core utilisation).
-    """
-    cal = cal or load_calibration()
-    prior = _kind(kind, cal)
-    reference = _reference(cal.reference_gpu)
-    fp32_rate = achievable_tflops(reference, "fp32", cal)
-    math_s = prior.compute_share * fp32_rate / achievable_tflops(reference, dtype, cal)
-    memory_s = (1 - prior.compute_share - prior.overhead_share) * cal.memory_bytes_factor.get(
-        dtype, 1.0
-    )
-    total = math_s + memory_s + prior.overhead_share
-    return StepProfile(
-        compute_share=math_s / total,
-        memory_share=memory_s / total,
-        overhead_share=prior.overhead_share / total,
-    )
-
-
-def log_rates(spec: GpuSpec, dtype: str, cal: Calibration) -> tuple[float, float]:
-    """log of the achievable math rate and of the DRAM bandwidth: what the shares weigh."""
-    return math.log(achievable_tflops(spec, dtype, cal)), math.log(spec.bandwidth_gbs)
-
-
-def speedup(
-    source: GpuSpec,
-    target: GpuSpec,
-    kind: str = "generic",
-    dtype: str = "fp32",
-    profile: StepProfile | None = None,
-    cal: Calibration | None = None,
-) -> float:
-    """Target throughput / source throughput; exactly 1.0 for the same GPU."""
-    if source.key == target.key:
-        return 1.0
-    cal = cal or load_calibration()
-    profile = profile or prior_profile(kind, dtype, cal)
-    return _speedup(profile, log_rates(source, dtype, cal), log_rates(target, dtype, cal))
 
 
 def _speedup(
@@ -230,142 +141,165 @@ def _speedup(
     )
 
 
-def predict_seconds(
-    seconds: float,
-    source_gpu: str | GpuSpec,
-    target_gpu: str | GpuSpec,
-    *,
-    kind: str = "generic",
-    dtype: str = "fp32",
-    profile: StepProfile | None = None,
-) -> Prediction:
-    """Time the work that takes `seconds` on `source_gpu` needs on `target_gpu`.
+def check_kind_dtype(kind: str, dtype: str) -> None:
+    if kind not in KINDS:
+        raise CostcalcError(f"unknown workload kind {kind!r} ({', '.join(KINDS)})")
+    if dtype not in DTYPES:
+        raise CostcalcError(f"unknown dtype {dtype!r} ({', '.join(DTYPES)})")
 
-    GPU names resolve the way the catalog resolves them (UnknownGpu otherwise). `profile` is the
-    time split measured by a bench on the source; without it the per-kind priors apply.
-    """
-    from costcalc.catalog import load_catalog
-    from costcalc.errors import CostcalcError
 
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise CostcalcError(f"seconds must be a positive number, got {seconds!r}")
-    if kind not in ("cnn", "transformer", "rnn", "generic"):
-        raise CostcalcError(f"unknown workload kind {kind!r} (cnn, transformer, rnn, generic)")
-    if dtype not in ("fp32", "tf32", "fp16", "bf16"):
-        raise CostcalcError(f"unknown dtype {dtype!r} (fp32, tf32, fp16, bf16)")
-    catalog = load_catalog()
-    source = source_gpu if isinstance(source_gpu, GpuSpec) else catalog.resolve(source_gpu)
-    target = target_gpu if isinstance(target_gpu, GpuSpec) else catalog.resolve(target_gpu)
-    used = profile or prior_profile(kind, dtype)
-    factor = speedup(source, target, kind, dtype, used)
-    predicted = seconds / factor
-    low, high = _band(source, target, kind, dtype)
-    return Prediction(
-        seconds=predicted,
-        low_s=predicted * low,
-        high_s=predicted * high,
-        source=source.key,
-        target=target.key,
-        kind=kind,
-        dtype=dtype,
-        speedup=factor,
-        profile=used,
+@dataclass(frozen=True)
+class Predictor:
+    """The calibrated model plus what it needs from the catalog; speeds cached per GPU pair."""
+
+    calibration: Calibration
+    reference: GpuSpec
+    """The GPU the per-kind splits are stated on."""
+    family_tflops_per_w: Mapping[str, float]
+    _cache: dict[tuple[str, str, str, str], float] = field(
+        default_factory=dict, compare=False, repr=False
     )
 
+    @classmethod
+    def build(cls, specs: Iterable[GpuSpec], calibration: Calibration) -> Predictor:
+        """From the catalog's GPUs (for the reference GPU and the power families)."""
+        specs = list(specs)
+        by_key = {s.key: s for s in specs}
+        if calibration.reference_gpu not in by_key:
+            raise CostcalcError(
+                f"calibration reference GPU {calibration.reference_gpu!r} is not in the catalog"
+            )
+        return cls(calibration, by_key[calibration.reference_gpu], typical_tflops_per_w(specs))
 
-def _band(source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
-    """Uncertainty as multipliers of the prediction, from the leave-one-GPU-out errors.
+    def with_calibration(self, calibration: Calibration) -> Predictor:
+        """The same catalog figures with another calibration (used when fitting)."""
+        return Predictor(calibration, self.reference, self.family_tflops_per_w)
 
-    None for the same GPU; wider for precisions the public data could not test (the NeuSight
-    measurements are FP32).
-    """
-    if source.key == target.key:
-        return 1.0, 1.0
-    prior = _kind(kind, load_calibration())
-    low, high = prior.band_low, prior.band_high
-    if dtype != "fp32":
-        low, high = low**1.5, high**1.5
-    return low, high
+    # ------------------------------------------------------------------ rates
 
+    def power_throttle(self, spec: GpuSpec) -> float:
+        """Sustained share of the boost clock: 1 unless the card is power-starved for its family.
 
-# --------------------------------------------------------------------------- fitting
+        Dynamic power grows about as the cube of the clock, so a card with k times its family's
+        FLOPS per watt holds about k ** -1/3 of its boost clock; the fit on NeuSight agrees (0.34).
+        """
+        typical = self.family_tflops_per_w.get(family(spec))
+        if typical is None:
+            return 1.0
+        excess = spec.fp32_tflops / spec.board_power_w / typical
+        return excess ** (-self.calibration.power_exponent) if excess > 1 else 1.0
 
-Pair = tuple[GpuSpec, GpuSpec, float]
-"""A measurement pair: source, target, measured target time / source time."""
+    def achievable_tflops(self, spec: GpuSpec, dtype: str) -> float:
+        cal = self.calibration
+        peak, on_tensor = math_path(spec, dtype)
+        table = cal.tensor_efficiency if on_tensor else cal.cuda_core_efficiency
+        return peak * _efficiency(table, spec) * self.power_throttle(spec)
 
-FIT_PRIORS = {
-    "compute_share": (0.5, 1.0),
-    "power_exponent": (1 / 3, 1.0),
-    "log_pre_tensor": (0, 0.3),
-}
-"""Value and weight each fitted parameter is shrunk toward: an even math/memory split (the
-sqrt(FLOPS x bandwidth) rule), the cube law of dynamic power, and no extra loss before Volta."""
+    def log_rates(self, spec: GpuSpec, dtype: str) -> tuple[float, float]:
+        """log of the achievable math rate and of the DRAM bandwidth: what the shares weigh."""
+        return math.log(self.achievable_tflops(spec, dtype)), math.log(spec.bandwidth_gbs)
 
+    # ------------------------------------------------------------------ the split
 
-def fit_fp32(pairs: Sequence[Pair], cal: Calibration, kind: str = "transformer") -> Calibration:
-    """Fit `kind`'s FP32 compute share, the power exponent and the pre-Volta FP32 efficiency.
+    def kind_prior(self, kind: str) -> KindPrior:
+        kinds = self.calibration.kinds
+        return kinds.get(kind) or kinds["generic"]
 
-    Minimises the mean absolute log error of the predicted time ratios plus the shrinkage of
-    FIT_PRIORS, by pattern search. Parameters the pairs cannot see keep their prior: with no
-    pre-Volta GPU among the pairs, the efficiency stays 1.
-    """
-    seen = {spec.architecture for a, b, _ in pairs for spec in (a, b)}
-    free = ["compute_share", "power_exponent"]
-    if seen & set(PRE_TENSOR_ARCHITECTURES):
-        free.append("log_pre_tensor")
+    def prior_profile(self, kind: str = "generic", dtype: str = "fp32") -> StepProfile:
+        """The time split of a kind of work in `dtype`, from its FP32 split on the reference GPU.
 
-    specs = {spec.key: spec for a, b, _ in pairs for spec in (a, b)}
+        Math time shrinks by the reference's FP32 / dtype rate (tensor cores make it small),
+        memory time by the bytes factor (16-bit activations), and overhead stays: that is why
+        16-bit steps are memory- and overhead-bound (DOMAIN.md section 3: ~30 % tensor-core
+        utilisation).
+        """
+        prior = self.kind_prior(kind)
+        fp32_rate = self.achievable_tflops(self.reference, "fp32")
+        math_s = prior.compute_share * fp32_rate / self.achievable_tflops(self.reference, dtype)
+        memory_share = 1 - prior.compute_share - prior.overhead_share
+        memory_s = memory_share * self.calibration.memory_bytes_factor.get(dtype, 1.0)
+        total = math_s + memory_s + prior.overhead_share
+        return StepProfile(
+            compute_share=math_s / total,
+            memory_share=memory_s / total,
+            overhead_share=prior.overhead_share / total,
+        )
 
-    def loss(params: dict[str, float]) -> float:
-        trial = with_fp32_params(cal, params, kind)
-        profile = prior_profile(kind, "fp32", trial)
-        logs = {key: log_rates(spec, "fp32", trial) for key, spec in specs.items()}
-        errors = [
-            abs(math.log(_speedup(profile, logs[a.key], logs[b.key]) * r)) for a, b, r in pairs
-        ]
-        shrink = sum(w * (params[n] - v) ** 2 for n, (v, w) in FIT_PRIORS.items() if n in free)
-        return sum(errors) / len(errors) + shrink
+    # ------------------------------------------------------------------ speeds
 
-    start = {name: value for name, (value, _) in FIT_PRIORS.items()}
-    return with_fp32_params(cal, pattern_search(loss, start, free), kind)
+    def speedup(
+        self,
+        source: GpuSpec,
+        target: GpuSpec,
+        kind: str = "generic",
+        dtype: str = "fp32",
+        profile: StepProfile | None = None,
+    ) -> float:
+        """Target throughput / source throughput; exactly 1.0 for the same GPU."""
+        if source.key == target.key:
+            return 1.0
+        if profile is not None:
+            return _speedup(profile, self.log_rates(source, dtype), self.log_rates(target, dtype))
+        key = (source.key, target.key, kind, dtype)
+        found = self._cache.get(key)
+        if found is None:
+            used = self.prior_profile(kind, dtype)
+            found = _speedup(used, self.log_rates(source, dtype), self.log_rates(target, dtype))
+            self._cache[key] = found
+        return found
 
+    def speed_fn(self, kind: Kind, dtype: Dtype, profile: StepProfile | None = None) -> SpeedFn:
+        """What the comparison asks: per-GPU speed of a target relative to the desktop."""
 
-def with_fp32_params(cal: Calibration, params: dict[str, float], kind: str) -> Calibration:
-    prior = cal.kinds[kind].model_copy(update={"compute_share": params["compute_share"]})
-    efficiency = dict(cal.cuda_core_efficiency)
-    for architecture in PRE_TENSOR_ARCHITECTURES:
-        efficiency[architecture] = math.exp(params.get("log_pre_tensor", 0.0))
-    return cal.model_copy(
-        update={
-            "kinds": {**cal.kinds, kind: prior},
-            "power_exponent": params["power_exponent"],
-            "cuda_core_efficiency": efficiency,
-        }
-    )
+        def speed(source: GpuSpec, target: GpuSpec) -> float:
+            return self.speedup(source, target, kind, dtype, profile)
 
+        return speed
 
-def pattern_search(
-    loss: Callable[[dict[str, float]], float],
-    start: dict[str, float],
-    free: Sequence[str],
-    step: float = 0.1,
-    tolerance: float = 1e-3,
-) -> dict[str, float]:
-    """Try +-step on each free parameter; keep what lowers the loss; halve the step when nothing
-    does. Deterministic, and enough for a handful of smooth parameters."""
-    best, best_loss = dict(start), loss(start)
-    while step > tolerance:
-        improved = False
-        for name in free:
-            for delta in (step, -step):
-                trial = {**best, name: best[name] + delta}
-                if name == "compute_share" and not 0.05 <= trial[name] <= 0.95:
-                    continue
-                if name == "power_exponent" and not 0 <= trial[name] <= 1:
-                    continue
-                trial_loss = loss(trial)
-                if trial_loss < best_loss - 1e-12:
-                    best, best_loss, improved = trial, trial_loss, True
-        if not improved:
-            step /= 2
-    return best
+    def band(self, source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
+        """Uncertainty as multipliers of the prediction, from the leave-one-GPU-out errors.
+
+        None for the same GPU; wider for precisions the public data could not test (the NeuSight
+        measurements are FP32).
+        """
+        if source.key == target.key:
+            return 1.0, 1.0
+        prior = self.kind_prior(kind)
+        low, high = prior.band_low, prior.band_high
+        if dtype != "fp32":
+            low, high = low**1.5, high**1.5
+        return low, high
+
+    def predict(
+        self,
+        seconds: float,
+        source: GpuSpec,
+        target: GpuSpec,
+        *,
+        kind: str = "generic",
+        dtype: str = "fp32",
+        profile: StepProfile | None = None,
+    ) -> Prediction:
+        """Time the work that takes `seconds` on `source` needs on `target`.
+
+        `profile` is the time split measured by a bench on the source; without it the per-kind
+        priors apply.
+        """
+        if not math.isfinite(seconds) or seconds <= 0:
+            raise CostcalcError(f"seconds must be a positive number, got {seconds!r}")
+        check_kind_dtype(kind, dtype)
+        used = profile or self.prior_profile(kind, dtype)
+        factor = self.speedup(source, target, kind, dtype, profile)
+        predicted = seconds / factor
+        low, high = self.band(source, target, kind, dtype)
+        return Prediction(
+            seconds=predicted,
+            low_s=predicted * low,
+            high_s=predicted * high,
+            source=source.key,
+            target=target.key,
+            kind=kind,
+            dtype=dtype,
+            speedup=factor,
+            profile=used,
+        )

@@ -16,20 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from costcalc import locations
-from costcalc.constants import PROVIDERS
 from costcalc.errors import CostcalcError, DataFileError
-from costcalc.models import PriceSnapshot
-from costcalc.snapshots import (
-    Snapshot,
-    age_days,
-    check_provider,
-    load_bundled,
-    offers_from,
-    refreshed_path,
-)
+from costcalc.models import CloudOffer, PriceSnapshot
+from costcalc.offers import age_days
+from costcalc.snapshots import load_bundled, refreshed_path
+from providers import registry
+from providers.base import Provider, Skip
 
 if TYPE_CHECKING:
     from costcalc.net import FetchSettings, HttpClient
@@ -42,7 +37,6 @@ KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
 
 Progress = Callable[[str], None]
-T = TypeVar("T")
 
 
 class RefreshLocked(CostcalcError):
@@ -87,7 +81,7 @@ class RefreshReport:
 
 def check_plausible(snapshot: PriceSnapshot) -> None:
     """Every row names a known GPU and a sane price per GPU-hour."""
-    from costcalc.catalog import load_catalog
+    from costcalc.loaders import load_catalog
 
     catalog = load_catalog()
     for row in snapshot.offers:
@@ -111,7 +105,7 @@ def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: 
         )
 
 
-def _previous(provider: str) -> PriceSnapshot | None:
+def _previous(provider: Provider) -> PriceSnapshot | None:
     """The last refreshed snapshot, if there is a readable one (the bundled one is not compared:
     it comes from other sources and other regions)."""
     from costcalc.resources import load_yaml_file
@@ -128,141 +122,48 @@ def _previous(provider: str) -> PriceSnapshot | None:
 # --------------------------------------------------------------------------- providers
 
 
-@dataclass(frozen=True)
-class Skip:
-    """A provider with nothing to fetch, and why."""
-
-    message: str
-
-
-def _naming(url: str, parse: Callable[[], T]) -> T:
-    """Run a fetch-and-parse, prefixing a parse failure with the URL it came from."""
-    from providers.common import FeedError
-
-    try:
-        return parse()
-    except FeedError as exc:
-        raise FeedError(f"{url}: {exc}") from exc
-
-
-def _aws_spot(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
-    from providers import aws_spot, aws_spot_advisor
-
-    progress(f"aws-spot: downloading {aws_spot.url()}")
-    rows = _naming(aws_spot.url(), lambda: aws_spot.parse(aws_spot.fetch(client)))
-    progress(f"aws-spot: downloading {aws_spot_advisor.url()}")
-    advice = _naming(
-        aws_spot_advisor.url(), lambda: aws_spot_advisor.parse(aws_spot_advisor.fetch(client))
-    )
-    return PriceSnapshot(
-        provider="aws-spot",
-        source="AWS EC2 spot price feed (spot.json) with Spot Instance Advisor savings and "
-        "interruption buckets (spot-advisor-data.json), fetched by costcalc refresh",
-        source_url=aws_spot.url(),
-        licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
-        fetched_at=now,
-        spot=True,
-        billing_increment_s=1,
-        billing_minimum_s=60,
-        notes="Observed Linux spot prices, one per region (the feed has no zone detail). "
-        "Spot capacity can be reclaimed with a 2-minute notice.",
-        offers=tuple(aws_spot.with_advice(rows, advice)),
-    )
-
-
-def _aws_ondemand(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
-    from providers import aws_ondemand
-
-    progress(f"aws-ondemand: downloading {len(aws_ondemand.urls())} price list(s)")
-    rows = aws_ondemand.fetch(client)
-    return PriceSnapshot(
-        provider="aws-ondemand",
-        source="AWS EC2 on-demand prices (Linux, shared tenancy), fetched by costcalc refresh",
-        source_url=aws_ondemand.urls()[0],
-        licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
-        fetched_at=now,
-        spot=False,
-        billing_increment_s=1,
-        billing_minimum_s=60,
-        offers=tuple(sorted(rows, key=lambda r: (r.region, r.name))),
-    )
-
-
-def _curated(provider: str, now: datetime, hint: str) -> Skip:
+def _skipped(provider: Provider, now: datetime, hint: str) -> str:
+    """What a provider without a fetch keeps: its curated prices, and their age."""
     bundled = load_bundled(provider)
     days = age_days(bundled.fetched_at, now)
-    return Skip(
+    hint = f"{hint}, or " if hint else ""
+    return (
         f"no machine-readable price list; kept the curated prices of "
         f"{bundled.fetched_at:%Y-%m-%d} ({days:.0f} days old); {hint}"
         f"override any price in {locations.price_overrides_file()}"
     )
 
 
-def _paperspace(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot | Skip:
-    from providers import digitalocean
-
-    bearer = digitalocean.token()
-    if bearer is None:
-        hint = "set COSTCALC_DIGITALOCEAN_TOKEN to fetch DigitalOcean GPU Droplet prices, or "
-        return _curated("paperspace", now, hint)
-    progress(f"paperspace: downloading {digitalocean.url()}")
-    fetched = digitalocean.fetch(client, bearer)
-    droplets = [r.model_copy(update={"fetched_at": now}) for r in fetched]
-    curated = load_bundled("paperspace")
-    assert isinstance(curated, PriceSnapshot)
-    return curated.model_copy(
-        update={
-            "source": f"{curated.source}; GPU Droplets: DigitalOcean API /v2/sizes, fetched by "
-            "costcalc refresh",
-            "offers": curated.offers + tuple(droplets),
-        }
-    )
-
-
-def _colab(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot | Skip:
-    return _curated("colab", now, "")
-
-
-Refresher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Skip"]
-
-REFRESHERS: dict[str, Refresher] = {
-    "aws-spot": _aws_spot,
-    "aws-ondemand": _aws_ondemand,
-    "paperspace": _paperspace,
-    "colab": _colab,
-}
-
-
 # --------------------------------------------------------------------------- the job
 
 
 def _refresh_one(
-    provider: str, client: HttpClient, now: datetime, force: bool, progress: Progress
-) -> tuple[ProviderResult, Snapshot | None]:
+    provider: Provider, client: HttpClient, now: datetime, force: bool, progress: Progress
+) -> tuple[ProviderResult, list[CloudOffer]]:
     from costcalc.net import FetchError
     from costcalc.resources import write_model_yaml
     from providers.common import FeedError
 
+    name = provider.name
+
+    def say(message: str) -> None:
+        progress(f"{name}: {message}")
+
     try:
-        outcome = REFRESHERS[provider](client, now, progress)
+        outcome = provider.refresh(client, now, say)
         if isinstance(outcome, Skip):
-            return ProviderResult(provider, True, outcome.message, skipped=True), None
+            message = _skipped(provider, now, outcome.hint)
+            return ProviderResult(name, True, message, skipped=True), []
         check_plausible(outcome)
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
-        return ProviderResult(provider, False, str(exc)), None
+        return ProviderResult(name, False, str(exc)), []
     except Exception as exc:  # one provider's bug must not stop the others
-        return ProviderResult(provider, False, f"unexpected {type(exc).__name__}: {exc}"), None
+        return ProviderResult(name, False, f"unexpected {type(exc).__name__}: {exc}"), []
     count = len(outcome.offers)
-    return ProviderResult(provider, True, f"refreshed, {count} offers", offers=count), outcome
-
-
-def _clear_stale_temp_files(directory: Path) -> None:
-    """Temp files a killed refresh left behind (we hold the lock, so none is in use)."""
-    if directory.is_dir():
-        for stale in directory.glob(".*.tmp"):
-            stale.unlink(missing_ok=True)
+    observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
+    return ProviderResult(name, True, f"refreshed, {count} offers", offers=count), observed
 
 
 def lock_path() -> Path:
@@ -281,8 +182,10 @@ def run_refresh(
 
     from costcalc import history
     from costcalc.net import HttpClient
+    from costcalc.resources import clear_temp_files
 
-    wanted = [check_provider(p) for p in dict.fromkeys(providers or PROVIDERS)]
+    names = list(dict.fromkeys(providers or registry.names()))
+    wanted = [registry.get(p) for p in names]
     say = progress or (lambda _message: None)
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -294,16 +197,14 @@ def run_refresh(
     try:
         now = datetime.now(timezone.utc)
         report = RefreshReport(started_at=now)
-        _clear_stale_temp_files(locations.snapshots_dir())
-        written: list[Snapshot] = []
+        clear_temp_files(locations.snapshots_dir(), older_than_s=0)
+        offers: list[CloudOffer] = []
         with HttpClient(settings) as client:
             for provider in wanted:
-                result, snapshot = _refresh_one(provider, client, now, force, say)
+                result, observed = _refresh_one(provider, client, now, force, say)
                 report.results.append(result)
-                say(f"{provider}: {'ok' if result.ok else 'failed'}: {result.message}")
-                if snapshot is not None:
-                    written.append(snapshot)
-        offers = [o for s in written for o in offers_from(s) if o.fetched_at == now]
+                say(f"{provider.name}: {'ok' if result.ok else 'failed'}: {result.message}")
+                offers += observed
         if offers:
             try:
                 history.record(offers, now)

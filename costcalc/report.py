@@ -1,7 +1,9 @@
-"""A comparison as people read it: table rows, plain text and JSON. Shared by the CLI and the TUI.
+"""A calculation as people read it: the table, the plain text and the JSON. Shared by the CLI
+and the app.
 
-Rule kept here: presentation only; every number comes from `compare` and every format from
-`costcalc.format`, so the CLI, the JSON and the app always agree.
+Rule kept here: presentation only; every number comes from `compare` (through
+`scenario.evaluate`), every column from `costcalc.columns` and every format from
+`costcalc.display`, so the CLI, the JSON and the app always agree.
 """
 
 from __future__ import annotations
@@ -9,125 +11,32 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from costcalc import engine
-from costcalc import format as fmt
+from costcalc import columns as cols
+from costcalc import display, engine
 from costcalc.compare import Comparison
-from costcalc.loaders import AppData
-from costcalc.models import (
-    Assumptions,
-    CloudOffer,
-    DesktopBuild,
-    GpuSpec,
-    OfferResult,
-    Workload,
-)
-from costcalc.snapshots import is_stale
+from costcalc.models import CloudOffer, GpuSpec, OfferResult
+from costcalc.offers import is_stale
+from costcalc.scenario import AppData, Calculation
 
-BUCKET_LABELS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+
+class TableColumn(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def numeric(self) -> bool: ...
 
 
 @dataclass(frozen=True)
-class Column:
+class Plain:
+    """A column of a listing that is not an offer table (`gpus`, `prices`)."""
+
     key: str
     title: str
     numeric: bool = True
-
-
-OFFER_COLUMNS: tuple[Column, ...] = (
-    Column("provider", "provider", numeric=False),
-    Column("name", "offer", numeric=False),
-    Column("gpus", "GPU", numeric=False),
-    Column("region", "region", numeric=False),
-    Column("usd_per_hour", "$/h"),
-    Column("relative_speed", "speed"),
-    Column("usd_per_year", "$/year"),
-    Column("break_even_days", "break-even"),
-    Column("co2_kg_per_year", "CO2/year"),
-    Column("price_age_days", "price age"),
-)
-RUN_COLUMNS: tuple[Column, ...] = (
-    Column("run_hours", "time/run"),
-    Column("run_usd", "$/run"),
-    Column("run_co2_kg", "CO2/run"),
-)
-
-
-def sort_key(result: OfferResult, column: str) -> Any:
-    """Sort value of a column; 'never' and 'does not fit' sort last."""
-    inf = float("inf")
-    values: dict[str, Any] = {
-        "provider": result.offer.provider,
-        "name": result.offer.name,
-        "gpus": (result.offer.gpu, result.offer.gpu_count),
-        "region": result.offer.region,
-        "usd_per_hour": result.offer.usd_per_hour,
-        "relative_speed": result.relative_speed,
-        "usd_per_year": result.usd_per_year,
-        "break_even_days": inf if result.break_even_days is None else result.break_even_days,
-        "co2_kg_per_year": result.co2_kg_per_year,
-        "price_age_days": result.price_age_days,
-        "run_hours": result.run.hours if result.run else inf,
-        "run_usd": result.run.usd if result.run else inf,
-        "run_co2_kg": result.run.co2_kg if result.run else inf,
-        "usd_per_batch_item": (
-            inf if result.usd_per_batch_item is None else result.usd_per_batch_item
-        ),
-        "interruption": (
-            -1 if result.offer.interruption_bucket is None else result.offer.interruption_bucket
-        ),
-    }
-    return values[column]
-
-
-def offer_cells(result: OfferResult, now: datetime | None = None) -> dict[str, str]:
-    """Every displayable cell of an offer row, formatted."""
-    o = result.offer
-    does_not_fit = result.fits is False
-    age = fmt.age(result.price_age_days)
-    if now is not None and is_stale(o.fetched_at, o.spot, now):
-        age += " (stale)"
-    run = result.run
-    if does_not_fit:
-        # A run that cannot start costs nothing meaningful: never show it as a price or $0.
-        return {
-            **_identity_cells(result, age),
-            "usd_per_year": fmt.DOES_NOT_FIT,
-            "break_even_days": "-",
-            "co2_kg_per_year": "-",
-            "run_hours": "-",
-            "run_usd": fmt.DOES_NOT_FIT,
-            "run_co2_kg": "-",
-            "usd_per_batch_item": fmt.DOES_NOT_FIT,
-        }
-    return {
-        **_identity_cells(result, age),
-        "usd_per_year": fmt.usd(result.usd_per_year),
-        "break_even_days": fmt.days_short(result.break_even_days),
-        "co2_kg_per_year": fmt.co2(result.co2_kg_per_year),
-        "run_hours": f"{run.hours:,.2f} h" if run else "-",
-        "run_usd": fmt.usd(run.usd) if run else "-",
-        "run_co2_kg": fmt.co2(run.co2_kg) if run else "-",
-        "usd_per_batch_item": fmt.usd(result.usd_per_batch_item),
-    }
-
-
-def _identity_cells(result: OfferResult, age: str) -> dict[str, str]:
-    o = result.offer
-    return {
-        "provider": o.provider,
-        "name": o.name + ("" if o.guaranteed else " *"),
-        "gpus": fmt.gpus(o.gpu, o.gpu_count),
-        "region": o.region,
-        "usd_per_hour": f"{o.usd_per_hour:,.3f}",
-        "relative_speed": fmt.speed(result.relative_speed),
-        "price_age_days": age,
-        "interruption": (
-            BUCKET_LABELS[o.interruption_bucket] if o.interruption_bucket is not None else "-"
-        ),
-    }
 
 
 def pick_rows(comparison: Comparison, top: int | None) -> list[OfferResult]:
@@ -151,8 +60,8 @@ def pick_rows(comparison: Comparison, top: int | None) -> list[OfferResult]:
     return sorted(chosen, key=lambda r: (r.fits is False, r.usd_per_year))
 
 
-def render_table(columns: Sequence[Column], rows: Sequence[dict[str, str]]) -> str:
-    widths = [max(len(c.title), *(len(r[c.key]) for r in rows)) for c in columns]
+def render_table(columns: Sequence[TableColumn], rows: Sequence[dict[str, str]]) -> str:
+    widths = [max([len(c.title), *(len(r[c.key]) for r in rows)]) for c in columns]
 
     def line(cells: Sequence[str]) -> str:
         parts = [
@@ -166,52 +75,45 @@ def render_table(columns: Sequence[Column], rows: Sequence[dict[str, str]]) -> s
     return "\n".join(out)
 
 
-def to_text(
-    comparison: Comparison,
-    desktop: DesktopBuild,
-    a: Assumptions,
-    w: Workload,
-    data: AppData,
-    top: int | None,
-    now: datetime,
-) -> str:
-    d = comparison.desktop
-    spec = data.catalog.get(desktop.gpu)
-    gpus = f"{desktop.gpu_count}x {spec.name}"
+def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
+    c, a, w = calc.comparison, calc.assumptions, calc.workload
+    d = c.desktop
+    gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     grid = data.grid.home(a.home_region)
     lines = [
-        f"Desktop: {gpus}, {fmt.usd(d.price_usd)} up front, {d.load_w:,.0f} W under load",
-        f"  at {fmt.percent(a.utilisation)} utilisation: {fmt.kwh(d.kwh_per_year)} and "
-        f"{fmt.usd(d.electricity_usd_per_year)} of electricity a year "
-        f"(${a.usd_per_kwh:g}/kWh), {fmt.co2(d.co2_kg_per_year)} CO2e a year "
+        f"Desktop: {gpus}, {display.usd(d.price_usd)} up front, {d.load_w:,.0f} W under load",
+        f"  at {display.percent(a.utilisation)} utilisation: {display.kwh(d.kwh_per_year)} and "
+        f"{display.usd(d.electricity_usd_per_year)} of electricity a year "
+        f"(${a.usd_per_kwh:g}/kWh), {display.co2(d.co2_kg_per_year)} CO2e a year "
         f"({grid.name} grid, {grid.gco2_per_kwh:g} g/kWh)",
     ]
-    if comparison.desktop_run is not None:
-        r = comparison.desktop_run
+    if c.desktop_run is not None:
+        r = c.desktop_run
         lines.append(
-            f"  one {r.hours:g} h run: {fmt.usd(r.usd)} (electricity plus hardware share over "
-            f"{a.horizon_years:g} years), {fmt.kwh(r.kwh)}, {fmt.co2(r.co2_kg)} CO2e"
+            f"  one {r.hours:g} h run: {display.usd(r.usd)} (electricity plus hardware share over "
+            f"{a.horizon_years:g} years), {display.kwh(r.kwh)}, {display.co2(r.co2_kg)} CO2e"
         )
-    rows = pick_rows(comparison, top)
-    columns = OFFER_COLUMNS + (RUN_COLUMNS if w.run_hours else ())
-    shown = "all offers" if top is None else "cheapest offers"
+    rows = pick_rows(c, top)
+    shown = cols.shown(cols.CLI_COLUMNS, run=w.run_hours is not None, batch=False)
+    ctx = cols.Context(now=calc.now)
+    which = "all offers" if top is None else "cheapest offers"
     lines += [
         "",
-        f"Cloud, the same work ({shown} by cost per year; speed relative to your desktop):",
-        render_table(columns, [offer_cells(r, now) for r in rows]),
+        f"Cloud, the same work ({which} by cost per year; speed relative to your desktop):",
+        render_table(shown, [cols.cells(r, shown, ctx) for r in rows]),
     ]
     if any(not r.offer.guaranteed for r in rows):
         lines.append("  * no guaranteed GPU (free tier): shown for reference, never the verdict")
-    if comparison.break_even_utilisation is not None and comparison.best is not None:
+    if c.break_even_utilisation is not None and c.best is not None:
         lines.append(
             f"  Over {a.horizon_years:g} years the desktop beats the cheapest offer above "
-            f"{fmt.percent(comparison.break_even_utilisation)} utilisation."
+            f"{display.percent(c.break_even_utilisation)} utilisation."
         )
-    lines += ["", fmt.verdict(comparison, a)]
-    best = comparison.best
-    if best is not None and is_stale(best.offer.fetched_at, best.offer.spot, now):
+    lines += ["", display.verdict(c, a)]
+    best = c.best
+    if best is not None and is_stale(best.offer, calc.now):
         lines.append(
-            f"  That price is {fmt.age(best.price_age_days)} old"
+            f"  That price is {display.age(best.price_age_days)} old"
             f"{' (a spot estimate)' if best.offer.spot else ''}: "
             "`costcalc refresh` fetches current prices."
         )
@@ -237,9 +139,10 @@ def cloud_offer_json(o: CloudOffer) -> dict[str, Any]:
 
 
 def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
-    run = result.run
     return {
         **cloud_offer_json(result.offer),
+        **cols.offer_fields(result),
+        "fits": result.fits,
         # The Paperspace benchmark's ratios, per GPU: what each dollar an hour buys.
         "cost_efficiency": engine.cost_efficiency(
             result.offer.usd_per_gpu_hour,
@@ -248,43 +151,26 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
             spec.memory_gb,
             spec.fp32_tflops,
         ),
-        "relative_speed": result.relative_speed,
-        "hours_per_year": result.hours_per_year,
-        "usd_per_year": result.usd_per_year,
-        "break_even_days": result.break_even_days,
-        "co2_kg_per_year": result.co2_kg_per_year,
-        "fits": result.fits,
-        "usd_per_batch_item": result.usd_per_batch_item,
-        "run": asdict(run) if run is not None else None,
-        "price_age_days": result.price_age_days,
     }
 
 
-def to_json(
-    comparison: Comparison,
-    desktop: DesktopBuild,
-    a: Assumptions,
-    w: Workload,
-    data: AppData,
-    top: int | None,
-) -> str:
-    rows = pick_rows(comparison, top)
+def to_json(calc: Calculation, data: AppData, top: int | None) -> str:
+    c = calc.comparison
+    rows = pick_rows(c, top)
     doc = {
         "inputs": {
-            "desktop": desktop.model_dump(),
-            "assumptions": a.model_dump(),
-            "workload": w.model_dump(),
+            "scenario": calc.scenario.model_dump(mode="json"),
+            "desktop": calc.desktop.model_dump(),
+            "assumptions": calc.assumptions.model_dump(),
+            "workload": calc.workload.model_dump(),
         },
-        "desktop": asdict(comparison.desktop),
-        "desktop_run": asdict(comparison.desktop_run) if comparison.desktop_run else None,
+        "desktop": asdict(c.desktop),
+        "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
         "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
-        "best": (
-            offer_json(comparison.best, data.catalog.get(comparison.best.offer.gpu))
-            if comparison.best
-            else None
-        ),
-        "break_even_utilisation": comparison.break_even_utilisation,
-        "verdict": fmt.verdict(comparison, a),
+        "best": offer_json(c.best, data.catalog.get(c.best.offer.gpu)) if c.best else None,
+        "break_even_utilisation": c.break_even_utilisation,
+        "verdict": display.verdict(c, calc.assumptions),
+        "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }
-    return json.dumps(doc, indent=2)
+    return json.dumps(doc, indent=2, allow_nan=False)

@@ -1,141 +1,126 @@
-"""The app's settings: what the user told costcalc last time, kept in config.yaml.
+"""The saved settings: what the user told costcalc last time, kept in config.yaml.
 
-Rule kept here: the file crosses the edge through pydantic like every other file. A missing file
-means defaults; a malformed one means defaults plus one line saying what is wrong, never a crash;
-and a malformed file is kept aside (never silently overwritten) the first time new settings are
-saved. Writes are atomic (`resources.write_model_yaml`).
+The file holds the inputs of a Scenario (costcalc.scenario) under their field names, plus the
+app's theme. The app writes it on every change; `costcalc quick` reads it as the defaults under
+its flags (`--no-config` ignores it).
+
+Rules kept here: the file crosses the edge through pydantic like every other file. A missing file
+means defaults. One bad key costs that key, not the others: it is left out with one line saying
+why. A file that cannot be read at all (not YAML, not UTF-8, not a mapping) means defaults plus
+one line, and is moved aside to config.yaml.bad before anything is saved over it. Writes are
+atomic (`resources.write_model_yaml`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, ValidationError
 
 from costcalc import locations
-from costcalc.constants import CUSTOM_PROVIDER, PROVIDERS
+from costcalc.constants import CUSTOM_PROVIDER
 from costcalc.errors import DataFileError
-from costcalc.resources import parse_yaml, validate, write_model_yaml
+from costcalc.resources import read_user_yaml, write_model_yaml
+from costcalc.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 
-DEFAULT_GPU = "rtx3090"
-"""The reference desktop of the canonical break-even example (DOMAIN.md section 1)."""
-
-OfferKind = Literal["all", "spot", "on-demand"]
-Dtype = Literal["fp32", "tf32", "fp16", "bf16"]
-Kind = Literal["cnn", "transformer", "rnn", "generic"]
+__all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
 
 
-class Settings(BaseModel):
-    """Inputs of the comparison and the choices the app remembers between sessions."""
-
-    # Descriptions live in Field(); the attribute docstrings below are for readers of this file
-    # (use_attribute_docstrings would parse this module's source at import: 10 ms of start-up).
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    gpu: str | None = Field(
-        default=None,
-        description="Desktop GPU, a catalog key or any name the catalog resolves.",
-    )
-    """None: the GPU this machine has (nvidia-smi), else the RTX 3090 of the reference case."""
-
-    gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
-    """Number of GPUs in the desktop; cloud offers are compared for the same work."""
-
-    desktop_price_usd: float | None = Field(
-        default=None, ge=0, description="Whole machine, up front, in USD."
-    )
-    """None: street price of the GPUs plus the base system for that many GPUs."""
-
-    utilisation: float = Field(
-        default=0.15, gt=0, le=1, description="Share of all hours the GPU works (0-1]."
-    )
-    """0.15 is a PhD student's desktop; most personal machines really sit at 0.05-0.10."""
-
-    usd_per_kwh: float | None = Field(default=None, ge=0, description="Electricity price, USD/kWh.")
-    """None: the bundled default (US average)."""
-
-    home_region: str | None = Field(
-        default=None, description="Grid the desktop draws from: US, DE, US-CA, ..."
-    )
-    """None: the bundled default home region."""
-
-    horizon_years: float = Field(
-        default=3.0, gt=0, le=20, description="Years the desktop will be used."
-    )
-    """The verdict says 'buy' only when break-even falls inside this horizon."""
-
-    run_hours: float | None = Field(
-        default=None, gt=0, description="Hours one training run takes on the desktop."
-    )
-    """None: no per-run columns, only yearly figures."""
-
-    run_from_bench: bool = Field(
-        default=False, description="Take the run from the latest bench result when one exists."
-    )
-    """True: per-run figures use the bench's measured throughput and largest batches."""
-
-    items_per_run: float | None = Field(
-        default=None, gt=0, description="Items (samples) one run processes."
-    )
-    """Adds $ per item; with a bench it also sets the run time."""
-
-    memory_gb: float | None = Field(default=None, gt=0, description="GPU memory the run needs, GB.")
-    """Offers whose GPU holds less are marked 'does not fit'. None: unknown."""
-
-    dtype: Dtype = Field(default="fp16", description="Training precision used to compare GPUs.")
-    """fp16 AMP is what most training uses today."""
-
-    kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
-    """cnn, transformer, rnn or generic."""
-
-    providers: tuple[str, ...] = Field(
-        default=(), description="Only offers from these providers; empty: all."
-    )
-    """Filter applied before the comparison, so the verdict uses the same offers."""
-
-    offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
-    """Spot offers are cheaper but can be interrupted."""
+class Settings(Scenario):
+    """A Scenario plus the choices only the app has."""
 
     theme: str = Field(default="textual-dark", description="Textual theme name.")
-    """Any Textual theme (ctrl+p to try them; the choice is saved). NO_COLOR is honoured."""
+
+    def scenario(self) -> Scenario:
+        """The inputs alone, as the CLI and the JSON see them."""
+        return Scenario.model_validate(self.model_dump(exclude={"theme"}))
 
 
-KNOWN_PROVIDERS: tuple[str, ...] = (*PROVIDERS, CUSTOM_PROVIDER)
+@dataclass(frozen=True)
+class Saved:
+    """What a settings file held: the keys that could be used, and a line per problem."""
+
+    path: Path
+    values: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    unreadable: bool = False
+    """The whole file could not be read: it is moved aside before the app saves over it."""
+
+    @property
+    def settings(self) -> Settings:
+        return Settings.model_validate(self.values)
 
 
 def settings_path() -> Path:
     return locations.config_file()
 
 
-def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """Settings from the config file, and a warning line when the file could not be used."""
+def load_saved(path: Path | None = None) -> Saved:
+    """The settings file, key by key: a bad key is dropped with a warning, the rest are kept."""
     path = path or settings_path()
-    if not path.exists():
-        return Settings(), None
     try:
-        text = path.read_text(encoding="utf-8")
-        raw = parse_yaml(text, str(path))
-        if raw is None:
-            return Settings(), None
-        settings = validate(raw, Settings, str(path))
-    except OSError as exc:
-        return Settings(), f"{path}: cannot read ({exc.strerror or exc}); using defaults"
+        raw = read_user_yaml(path)
+    except FileNotFoundError:
+        return Saved(path)
     except DataFileError as exc:
-        return Settings(), f"{exc}; using defaults (the file is kept as {path.name}.bad)"
-    unknown = [p for p in settings.providers if p not in KNOWN_PROVIDERS]
-    if unknown:
-        kept = tuple(p for p in settings.providers if p in KNOWN_PROVIDERS)
-        return settings.model_copy(update={"providers": kept}), (
-            f"{path}: unknown provider(s) {', '.join(unknown)} ignored"
+        return Saved(path, warnings=(f"{exc}; using defaults",), unreadable=True)
+    if raw is None:
+        return Saved(path)
+    if not isinstance(raw, dict):
+        return Saved(
+            path, warnings=(f"{path}: not a mapping of settings; using defaults",), unreadable=True
         )
-    return settings, None
+    raw = upgrade_settings(raw)
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    known = Settings.model_fields
+    for key, value in raw.items():
+        if key not in known:
+            warnings.append(f"{path}: unknown setting {key!r} ignored")
+            continue
+        if key == "providers" and isinstance(value, (list, tuple)):
+            value, unknown = _known_providers(value)
+            if unknown:
+                warnings.append(f"{path}: unknown provider(s) {', '.join(unknown)} ignored")
+        try:
+            Settings.model_validate({key: value})
+        except ValidationError as exc:
+            message = exc.errors()[0]["msg"]
+            warnings.append(f"{path}: {key}: {message}; the default is used")
+            continue
+        values[key] = value
+    return Saved(path, values, tuple(warnings))
+
+
+def _known_providers(given: list[Any] | tuple[Any, ...]) -> tuple[list[Any], list[str]]:
+    from providers.registry import names
+
+    known = {*names(), CUSTOM_PROVIDER}
+    return [n for n in given if n in known], [str(n) for n in given if n not in known]
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
+    """The app's settings, and one line when some of the file could not be used."""
+    saved = load_saved(path)
+    return saved.settings, "; ".join(saved.warnings) or None
 
 
 def save_settings(settings: Settings, path: Path | None = None, *, keep_bad: bool = False) -> Path:
-    """Write the settings atomically; with `keep_bad`, first move an unreadable file aside."""
+    """Write the settings atomically; with `keep_bad`, first move an unreadable file aside
+    (to config.yaml.bad, or .bad.1, .bad.2 ... so an earlier bad file is never overwritten)."""
     path = path or settings_path()
     if keep_bad and path.exists():
-        path.replace(path.with_name(path.name + ".bad"))
+        path.replace(_free_bad_name(path))
     write_model_yaml(path, settings)
     return path
+
+
+def _free_bad_name(path: Path) -> Path:
+    candidate = path.with_name(path.name + ".bad")
+    index = 0
+    while candidate.exists():
+        index += 1
+        candidate = path.with_name(f"{path.name}.bad.{index}")
+    return candidate

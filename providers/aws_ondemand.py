@@ -21,11 +21,13 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from costcalc.models import OfferRow
+from costcalc.models import OfferRow, PriceSnapshot
 from providers.aws_instances import gpu_instances
+from providers.base import EnvVar, FeedProvider, Progress
 from providers.common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
@@ -243,3 +245,31 @@ def fetch(client: HttpClient) -> list[OfferRow]:
         except FeedError as exc:
             raise FeedError(f"{address}: {exc}") from exc
     return rows
+
+
+def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
+    progress(f"downloading {len(urls())} price list(s)")
+    rows = fetch(client)
+    return PriceSnapshot(
+        provider=NAME,
+        source="AWS EC2 on-demand prices (Linux, shared tenancy), fetched by costcalc refresh",
+        source_url=urls()[0],
+        licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
+        fetched_at=now,
+        spot=False,
+        billing_increment_s=1,
+        billing_minimum_s=60,
+        offers=tuple(sorted(rows, key=lambda r: (r.region, r.name))),
+    )
+
+
+PROVIDER = FeedProvider(
+    name=NAME,
+    label="AWS EC2 on-demand",
+    snapshot_file="aws_ondemand.yaml",
+    fetch=refresh,
+    env=(
+        EnvVar(URL_ENV, "on-demand price list URL ({region}/{location} templates, or a bulk .csv)"),
+        EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+    ),
+)

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from costcalc.models import OfferRow
+from costcalc.constants import INTERRUPTION_BUCKETS
+from costcalc.models import OfferRow, PriceSnapshot
 from providers.aws_instances import gpu_instances
-from providers.common import FeedError, expect, load_json, price
+from providers.base import EnvVar, FeedProvider, Progress
+from providers.common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
     from costcalc.net import HttpClient
@@ -43,8 +46,6 @@ LEGACY_REGIONS: dict[str, str] = {
 """Names the old spot.js feed used for the regions that existed before region codes did."""
 
 _REGION_CODE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d+(-[a-z]+-\d+[a-z]?)?$")
-
-BUCKET_LABELS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
 
 
 def url() -> str:
@@ -114,7 +115,7 @@ def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> 
                 update={
                     "savings_pct": tip.savings_pct,
                     "interruption_bucket": tip.bucket,
-                    "limits": f"interruption frequency {BUCKET_LABELS[tip.bucket]} "
+                    "limits": f"interruption frequency {INTERRUPTION_BUCKETS[tip.bucket]} "
                     "(Spot Instance Advisor, last 30 days)",
                     "vcpus": tip.vcpus,
                     "ram_gb": tip.ram_gb,
@@ -126,3 +127,42 @@ def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> 
 
 def fetch(client: HttpClient) -> bytes:
     return client.get(url())
+
+
+def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
+    """Observed spot prices, with the Spot Instance Advisor's savings and interruption buckets."""
+    from providers import aws_spot_advisor
+
+    progress(f"downloading {url()}")
+    rows = named(url(), lambda: parse(fetch(client)))
+    progress(f"downloading {aws_spot_advisor.url()}")
+    advice = named(
+        aws_spot_advisor.url(), lambda: aws_spot_advisor.parse(aws_spot_advisor.fetch(client))
+    )
+    return PriceSnapshot(
+        provider=NAME,
+        source="AWS EC2 spot price feed (spot.json) with Spot Instance Advisor savings and "
+        "interruption buckets (spot-advisor-data.json), fetched by costcalc refresh",
+        source_url=url(),
+        licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
+        fetched_at=now,
+        spot=True,
+        billing_increment_s=1,
+        billing_minimum_s=60,
+        notes="Observed Linux spot prices, one per region (the feed has no zone detail). "
+        "Spot capacity can be reclaimed with a 2-minute notice.",
+        offers=tuple(with_advice(rows, advice)),
+    )
+
+
+PROVIDER = FeedProvider(
+    name=NAME,
+    label="AWS EC2 spot",
+    snapshot_file="aws_spot.yaml",
+    fetch=refresh,
+    stale_after=timedelta(days=1),
+    env=(
+        EnvVar(URL_ENV, "spot price feed URL"),
+        EnvVar("COSTCALC_AWS_ADVISOR_URL", "Spot Instance Advisor feed URL"),
+    ),
+)

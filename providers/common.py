@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _JSONP = re.compile(r"^\s*[A-Za-z_$][\w$.]*\s*\(")
 
@@ -78,3 +81,11 @@ def price(text: Any) -> float | None:
     else:
         return None
     return value if value > 0 and value == value and value != float("inf") else None
+
+
+def named(url: str, parse: Callable[[], T]) -> T:
+    """Run a fetch-and-parse, prefixing a parse failure with the URL it came from."""
+    try:
+        return parse()
+    except FeedError as exc:
+        raise FeedError(f"{url}: {exc}") from exc

@@ -9,13 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from costcalc.bench.results import (
-    BenchResult,
-    Environment,
-    Profile,
-    Spread,
-    WorkloadResult,
-)
+from costcalc.bench.results import BenchResult, Environment, Spread, WorkloadResult
+from costcalc.models import StepProfile
 
 
 def bench_result(
@@ -80,5 +75,5 @@ def gpu_bench(gpu_key: str = "rtx3090", power_w: float = 280.0) -> BenchResult:
         step_s=0.032,
         memory_base_bytes=2e9,
         memory_per_item_bytes=0.25e9,
-        profile=Profile(compute_share=0.7, memory_share=0.25, overhead_share=0.05),
+        profile=StepProfile(compute_share=0.7, memory_share=0.25, overhead_share=0.05),
     )

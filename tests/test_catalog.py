@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc.catalog import GpuCatalog, compact, load_catalog, token_key
+from costcalc.catalog import GpuCatalog, compact, token_key
 from costcalc.errors import UnknownGpu
+from costcalc.loaders import load_catalog
 
 
 @pytest.mark.parametrize(

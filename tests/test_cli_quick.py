@@ -100,14 +100,15 @@ def test_higher_utilisation_means_sooner_break_even(capsys: pytest.CaptureFixtur
         (["quick", "--gpu", "rtx3009"], "did you mean rtx3090"),
         (["quick", "--gpu", "rtx3090", "--util", "1.7"], "utilisation"),
         (["quick", "--gpu", "rtx3090", "--util", "0"], "utilisation"),
-        (["quick", "--gpu", "rtx3090", "--util", "15"], "did you mean 15%"),
+        (["quick", "--gpu", "rtx3090", "--util", "1.5"], "did you mean 1.5%"),
+        (["quick", "--gpu", "rtx3090", "--kwh-price", "0,12"], "decimal point"),
         (["quick", "--gpu", "rtx3090", "--util", "lots"], "utilisation"),
         (["quick", "--gpu", "rtx3090", "--desktop-price", "-5"], "cannot be negative"),
         (["quick", "--gpu", "rtx3090", "--cloud-price", "-1"], "cannot be negative"),
         (["quick", "--gpu", "rtx3090", "--kwh-price", "cheap"], "must be a number"),
         (["quick", "--gpu", "rtx3090", "--kwh-price", "nan"], "finite"),
         (["quick", "--gpu", "rtx3090", "--region", "XX-NOWHERE"], "unknown grid region"),
-        (["quick", "--gpu", "rtx3090", "--provider", "lambda"], "invalid choice"),
+        (["quick", "--gpu", "rtx3090", "--provider", "aws-spto"], "did you mean aws-spot?"),
         (["quick"], "--gpu"),
         (["quick", "--gpu", "rtx3090", "--resale", "1.5"], "resale"),
     ],
@@ -280,3 +281,19 @@ def test_the_table_fills_with_guaranteed_offers(capsys: pytest.CaptureFixture[st
     assert len(rows) >= 8
     free = [row for row in rows if " * " in row or row.rstrip().endswith("*")]
     assert len(free) <= 1  # the free tier stands for Colab once; the rest can be rented for sure
+
+
+def test_bare_costcalc_in_a_pipe_prints_help_instead_of_starting_the_app() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "costcalc"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: costcalc")
+    assert "quick" in done.stdout and "Traceback" not in done.stderr

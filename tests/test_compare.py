@@ -6,12 +6,13 @@ from datetime import datetime, timezone
 
 import pytest
 
+from costcalc import display as fmt
 from costcalc import engine
-from costcalc import format as fmt
 from costcalc.compare import compare
-from costcalc.loaders import AppData, custom_offer, load_app_data
+from costcalc.loaders import load_app_data
 from costcalc.models import CloudOffer, Workload
-from costcalc.scenario import build_assumptions, build_desktop
+from costcalc.offers import custom_offer
+from costcalc.scenario import AppData, build_assumptions, build_desktop
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 
@@ -39,9 +40,9 @@ def offer(gpu: str, usd: float, count: int = 1, **extra: object) -> CloudOffer:
 def run(data: AppData, offers: list[CloudOffer], u: float = 0.15, **workload: object):  # type: ignore[no-untyped-def]
     desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, price_usd=2200)
     a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=0.12)
-    return compare(
-        desktop, a, Workload.model_validate(workload), offers, data.catalog, data.grid, NOW
-    )
+    w = Workload.model_validate(workload)
+    speed = data.predictor.speed_fn(w.kind, w.dtype)
+    return compare(desktop, a, w, offers, data.catalog, data.grid, NOW, speed=speed)
 
 
 def test_same_gpu_same_speed_and_hours(data: AppData) -> None:

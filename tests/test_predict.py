@@ -13,11 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from costcalc.catalog import load_catalog
 from costcalc.cli import main
 from costcalc.errors import CostcalcError, UnknownGpu
-from costcalc.predict import StepProfile, fit_fp32, load_calibration, predict_seconds, speedup
+from costcalc.fit import fit_fp32
+from costcalc.loaders import load_catalog, load_predictor, predict_seconds
+from costcalc.models import GpuSpec, StepProfile
 from tests.bench_results import cpu_bench
+
+
+def speedup(source: GpuSpec, target: GpuSpec, kind: str = "generic", dtype: str = "fp32") -> float:
+    return load_predictor().speedup(source, target, kind, dtype)
 
 
 def test_same_gpu_returns_the_input() -> None:
@@ -104,12 +109,12 @@ def test_the_fitted_model_beats_sqrt_flops_bandwidth_on_gpus_left_out_of_the_fit
         training = [
             (catalog.get(a), catalog.get(b), r) for a, b, r in pairs if held_out not in (a, b)
         ]
-        cal = fit_fp32(training, load_calibration())
+        fitted = fit_fp32(training, load_predictor())
         for a, b, measured in pairs:
             if b != held_out:
                 continue
             s, t = catalog.get(a), catalog.get(b)
-            predicted = 1 / speedup(s, t, "transformer", "fp32", cal=cal)
+            predicted = 1 / fitted.speedup(s, t, "transformer", "fp32")
             root = math.sqrt(s.fp32_tflops * s.bandwidth_gbs / (t.fp32_tflops * t.bandwidth_gbs))
             ours.append(abs(predicted / measured - 1))
             baseline.append(abs(root / measured - 1))
@@ -122,8 +127,10 @@ def test_a_bench_profile_moves_the_prediction() -> None:
     memory_bound = StepProfile(compute_share=0.1, memory_share=0.9, overhead_share=0.0)
     math_bound = StepProfile(compute_share=0.9, memory_share=0.1, overhead_share=0.0)
     # L4: lots of FLOPS, little bandwidth: math-bound work gains more than memory-bound work
-    slow = predict_seconds(10, "t4", "l4", dtype="fp16", profile=memory_bound).seconds
-    fast = predict_seconds(10, "t4", "l4", dtype="fp16", profile=math_bound).seconds
+    catalog, predictor = load_catalog(), load_predictor()
+    t4, l4 = catalog.get("t4"), catalog.get("l4")
+    slow = predictor.predict(10, t4, l4, dtype="fp16", profile=memory_bound).seconds
+    fast = predictor.predict(10, t4, l4, dtype="fp16", profile=math_bound).seconds
     assert fast < slow
 
 
@@ -170,8 +177,9 @@ def test_predict_cli_text_json_and_all() -> None:
 def test_compare_with_the_predictor_over_10000_offers() -> None:
     # Its 50 ms budget is measured in benchmarks/quick_startup.py: tests don't time things.
     from costcalc.compare import compare
-    from costcalc.loaders import custom_offer, load_app_data
+    from costcalc.loaders import load_app_data
     from costcalc.models import Workload
+    from costcalc.offers import custom_offer
     from costcalc.scenario import build_assumptions, build_desktop
 
     data = load_app_data()
@@ -181,14 +189,15 @@ def test_compare_with_the_predictor_over_10000_offers() -> None:
     desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, 1)
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     w = Workload(run_hours=10, kind="transformer", dtype="fp16")
-    result = compare(desktop, a, w, offers, data.catalog, data.grid, now)
+    speed = data.predictor.speed_fn(w.kind, w.dtype)
+    result = compare(desktop, a, w, offers, data.catalog, data.grid, now, speed=speed)
     assert len(result.offers) == 10_000
     same = [r for r in result.offers if r.offer.gpu == "rtx3090"]
     assert all(r.relative_speed == 1.0 for r in same)
 
 
 def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
-    from costcalc.bench.results import save_result
+    from costcalc.bench.store import save_result
 
     save_result(cpu_bench(base_bytes=20e9, per_item_bytes=1e9))
     code, out, err = run_cli(

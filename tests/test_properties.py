@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from costcalc import engine
 from costcalc.compare import compare
-from costcalc.loaders import AppData, custom_offer, load_app_data
+from costcalc.loaders import load_app_data
 from costcalc.models import Workload
-from costcalc.scenario import build_assumptions, build_desktop
+from costcalc.offers import custom_offer
+from costcalc.scenario import AppData, build_assumptions, build_desktop
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 utilisation = st.floats(min_value=0.001, max_value=1.0)
@@ -90,15 +91,9 @@ def test_no_nan_or_negative_money_anywhere(
     )
     a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=kwh_price, stays_on=stays_on)
     offers = [*data.book.offers, custom_offer(gpu, gpu_count, cloud, NOW)]
-    result = compare(
-        desktop,
-        a,
-        Workload(run_hours=run_hours, items_per_run=100),
-        offers,
-        data.catalog,
-        data.grid,
-        NOW,
-    )
+    w = Workload(run_hours=run_hours, items_per_run=100)
+    speed = data.predictor.speed_fn(w.kind, w.dtype)
+    result = compare(desktop, a, w, offers, data.catalog, data.grid, NOW, speed=speed)
     d = result.desktop
     for value in (d.kwh_per_year, d.electricity_usd_per_year, d.co2_kg_per_year, d.load_w):
         assert math.isfinite(value) and value >= 0

@@ -240,10 +240,9 @@ def test_payload_dropping_most_rows_is_refused_unless_forced(
 
 
 def test_unknown_provider_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["refresh", "--provider", "lambda"])
-    assert exit_info.value.code == 2
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["refresh", "--provider", "aws-spto"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "did you mean aws-spot?" in err[0]
 
 
 def test_history_lists_both_observations_of_a_price_refreshed_twice(

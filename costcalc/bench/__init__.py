@@ -19,7 +19,7 @@ __all__ = ["run_bench", "time_step"]
 
 def run_bench(
     device: str | None = None,
-    mode: Literal["quick", "full"] = "quick",
+    mode: Literal["quick", "full", "tiny"] = "quick",
     progress: Callable[[str, float], None] | None = None,
 ) -> BenchResult:
     """Run the bench on `device` (None: CUDA, then MPS, then the CPU) and return its result.

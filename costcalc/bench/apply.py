@@ -1,9 +1,10 @@
 """What a saved bench changes in a comparison: desktop GPU, run time, max batch, speed, watts.
 
-Rule kept here: no torch, no printing. A bench on a catalog GPU makes that GPU the desktop, its
-measured time split drives the predictions and its memory fit gives the largest batch on every
-GPU. A CPU (or unknown GPU) bench cannot stand in for a GPU: the user still names the desktop
-GPU; only the memory fit is used (activation memory per item does not depend on the device).
+Rule kept here: pure (no torch, no files, no printing). A bench on a catalog GPU makes that GPU
+the desktop, its measured time split drives the predictions and its memory fit gives the
+largest batch on every GPU. A CPU (or unknown GPU) bench cannot stand in for a GPU: the user
+still names the desktop GPU; only the memory fit is used (activation memory per item does not
+depend on the device).
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from costcalc.bench.results import BenchResult, WorkloadResult
-from costcalc.compare import SpeedFn
 from costcalc.memfit import max_batch_by_gpu
 from costcalc.models import GpuSpec
-from costcalc.predict import StepProfile, speedup
+from costcalc.predict import Predictor, SpeedFn
 
 
 def workload_for(bench: BenchResult, kind: str) -> WorkloadResult | None:
@@ -36,6 +36,10 @@ def desktop_gpu(bench: BenchResult) -> str | None:
     return bench.environment.gpu_key if bench.device == "cuda" else None
 
 
+def bench_label(bench: BenchResult) -> str:
+    return f"bench on {bench.environment.device_name} ({bench.created_at:%Y-%m-%d})"
+
+
 def run_hours_for(bench: BenchResult, kind: str, items: float) -> float | None:
     """Hours `items` take at the bench's measured rate (only when it ran on the desktop GPU)."""
     w = workload_for(bench, kind)
@@ -44,18 +48,18 @@ def run_hours_for(bench: BenchResult, kind: str, items: float) -> float | None:
     return items / w.items_per_s / 3600
 
 
-def speed_from(bench: BenchResult, kind: str, dtype: str) -> SpeedFn | None:
+def speed_from(bench: BenchResult, kind: str, dtype: str, predictor: Predictor) -> SpeedFn | None:
     """Speeds predicted from the bench's measured time split, cached per GPU pair."""
     w = workload_for(bench, kind)
     if desktop_gpu(bench) is None or w is None or w.profile is None:
         return None
-    profile = StepProfile.model_validate(w.profile.model_dump())
+    profile = w.profile
     cache: dict[tuple[str, str], float] = {}
 
     def speed(source: GpuSpec, target: GpuSpec) -> float:
         key = (source.key, target.key)
         if key not in cache:
-            cache[key] = speedup(source, target, kind, dtype, profile)
+            cache[key] = predictor.speedup(source, target, kind, dtype, profile)
         return cache[key]
 
     return speed
@@ -82,6 +86,7 @@ def effects(
     dtype: str,
     items: float | None,
     specs: Iterable[GpuSpec],
+    predictor: Predictor,
 ) -> BenchEffects:
     """What `bench` tells a comparison whose desktop has `desktop_gpu_key`.
 
@@ -92,6 +97,6 @@ def effects(
     return BenchEffects(
         max_batch=max_batch(bench, kind, specs),
         run_hours=run_hours_for(bench, kind, items) if on_desktop and items else None,
-        speed=speed_from(bench, kind, dtype) if on_desktop else None,
+        speed=speed_from(bench, kind, dtype, predictor) if on_desktop else None,
         gpu_w=bench.power_w if on_desktop else None,
     )

@@ -127,7 +127,7 @@ def driver_version(device: str) -> str | None:
 
 def catalog_key(name: str) -> str | None:
     """The catalog entry for a device name, when there is exactly one."""
-    from costcalc.catalog import load_catalog
+    from costcalc.loaders import load_catalog
 
     try:
         return load_catalog().resolve(name).key

@@ -1,22 +1,18 @@
-"""Saved bench results: a versioned schema, written atomically under the user data directory.
+"""What a bench measured: a versioned schema (costcalc.bench.store saves and loads it).
 
-Rule kept here: no torch. `costcalc quick --bench latest` and the TUI load results through this
-module without paying for `import torch`.
+Rule kept here: models only, no torch and no files, so the pure core can read a loaded result.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
-from costcalc.errors import CostcalcError, DataFileError
-from costcalc.models import Frozen, UtcDatetime
+from costcalc.constants import Kind
+from costcalc.models import Frozen, StepProfile, UtcDatetime
 
 SCHEMA_VERSION = 1
-LATEST = "latest"
 
 
 class Spread(Frozen):
@@ -50,17 +46,9 @@ class MatmulProbe(Frozen):
     spread: Spread
 
 
-class Profile(Frozen):
-    """Where a step's time goes on this device (shares sum to 1); see costcalc.predict."""
-
-    compute_share: float = Field(ge=0, le=1)
-    memory_share: float = Field(ge=0, le=1)
-    overhead_share: float = Field(ge=0, le=1)
-
-
 class WorkloadResult(Frozen):
     name: str
-    kind: Literal["cnn", "transformer", "rnn", "generic"]
+    kind: Kind
     dtype: str
     batch_size: int = Field(ge=1)
     items_per_s: float = Field(gt=0)
@@ -74,7 +62,7 @@ class WorkloadResult(Frozen):
     memory_per_item_bytes: float | None = Field(default=None, description="Memory fit b.")
     max_batch: int | None = Field(default=None, description="Largest batch that fits here.")
     max_batch_method: str | None = Field(default=None, description="'search' or 'memory fit'.")
-    profile: Profile | None = None
+    profile: StepProfile | None = None
 
 
 class BenchResult(Frozen):
@@ -93,63 +81,3 @@ class BenchResult(Frozen):
     energy_j: float | None = None
     duration_s: float = Field(ge=0)
     warnings: tuple[str, ...] = ()
-
-
-def result_file_name(result: BenchResult) -> str:
-    stamp = result.created_at.strftime("%Y%m%dT%H%M%SZ")
-    return f"bench-{stamp}-{result.device}.json"
-
-
-def save_result(result: BenchResult, directory: Path | None = None) -> Path:
-    """Write `result` atomically under the bench directory; returns its path."""
-    from costcalc.locations import bench_dir
-    from costcalc.resources import write_atomic
-
-    path = (directory or bench_dir()) / result_file_name(result)
-    write_atomic(path, result.model_dump_json(indent=2) + "\n")
-    return path
-
-
-def load_result(path: Path) -> BenchResult:
-    from costcalc.resources import validate
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataFileError(f"{path}: cannot read bench result ({exc.strerror or exc})") from exc
-    import json
-
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataFileError(f"{path}: not valid JSON (line {exc.lineno})") from exc
-    return validate(data, BenchResult, str(path))
-
-
-def saved_results(directory: Path | None = None) -> list[Path]:
-    """Saved result files, oldest first (names carry a sortable UTC timestamp)."""
-    from costcalc.locations import bench_dir
-
-    folder = directory or bench_dir()
-    return sorted(folder.glob("bench-*.json")) if folder.is_dir() else []
-
-
-def load_latest(directory: Path | None = None) -> BenchResult | None:
-    """The newest saved result, or None when there is none."""
-    found = saved_results(directory)
-    return load_result(found[-1]) if found else None
-
-
-def resolve(spec: str) -> BenchResult:
-    """'latest' or a path -> a result; a one-line error when there is none."""
-    if spec == LATEST:
-        result = load_latest()
-        if result is None:
-            raise CostcalcError("no saved bench result: run `costcalc bench --save` first")
-        return result
-    return load_result(Path(spec).expanduser())
-
-
-def age_text(result: BenchResult, now: datetime) -> str:
-    days = (now - result.created_at).total_seconds() / 86400
-    return "today" if days < 1 else f"{days:.0f} days ago"

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-import torch
-
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
 from costcalc.bench.power import PowerSampler
-from costcalc.bench.results import BenchResult, MatmulProbe, Profile, WorkloadResult
+from costcalc.bench.results import BenchResult, MatmulProbe, WorkloadResult
 from costcalc.bench.timing import measure
 from costcalc.memfit import fit_line
+from costcalc.models import StepProfile
 
 Progress = Callable[[str, float], None]
 
@@ -144,11 +143,11 @@ def _workload(
 
 def profile_of(
     flops_per_step: float, step_s: float, tflops: float, kernels: int, launch_us: float
-) -> Profile:
+) -> StepProfile:
     """Shares of the step: math at the measured matmul rate, launches, and the rest (memory)."""
     compute = min(flops_per_step / (tflops * 1e12) / step_s, 1.0) if tflops > 0 else 0.0
     overhead = min(kernels * launch_us / 1e6 / step_s, 1.0 - compute)
-    return Profile(
+    return StepProfile(
         compute_share=compute,
         memory_share=max(1.0 - compute - overhead, 0.0),
         overhead_share=overhead,
@@ -187,8 +186,3 @@ def _max_batch(
         return None, "memory fit"
     budget = dev.free_ram_bytes() * 0.8 if device == "cpu" else dev.total_memory_bytes(device)
     return max(int((budget - a) // b), 0), "memory fit"
-
-
-def set_threads(threads: int | None) -> None:
-    if threads:
-        torch.set_num_threads(threads)

@@ -116,7 +116,7 @@ class Reference:
     def forward_backward(self, x: torch.Tensor, y: torch.Tensor) -> None:
         with _autocast(self.device, self.dtype):
             loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()  # type: ignore[no-untyped-call]
+        loss.backward()
 
     def step_for(self, size: int) -> Callable[[], None]:
         """One full training step at batch `size` on fixed random data."""
@@ -132,12 +132,14 @@ class Reference:
     def static_bytes(self) -> int:
         """Weights, gradients and the two AdamW moments: memory that does not grow with batch."""
         params = sum(p.numel() * p.element_size() for p in self.model.parameters())
-        return 4 * params
+        return int(4 * params)
 
 
 def _autocast(device: str, dtype: str) -> contextlib.AbstractContextManager[object]:
     if dtype in AUTOCAST:
-        return torch.autocast(device_type=device, dtype=AUTOCAST[dtype])
+        autocast: contextlib.AbstractContextManager[object]
+        autocast = torch.autocast(device_type=device, dtype=AUTOCAST[dtype])
+        return autocast
     return contextlib.nullcontext()
 
 
@@ -169,9 +171,9 @@ def flops_per_item(ref: Reference, size: int = 2) -> float:
     return float(counter.get_total_flops()) / size
 
 
-class _OpCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]
+class _OpCounter(TorchDispatchMode):
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
+        super().__init__()
         self.ops = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]

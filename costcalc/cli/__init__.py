@@ -44,7 +44,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="costcalc",
         description=(
             "Rent cloud GPUs or buy a desktop? Cost per run, break-even days, kWh and CO2. "
-            "Without a command, opens the interactive app."
+            "Without a command, opens the interactive app (in a terminal; in a pipe it prints "
+            "this help)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"costcalc {__version__}")
@@ -72,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     run: Any = getattr(args, "run", None)
     if run is None:
+        if not (sys.stdout.isatty() and sys.stdin.isatty()):
+            # In a pipe or from cron there is no one to use the app: say what there is instead.
+            parser.print_help()
+            return 0
         return _open_app(parser)
     try:
         return int(run(args))
@@ -86,9 +91,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _open_app(parser: argparse.ArgumentParser) -> int:
-    try:
-        tui = importlib.import_module("costcalc.cli.tui")
-    except ModuleNotFoundError:
-        parser.print_help()
-        return 0
+    from costcalc.cli import tui
+
     return int(tui.run(argparse.Namespace()))

@@ -1,58 +1,92 @@
-"""argparse value types shared by the subcommands: each rejects bad input in one line."""
+"""The CLI's side of the input table: flags for every scenario input, and the scenario they build.
+
+Rule kept here: argparse only collects the texts; costcalc.inputs reads them, exactly as it reads
+the app's fields and the environment, so a value means the same wherever it is typed. The
+scenario is built in layers: bundled defaults, the saved settings file (unless --no-config),
+the environment (COSTCALC_UTIL, COSTCALC_REGION, ...), then the flags.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import os
+from typing import Any
 
-from costcalc import values
-from costcalc.errors import CostcalcError
-
-
-def _option(parse: Callable[[str, str], float], what: str) -> Callable[[str], float]:
-    """An argparse type from a costcalc.values parser: its one-line error becomes argparse's."""
-
-    def typed(text: str) -> float:
-        try:
-            return parse(text, what)
-        except CostcalcError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    typed.__name__ = what
-    return typed
+from costcalc import inputs
 
 
-def non_negative(what: str) -> Callable[[str], float]:
-    return _option(values.non_negative, what)
+def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
+    """One option per input (all of them by default), with its help line from the table."""
+    for spec in inputs.INPUTS:
+        if fields is not None and spec.field not in fields:
+            continue
+        help_text = spec.help.replace("%", "%%")
+        if spec.form == "switch":
+            parser.add_argument(
+                spec.flag, dest=spec.field, action="store_const", const=True, help=help_text
+            )
+        elif spec.form == "list":
+            parser.add_argument(
+                spec.flag,
+                dest=spec.field,
+                action="append",
+                metavar=spec.metavar,
+                help=help_text,
+            )
+        else:
+            choices = f" ({', '.join(spec.choices)})" if spec.choices else ""
+            parser.add_argument(
+                spec.flag,
+                dest=spec.field,
+                metavar=spec.metavar or spec.field.upper(),
+                help=help_text + choices,
+            )
+    parser.add_argument(
+        "--no-config",
+        action="store_true",
+        help="ignore your saved settings (config.yaml, written by the app)",
+    )
 
 
-def positive(what: str) -> Callable[[str], float]:
-    return _option(values.positive, what)
+def flag_texts(ns: argparse.Namespace) -> dict[str, Any]:
+    """The texts the user gave on the command line, by field."""
+    return {
+        spec.field: getattr(ns, spec.field)
+        for spec in inputs.INPUTS
+        if getattr(ns, spec.field, None) is not None
+    }
 
 
-def count(what: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{what} must be a whole number, got {text!r}"
-            ) from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{what} must be at least 1, got {text}")
-        return value
-
-    parse.__name__ = what
-    return parse
+def saved_note(saved_values: dict[str, Any], used: set[str], path: str) -> str | None:
+    """The output's first line when saved settings filled inputs the flags did not give."""
+    shown = [
+        f"{inputs.BY_FIELD[k].what} {inputs.BY_FIELD[k].show(v)}"
+        for k, v in saved_values.items()
+        if k in used and k in inputs.BY_FIELD
+    ]
+    if not shown:
+        return None
+    return f"Using your saved settings ({path}): {', '.join(shown)}; --no-config ignores them."
 
 
-def utilisation(text: str) -> float:
-    try:
-        return values.utilisation(text)
-    except CostcalcError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def build_scenario(ns: argparse.Namespace) -> tuple[Any, str | None]:
+    """The scenario of a command line, and the note to print when saved settings were used."""
+    from costcalc.scenario import Scenario, validate_scenario
+    from costcalc.settings import load_saved
 
+    flags = inputs.parse_texts(flag_texts(ns))
+    env = inputs.env_layer(os.environ)
+    saved: dict[str, Any] = {}
+    path = ""
+    if not getattr(ns, "no_config", False):
+        found = load_saved()
+        saved = {k: v for k, v in found.values.items() if k in Scenario.model_fields}
+        path = str(found.path)
+        for warning in found.warnings:
+            import sys
 
-def share(what: str) -> Callable[[str], float]:
-    """A fraction in (0, 1], also written as a percentage."""
-    return _option(values.share, what)
+            print(f"costcalc: warning: {warning}", file=sys.stderr)
+    merged = inputs.merge(saved, env, flags)
+    scenario = validate_scenario(merged)
+    used = {k for k in saved if k not in env and k not in flags and k in merged}
+    return scenario, saved_note(saved, used, path)

@@ -60,6 +60,7 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
+    import importlib.util
     import sys
     import warnings
 
@@ -67,11 +68,9 @@ def run(ns: argparse.Namespace) -> int:
 
     # torch warns when numpy is absent; the bench never needs numpy
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'") from None
-    from costcalc.bench import results
+    if importlib.util.find_spec("torch") is None:
+        raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'")
+    from costcalc.bench import store
 
     def progress(message: str, fraction: float) -> None:
         print(f"[{fraction:4.0%}] {message}", file=sys.stderr, flush=True)
@@ -84,7 +83,7 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.bench.runner import run as run_bench
 
         result = run_bench(ns.device, ns.mode, progress, dtype=ns.dtype)
-    saved = results.save_result(result) if ns.save else None
+    saved = store.save_result(result) if ns.save else None
     if ns.json:
         print(result.model_dump_json(indent=2))
     else:

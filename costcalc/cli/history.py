@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from costcalc.constants import PROVIDERS
-
 
 def register(sub: Any) -> None:
+    from providers.registry import names
+
     p = sub.add_parser(
         "history",
         help="show how prices moved across refreshes (sparklines or JSON)",
@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("--gpu", help="only offers with this GPU, e.g. h100, 'A100 80GB', t4")
-    p.add_argument("--provider", choices=PROVIDERS, help="only this provider")
+    p.add_argument("--provider", metavar="NAME", help=f"only this provider: {', '.join(names())}")
     p.add_argument("--region", metavar="CODE", help="only this region, e.g. us-east-1")
     p.add_argument("--json", action="store_true", help="print a JSON list of series")
     p.set_defaults(run=run)
@@ -29,14 +29,18 @@ def run(ns: argparse.Namespace) -> int:
     import json
     import sys
 
-    from costcalc import format as fmt
+    from costcalc import display as fmt
     from costcalc import history
 
     gpu = None
     if ns.gpu:
-        from costcalc.catalog import load_catalog
+        from costcalc.loaders import load_catalog
 
         gpu = load_catalog().resolve(ns.gpu).key
+    if ns.provider:
+        from providers.registry import get
+
+        ns.provider = get(ns.provider).name
     series = history.query(gpu=gpu, provider=ns.provider, region=ns.region)
     if ns.json:
         doc = [

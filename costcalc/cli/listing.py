@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from costcalc.constants import PROVIDERS
-
 
 def register(sub: Any) -> None:
+    from providers.registry import names
+
     g = sub.add_parser(
         "gpus",
         help="list the GPU catalog with specs and sources",
@@ -23,16 +23,16 @@ def register(sub: Any) -> None:
         help="list cloud offers from the price snapshots, with their age",
         description=(
             "List the offers in the current price snapshots (refreshed ones override the "
-            "bundled ones), marking stale data: spot older than a day, list prices older "
-            "than 90 days."
+            "bundled ones), marking stale data by each provider's policy: a spot feed after a "
+            "day, list prices after 90 days."
         ),
     )
     p.add_argument(
         "--provider",
         action="append",
-        choices=PROVIDERS,
         default=[],
-        help="only these providers (repeatable)",
+        metavar="NAME",
+        help=f"only these providers (repeatable): {', '.join(names())}",
     )
     p.add_argument("--gpu", action="append", default=[], help="only offers with this GPU")
     p.add_argument("--json", action="store_true", help="print a JSON list of offers")
@@ -42,24 +42,24 @@ def register(sub: Any) -> None:
 def run_gpus(ns: argparse.Namespace) -> int:
     import json
 
-    from costcalc.catalog import load_catalog
+    from costcalc.loaders import load_catalog
 
     specs = [s for s in load_catalog() if ns.segment in (None, s.segment)]
     if ns.json:
         print(json.dumps([s.model_dump(mode="json") for s in specs], indent=2))
         return 0
-    from costcalc.report import Column, render_table
+    from costcalc.report import Plain, render_table
 
     columns = (
-        Column("key", "key", numeric=False),
-        Column("name", "name", numeric=False),
-        Column("arch", "architecture", numeric=False),
-        Column("mem", "GB"),
-        Column("bw", "GB/s"),
-        Column("fp32", "FP32 TF"),
-        Column("fp16", "FP16 tensor TF"),
-        Column("watts", "W"),
-        Column("price", "price $"),
+        Plain("key", "key", numeric=False),
+        Plain("name", "name", numeric=False),
+        Plain("arch", "architecture", numeric=False),
+        Plain("mem", "GB"),
+        Plain("bw", "GB/s"),
+        Plain("fp32", "FP32 TF"),
+        Plain("fp16", "FP16 tensor TF"),
+        Plain("watts", "W"),
+        Plain("price", "price $"),
     )
     rows = [
         {
@@ -83,51 +83,54 @@ def run_prices(ns: argparse.Namespace) -> int:
     import json
     import sys
 
-    from costcalc import format as fmt
-    from costcalc.catalog import load_catalog
-    from costcalc.loaders import utc_now
-    from costcalc.report import Column, cloud_offer_json, render_table
-    from costcalc.snapshots import age_days, is_stale, load_price_book
+    from costcalc import display
+    from costcalc.loaders import load_catalog, utc_now
+    from costcalc.offers import age_days, is_stale
+    from costcalc.report import Plain, cloud_offer_json, render_table
+    from costcalc.snapshots import load_price_book
+    from providers import registry
 
     now = utc_now()
     catalog = load_catalog()
     gpus = {catalog.resolve(name).key for name in ns.gpu}
-    book = load_price_book(ns.provider or None)
+    names = [registry.get(p).name for p in ns.provider]
+    book = load_price_book(names or None)
     offers = [o for o in book.offers if not gpus or o.gpu in gpus]
     for warning in book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
-        doc = [
-            {**cloud_offer_json(o), "stale": is_stale(o.fetched_at, o.spot, now)} for o in offers
-        ]
+        doc = [{**cloud_offer_json(o), "stale": is_stale(o, now)} for o in offers]
         print(json.dumps(doc, indent=2))
         return 0
     for provider, loaded in book.snapshots.items():
-        stale = is_stale(loaded.fetched_at, loaded.is_spot, now)
+        stale = loaded.is_stale(now)
         print(
             f"{provider}: {loaded.origin}, prices of {loaded.fetched_at:%Y-%m-%d} "
-            f"(age {fmt.age(age_days(loaded.fetched_at, now))}{', STALE' if stale else ''}); "
+            f"(age {display.age(age_days(loaded.fetched_at, now))}{', STALE' if stale else ''}); "
             f"source: {loaded.snapshot.source}"
         )
+    if not offers:
+        print("\nno offers match", file=sys.stderr)
+        return 0
     columns = (
-        Column("provider", "provider", numeric=False),
-        Column("name", "offer", numeric=False),
-        Column("gpu", "GPU", numeric=False),
-        Column("region", "region", numeric=False),
-        Column("price", "$/h"),
-        Column("fee", "plan $/mo"),
-        Column("age", "age"),
+        Plain("provider", "provider", numeric=False),
+        Plain("name", "offer", numeric=False),
+        Plain("gpu", "GPU", numeric=False),
+        Plain("region", "region", numeric=False),
+        Plain("price", "$/h"),
+        Plain("fee", "plan $/mo"),
+        Plain("age", "age"),
     )
     rows = [
         {
             "provider": o.provider,
             "name": o.name,
-            "gpu": fmt.gpus(o.gpu, o.gpu_count),
+            "gpu": display.gpus(o.gpu, o.gpu_count),
             "region": o.region,
             "price": f"{o.usd_per_hour:,.3f}",
             "fee": f"{o.monthly_fee_usd:g}" if o.monthly_fee_usd else "-",
-            "age": fmt.age(age_days(o.fetched_at, now))
-            + (" stale" if is_stale(o.fetched_at, o.spot, now) else ""),
+            "age": display.age(age_days(o.fetched_at, now))
+            + (" stale" if is_stale(o, now) else ""),
         }
         for o in offers
     ]

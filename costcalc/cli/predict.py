@@ -52,13 +52,15 @@ def register(sub: Any) -> None:
 def run(ns: argparse.Namespace) -> int:
     import json
 
-    from costcalc.catalog import load_catalog
-    from costcalc.predict import predict_seconds
+    from costcalc.loaders import load_catalog, load_predictor
 
     catalog = load_catalog()
+    predictor = load_predictor()
     source = catalog.resolve(ns.source)
     targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
-    found = [predict_seconds(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype) for t in targets]
+    found = [
+        predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype) for t in targets
+    ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
     if ns.json:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from costcalc.constants import PROVIDERS
-
 
 def register(sub: Any) -> None:
+    from providers.registry import PROVIDERS
+
+    urls = ", ".join(e.name for p in PROVIDERS for e in p.env if not e.secret)
     p = sub.add_parser(
         "refresh",
         help="download fresh prices from the providers (run it from cron)",
@@ -17,16 +18,16 @@ def register(sub: Any) -> None:
             "snapshot (the bundled prices stay the fallback), and add every observation to the "
             "price history. A provider that fails keeps its last good snapshot. Exit codes: "
             "0 all refreshed, 1 some provider failed, 2 usage error, 3 another refresh is "
-            "running. Feed URLs: COSTCALC_AWS_SPOT_URL, COSTCALC_AWS_ADVISOR_URL, "
-            "COSTCALC_AWS_ONDEMAND_URL, COSTCALC_DIGITALOCEAN_URL."
+            f"running. Feed settings: {urls}."
         ),
     )
     p.add_argument(
         "--provider",
         action="append",
-        choices=PROVIDERS,
         default=[],
-        help="only this provider (repeatable; default: all)",
+        metavar="NAME",
+        help="only this provider (repeatable; default: all): "
+        + ", ".join(p.name for p in PROVIDERS),
     )
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     p.add_argument("--quiet", action="store_true", help="print only failures (for cron and logs)")

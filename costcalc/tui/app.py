@@ -16,9 +16,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from costcalc.errors import CostcalcError
-from costcalc.loaders import AppData, load_app_data, utc_now
-from costcalc.settings import Settings, load_settings, save_settings
-from costcalc.tui.calc import BenchRun
+from costcalc.loaders import load_app_data, utc_now
+from costcalc.scenario import AppData
+from costcalc.settings import Settings, load_saved, save_settings
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
 
@@ -59,7 +59,9 @@ class CostcalcApp(App[None]):
         self._detect_gpu = detect_gpu and settings.gpu is None
         self._persist = persist
         self._load_bench = load_bench
-        self._keep_bad_config = settings_warning is not None
+        self._keep_bad_config = False
+        """Set by make_app when the whole settings file was unreadable: it is moved aside to
+        config.yaml.bad before the first save."""
         # Chosen before the first styling: changing it after mount restyles every widget.
         self._theme_known = settings.theme in self.available_themes
         if self._theme_known:
@@ -138,13 +140,11 @@ class CostcalcApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench-load")
     def load_latest_bench(self) -> None:
-        try:
-            from costcalc.bench.results import load_latest
+        from costcalc.bench.store import load_latest
 
+        try:
             result = load_latest()
-        except ImportError:
-            return
-        except Exception as exc:  # a broken results file must not stop the app
+        except CostcalcError as exc:  # a broken results file must not stop the app
             self.call_from_thread(self.notify, str(exc), title="Bench", severity="warning")
             return
         if result is not None:
@@ -156,13 +156,9 @@ class CostcalcApp(App[None]):
         if main is not None:
             main.recalculate()
 
-    def bench_run(self, settings: Settings) -> BenchRun | None:
-        """The latest bench in the engine's terms, for these settings (kind, items per run)."""
-        if self.bench_result is None:
-            return None
-        from costcalc.tui.bench_link import bench_run_from
-
-        return bench_run_from(self.bench_result, self.data, settings)
+    def bench_for(self, settings: Settings) -> BenchResult | None:
+        """The bench result the settings name: the latest (loaded after the first paint)."""
+        return self.bench_result if settings.bench is not None else None
 
     def on_bench_finished(self, message: BenchFinished) -> None:
         self.notify(message.summary, title="Bench")
@@ -208,15 +204,24 @@ def make_app(
     config file, every change is saved back to it.
     """
     warning = None
+    unreadable = False
     loaded = settings is None
     if settings is None:
-        settings, warning = load_settings()
+        saved = load_saved()
+        settings, unreadable = saved.settings, saved.unreadable
+        warning = "; ".join(saved.warnings) or None
+        if warning and unreadable:
+            warning += (
+                f" (the file is moved aside to {saved.path.name}.bad when you change a setting)"
+            )
     options.setdefault("persist", loaded)
     clock: Clock = utc_now if now is None else (lambda: now)
-    return CostcalcApp(
+    app = CostcalcApp(
         load_app_data() if data is None else data,
         settings,
         clock,
         settings_warning=warning,
         **options,
     )
+    app._keep_bad_config = unreadable
+    return app

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from costcalc import engine
 from costcalc.compare import cloud_year, desktop_result
 from costcalc.models import OfferResult
-from costcalc.tui.calc import Calculation
+from costcalc.scenario import Calculation
 
 UTILISATION_STEPS = tuple(step / 100 for step in range(1, 101))
 """1 % to 100 %: utilisation must be above zero for the engine."""

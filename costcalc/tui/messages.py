@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.message import Message
 
-from costcalc.loaders import AppData
+from costcalc.scenario import AppData
 
 
 class SettingsChanged(Message):

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import torch
 
-from costcalc.bench import results
+torch = pytest.importorskip("torch", reason="needs PyTorch")
+
+from costcalc.bench import store as results
 from costcalc.bench.probes import bandwidth_gbs, matmul_tflops
 from costcalc.bench.runner import run
 from costcalc.cli import main

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from costcalc.catalog import load_catalog
+from costcalc.loaders import load_catalog
 from providers.aws_instances import load_instance_table
 
 

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from costcalc.catalog import load_catalog
 from costcalc.grid import GridIndex
-from costcalc.loaders import AppData, load_app_data
+from costcalc.loaders import load_app_data, load_catalog, load_predictor
 from costcalc.models import CloudOffer
+from costcalc.offers import PriceBook
+from costcalc.scenario import AppData
 from costcalc.settings import Settings
-from costcalc.snapshots import PriceBook, load_carbon, load_desktop_defaults
+from costcalc.snapshots import load_carbon, load_desktop_defaults
 from costcalc.tui.app import CostcalcApp, make_app
 
 FIXED_NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
@@ -66,6 +67,7 @@ def fixed_data() -> AppData:
         grid=GridIndex(load_carbon()),
         desktop_defaults=load_desktop_defaults(),
         book=PriceBook(offers=list(FIXED_OFFERS)),
+        predictor=load_predictor(),
     )
 
 

@@ -9,11 +9,10 @@ PURE = (
     "costcalc.settings",
     "costcalc.explain",
     "costcalc.tui",
-    "costcalc.tui.calc",
+    "costcalc.scenario",
+    "costcalc.inputs",
     "costcalc.tui.curves",
-    "costcalc.tui.parse",
     "costcalc.tui.detect",
-    "costcalc.tui.bench_link",
     "costcalc.cli.tui",
 )
 

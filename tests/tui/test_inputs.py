@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from costcalc import format as fmt
-from costcalc import report
+from costcalc import columns
+from costcalc import display as fmt
 from costcalc.compare import Comparison, compare
-from costcalc.loaders import AppData
 from costcalc.models import Workload
-from costcalc.scenario import build_assumptions, build_desktop
+from costcalc.scenario import AppData, build_assumptions, build_desktop
 from costcalc.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable, offer_key
@@ -21,8 +20,10 @@ def engine_comparison(data: AppData, gpu: str, utilisation: float) -> Comparison
         data.grid, utilisation=utilisation, usd_per_kwh=data.default_usd_per_kwh
     )
     workload = Workload(dtype="fp16")
+    speed = data.predictor.speed_fn("generic", "fp16")
+    offers = data.book.offers
     return compare(
-        desktop, assumptions, workload, data.book.offers, data.catalog, data.grid, FIXED_NOW
+        desktop, assumptions, workload, offers, data.catalog, data.grid, FIXED_NOW, speed=speed
     )
 
 
@@ -95,7 +96,7 @@ async def test_pick_a_gpu_by_typing(app_factory: MakeApp, data: AppData) -> None
         assert screen.calc is not None
         expected = build_desktop(data.catalog.get("rtx4090"), data.desktop_defaults)
         assert screen.calc.desktop.price_usd == expected.price_usd
-        assert screen.query_one("#desktop_price_usd").value == f"{expected.price_usd:g}"
+        assert screen.query_one("#desktop_price_usd").value == f"{expected.price_usd:,.0f}"
 
 
 async def test_unknown_gpu_is_refused_with_candidates(app_factory: MakeApp) -> None:
@@ -130,7 +131,7 @@ async def test_sort_by_key_and_by_header(app_factory: MakeApp) -> None:
 
         def order_by(column: str, reverse: bool = False) -> list[str]:
             ranked = sorted(
-                results.values(), key=lambda r: report.sort_key(r, column), reverse=reverse
+                results.values(), key=lambda r: columns.sort_key(r, column), reverse=reverse
             )
             return [offer_key(r) for r in ranked]
 

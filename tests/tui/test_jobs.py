@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -100,10 +101,11 @@ async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
     app_factory: MakeApp,
 ) -> None:
     """The bench's own 'tiny' mode on the CPU: every code path in a second or two."""
-    from costcalc.bench.results import load_latest
+    pytest.importorskip("torch", reason="the bench needs PyTorch")
+    from costcalc.bench.store import load_latest
     from costcalc.tui.screens.bench import BenchScreen
 
-    app = app_factory(Settings(gpu="rtx3090", run_from_bench=True, run_hours=10))
+    app = app_factory(Settings(gpu="rtx3090", bench="latest", run_hours=10))
     async with app.run_test(size=(140, 45)) as pilot:
         main = app.screen
         assert isinstance(main, MainScreen)
@@ -121,6 +123,23 @@ async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
         assert cells - {"-"}, "a $ per batch item for offers once the bench is known"
 
 
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.mark.skipif(
+    HAVE_TORCH, reason="runs where PyTorch is not installed (pip install -e .[test])"
+)
+async def test_bench_without_torch_says_how_to_install_it(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.press("b")
+        await wait_for(app, lambda: any("pip install" in n.message for n in app._notifications))
+        message = next(n.message for n in app._notifications if "pip install" in n.message)
+        assert "PyTorch" in message and "ModuleNotFoundError" not in message
+        assert app.is_running and app.bench_result is None
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs PyTorch")
 async def test_bench_failure_is_a_notification(
     app_factory: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

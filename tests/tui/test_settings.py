@@ -34,26 +34,64 @@ def test_malformed_file_gives_defaults_and_one_line(tmp_path: Path) -> None:
     settings, warning = load_settings(path)
     assert settings == Settings()
     assert warning is not None and "not valid YAML" in warning and "\n" not in warning
-    path.write_text("utilisation: 7\n")
+
+
+def test_one_bad_key_costs_that_key_only(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("gpu: rtx4090\nutilisation: 7\nhorizon_years: 5\ncolour: blue\n")
     settings, warning = load_settings(path)
-    assert settings == Settings() and warning is not None and "utilisation" in warning
+    assert settings == Settings(gpu="rtx4090", horizon_years=5)
+    assert warning is not None and "utilisation" in warning and "'colour'" in warning
 
 
-async def test_app_notifies_a_malformed_config_keeps_it_and_saves_changes() -> None:
+def test_an_unknown_provider_costs_only_that_provider(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("gpu: a6000\nproviders: [aws-spot, nosuchcloud]\n")
+    settings, warning = load_settings(path)
+    assert settings == Settings(gpu="a6000", providers=("aws-spot",))
+    assert warning is not None and "nosuchcloud" in warning
+
+
+def test_settings_written_before_bench_existed_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("gpu: rtx3090\nrun_from_bench: true\n")
+    assert load_settings(path) == (Settings(gpu="rtx3090", bench="latest"), None)
+
+
+async def test_app_keeps_the_good_keys_of_a_config_with_a_bad_one() -> None:
     path = locations.config_file()
     path.parent.mkdir(parents=True)
-    path.write_text("gpu: rtx3090\nutilisation: lots\n")
+    path.write_text("gpu: rtx4090\nutilisation: lots\n")
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
         assert any("utilisation" in n.message for n in app._notifications)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert screen.settings == Settings()
+        assert screen.settings == Settings(gpu="rtx4090")
+        await pilot.press("u", "6", "0", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert load_settings(path) == (Settings(gpu="rtx4090", utilisation=0.6), None)
+    assert not path.with_name("config.yaml.bad").exists()
+
+
+async def test_an_unreadable_config_is_moved_aside_when_a_setting_changes() -> None:
+    path = locations.config_file()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"gpu: rtx3090\nutilisation: [\n")
+    earlier_bad = path.with_name("config.yaml.bad")
+    earlier_bad.write_text("an older bad file\n")
+    app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        notice = next(n.message for n in app._notifications if "not valid YAML" in n.message)
+        assert "moved aside to config.yaml.bad when you change a setting" in notice
+        assert path.read_bytes() == b"gpu: rtx3090\nutilisation: [\n"  # nothing moved yet
         await pilot.press("u", "6", "0", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
     assert load_settings(path) == (Settings(utilisation=0.6), None)
-    assert path.with_name("config.yaml.bad").read_text() == "gpu: rtx3090\nutilisation: lots\n"
+    assert earlier_bad.read_text() == "an older bad file\n"  # never overwritten
+    assert path.with_name("config.yaml.bad.1").read_bytes() == b"gpu: rtx3090\nutilisation: [\n"
 
 
 async def test_settings_from_the_file_open_the_app() -> None:
@@ -70,7 +108,7 @@ async def test_settings_from_the_file_open_the_app() -> None:
 
 async def test_select_fields_keep_the_loaded_settings_on_mount() -> None:
     """Selects announce a first value when mounted; it must not overwrite the user's choice."""
-    chosen = Settings(gpu="rtx3090", dtype="bf16", run_from_bench=True, providers=("paperspace",))
+    chosen = Settings(gpu="rtx3090", dtype="bf16", bench="latest", providers=("paperspace",))
     app = make_app(settings=chosen, now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()

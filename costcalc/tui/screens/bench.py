@@ -7,8 +7,8 @@ notification. The saved result reaches the app as a BenchFinished message.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, ClassVar
+import importlib.util
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import work
 from textual.app import ComposeResult
@@ -22,7 +22,10 @@ from costcalc.tui.messages import BenchFinished
 if TYPE_CHECKING:
     from costcalc.tui.app import CostcalcApp
 
-NOT_AVAILABLE = "The benchmark is not available in this build"
+NO_TORCH = (
+    "The bench needs PyTorch, which is not installed: pip install 'costcalc[bench]' "
+    "(or pip install torch), then press b again"
+)
 
 
 def bench_summary(result: Any) -> str:
@@ -48,7 +51,9 @@ class BenchScreen(ModalScreen[None]):
 
     app: CostcalcApp
 
-    def __init__(self, mode: str = "quick", device: str | None = None) -> None:
+    def __init__(
+        self, mode: Literal["quick", "full", "tiny"] = "quick", device: str | None = None
+    ) -> None:
         super().__init__()
         self.mode = mode
         self.device = device
@@ -92,15 +97,14 @@ class BenchScreen(ModalScreen[None]):
         def progress(line: str, fraction: float) -> None:
             app.call_from_thread(self._progress, line, fraction)
 
-        try:
-            # Imported by name: the bench (and torch behind it) is optional in a build.
-            run_bench = importlib.import_module("costcalc.bench").run_bench
-            save_result = importlib.import_module("costcalc.bench.results").save_result
-        except (ImportError, AttributeError) as exc:
-            app.call_from_thread(self._failed, f"{NOT_AVAILABLE} ({exc})")
+        import costcalc.bench
+        from costcalc.bench.store import save_result
+
+        if importlib.util.find_spec("torch") is None:
+            app.call_from_thread(self._failed, NO_TORCH)
             return
         try:
-            result = run_bench(device=self.device, mode=self.mode, progress=progress)
+            result = costcalc.bench.run_bench(device=self.device, mode=self.mode, progress=progress)
         except Exception as exc:  # out of memory, no torch, a driver error: a message
             app.call_from_thread(self._failed, f"bench failed: {type(exc).__name__}: {exc}")
             return

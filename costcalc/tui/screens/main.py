@@ -17,10 +17,11 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, TabbedContent, TabPane
 
+from costcalc import inputs
 from costcalc.errors import CostcalcError
 from costcalc.models import OfferResult
-from costcalc.settings import Settings
-from costcalc.tui.calc import Calculation, calculate
+from costcalc.scenario import Calculation, evaluate
+from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 120
 """From this width on, everything shows at once; below it, the 80-column layout."""
-
-RESETS_PRICE = ("gpu", "gpu_count")
-"""A new GPU or GPU count makes a typed desktop price meaningless: back to the default."""
 
 
 class MainScreen(Screen[None]):
@@ -108,8 +106,13 @@ class MainScreen(Screen[None]):
         """Run the comparison for the current settings, data, bench and clock."""
         app = self.app
         try:
-            bench = app.bench_run(self.settings)
-            self.calc = calculate(self.settings, app.data, app.clock(), bench=bench)
+            self.calc = evaluate(
+                self.settings,
+                app.data,
+                app.clock(),
+                bench=app.bench_for(self.settings),
+                fallback_gpu=DEFAULT_GPU,
+            )
         except CostcalcError as exc:
             self.notify(str(exc), title="Cannot compute", severity="error")
 
@@ -120,8 +123,8 @@ class MainScreen(Screen[None]):
     def watch_calc(self, calc: Calculation | None) -> None:
         if calc is None:
             return
-        self.query_one(SetupPanel).show(calc)
-        self.query_one(FilterBar).show(calc.settings)
+        self.query_one(SetupPanel).show(calc, self.settings)
+        self.query_one(FilterBar).show(self.settings)
         self.query_one(VerdictBar).show(calc)
         keep = self.selected_key
         if keep is None and calc.comparison.best is not None:
@@ -153,11 +156,9 @@ class MainScreen(Screen[None]):
         message.stop()
         if message.submitted:
             self.query_one(OffersTable).focus()
-        update = dict(message.update)
-        if any(k in update and update[k] != getattr(self.settings, k) for k in RESETS_PRICE):
-            update.setdefault("desktop_price_usd", None)
+        merged = inputs.merge(self.settings.model_dump(), message.update)
         try:
-            self.settings = Settings.model_validate({**self.settings.model_dump(), **update})
+            self.settings = Settings.model_validate(merged)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"])

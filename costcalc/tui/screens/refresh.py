@@ -23,8 +23,6 @@ from costcalc.tui.messages import PricesRefreshed
 if TYPE_CHECKING:
     from costcalc.tui.app import CostcalcApp
 
-NOT_AVAILABLE = "Refreshing prices is not available in this build."
-
 
 class RefreshScreen(ModalScreen[None]):
     """Live progress of `costcalc.refresh.run_refresh`."""
@@ -69,11 +67,8 @@ class RefreshScreen(ModalScreen[None]):
         def say(line: str) -> None:
             app.call_from_thread(self._say, line)
 
-        try:
-            from costcalc.refresh import RefreshLocked, run_refresh
-        except ImportError:
-            app.call_from_thread(self._done, PricesRefreshed(None, NOT_AVAILABLE, False))
-            return
+        from costcalc.refresh import RefreshLocked, run_refresh
+
         try:
             report = run_refresh(self.providers, progress=say)
         except RefreshLocked as exc:

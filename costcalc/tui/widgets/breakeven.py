@@ -10,9 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from costcalc.loaders import AppData
 from costcalc.models import OfferResult
-from costcalc.tui.calc import Calculation
+from costcalc.scenario import AppData, Calculation
 
 
 def short_label(result: OfferResult) -> str:
@@ -41,12 +40,24 @@ class BreakEvenView(Horizontal):
         self.call_after_refresh(self._mount_plots)
 
     async def _mount_plots(self) -> None:
+        """Swap the placeholder for the plots, unless the app is closing meanwhile: a user who
+        quits right after start must not see a traceback from a plot mounting into nothing."""
+        from textual.css.query import NoMatches
+        from textual.widget import MountError
+
         from costcalc.tui.widgets.plots import CumulativePlot, UtilisationPlot
 
+        if not self.is_attached or getattr(self.app, "_exit", False) or not self.app.is_running:
+            return
         utilisation = UtilisationPlot(id="utilisation-plot")
         utilisation.display = self._show_utilisation
-        await self.query_one("#plots-placeholder").remove()
-        await self.mount(CumulativePlot(id="cumulative-plot"), utilisation)
+        try:
+            await self.query_one("#plots-placeholder").remove()
+            await self.mount(CumulativePlot(id="cumulative-plot"), utilisation)
+        except (MountError, NoMatches):
+            return  # the view went away while the plots were mounting
+        if not self.is_attached:
+            return
         self._plots_mounted = True
         if self._drawn is not None:
             calc, selected = self._drawn
@@ -71,5 +82,7 @@ class BreakEvenView(Horizontal):
         offers = [r for r in (selected, best) if r is not None]
         if len(offers) == 2 and offers[0] is offers[1]:
             offers.pop()
-        self.query_one(CumulativePlot).draw(calc, offers)
-        self.query_one(UtilisationPlot).draw(calc, offers)
+        for plot in self.query(CumulativePlot):  # none when the view is being torn down
+            plot.draw(calc, offers)
+        for other in self.query(UtilisationPlot):
+            other.draw(calc, offers)

@@ -13,8 +13,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Select
 
-from costcalc.constants import PROVIDERS
-from costcalc.loaders import AppData
+from costcalc.scenario import AppData
 from costcalc.settings import Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.offers import ViewFilter
@@ -41,7 +40,9 @@ class FilterBar(Horizontal):
         self._settings: Settings | None = None
 
     def compose(self) -> ComposeResult:
-        providers = [("all providers", ALL)] + [(p, p) for p in PROVIDERS]
+        from providers.registry import PROVIDERS
+
+        providers = [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]
         regions = sorted({o.region for o in self.data.book.offers})
         yield Select(providers, id="provider", allow_blank=False, compact=True)
         yield Select(KIND_CHOICES, id="offer_kind", allow_blank=False, compact=True)

@@ -1,8 +1,8 @@
 """The offers table: every cloud offer against the desktop, sortable and filterable.
 
-Cells come from `report.offer_cells` and order from `report.sort_key`, the same functions the
-CLI prints with. The cheapest offer (the one the verdict uses) is marked with a star; offers
-whose GPU cannot hold the run are marked and their run cells say "does not fit".
+Columns, cells and sort keys come from costcalc.columns, the table the CLI prints with. The
+cheapest offer (the one the verdict uses) is marked with a star; offers whose GPU cannot hold
+the run are marked and their run cells say "does not fit".
 """
 
 from __future__ import annotations
@@ -15,16 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from costcalc import report
+from costcalc import columns as cols
+from costcalc.columns import Column
 from costcalc.models import OfferResult
-from costcalc.report import Column
-from costcalc.tui.calc import Calculation
+from costcalc.scenario import Calculation
 
-MORE_COLUMNS: tuple[Column, ...] = (
-    Column("usd_per_batch_item", "$/batch item"),
-    Column("interruption", "interrupt", numeric=False),
-)
-_ALL = {c.key: c for c in report.OFFER_COLUMNS + report.RUN_COLUMNS + MORE_COLUMNS}
 ORDER = (
     "provider",
     "name",
@@ -43,10 +38,10 @@ ORDER = (
     "price_age_days",
 )
 """The report's columns, with the figures that decide (cost, break-even, run) first."""
-COLUMNS: tuple[Column, ...] = tuple(_ALL[key] for key in ORDER)
+COLUMNS: tuple[Column, ...] = tuple(cols.BY_KEY[key] for key in ORDER)
 NARROW_FIRST = ("name", "usd_per_year", "break_even_days", "run_usd")
 NARROW_COLUMNS: tuple[Column, ...] = tuple(
-    _ALL[key] for key in (*NARROW_FIRST, *(k for k in ORDER if k not in NARROW_FIRST))
+    cols.BY_KEY[key] for key in (*NARROW_FIRST, *(k for k in ORDER if k not in NARROW_FIRST))
 )
 """At 80 columns the offer and the figures that decide come first; who sells it scrolls right."""
 MARK_COLUMN = "mark"
@@ -138,7 +133,7 @@ class OffersTable(DataTable[Text]):
         self.calc = calc
         best = calc.comparison.best
         rows = [r for r in calc.comparison.offers if self.view_filter.keeps(r)]
-        rows.sort(key=lambda r: report.sort_key(r, self.sort_column), reverse=self.sort_reverse)
+        rows.sort(key=lambda r: cols.sort_key(r, self.sort_column), reverse=self.sort_reverse)
         self._results = {}
         for result in rows:
             key = offer_key(result)
@@ -156,7 +151,8 @@ class OffersTable(DataTable[Text]):
             self.move_cursor(row=keys.index(keep), animate=False)
 
     def _cells(self, result: OfferResult, cheapest: bool) -> list[Text]:
-        cells = report.offer_cells(result, self.calc.now if self.calc else None)
+        ctx = cols.Context(now=self.calc.now if self.calc else None)
+        cells = cols.cells(result, self.shown_columns, ctx)
         dim = "dim" if result.fits is False else ""
         mark = CHEAPEST if cheapest else (DOES_NOT_FIT if result.fits is False else "")
         row = [Text(mark, style="bold")]

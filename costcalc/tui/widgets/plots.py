@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 from textual_plotext import PlotextPlot
 
+from costcalc import display as fmt
 from costcalc import engine
-from costcalc import format as fmt
 from costcalc.models import OfferResult
+from costcalc.scenario import Calculation
 from costcalc.tui import curves
-from costcalc.tui.calc import Calculation
 from costcalc.tui.widgets.breakeven import short_label
 
 

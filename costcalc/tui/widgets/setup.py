@@ -1,5 +1,6 @@
-"""'Your setup': every input of the comparison, one compact row each.
+"""'Your setup': every input of the comparison, one compact row each, from the input table.
 
+The rows are costcalc.inputs.INPUTS, so the app has every input the CLI has, read the same way.
 A field is applied when the user presses Enter or leaves it; a value that does not parse stays
 in the field, marked, with a notification that says what a valid one looks like. Applied values
 leave as a SettingsChanged message; this widget computes nothing.
@@ -7,7 +8,6 @@ leave as a SettingsChanged message; this widget computes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -15,23 +15,46 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Select
 
+from costcalc import inputs
 from costcalc.errors import CostcalcError
-from costcalc.loaders import AppData
-from costcalc.settings import Settings
-from costcalc.tui import parse
-from costcalc.tui.calc import Calculation, default_desktop_price_usd
+from costcalc.scenario import AppData, Calculation, default_desktop_price_usd
+from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.gpu_input import GpuInput
 
-Parser = Callable[[str], Any]
-
-RUN_SOURCES: tuple[tuple[str, bool], ...] = (("hours on my GPU", False), ("latest bench", True))
-DTYPE_CHOICES: tuple[tuple[str, str], ...] = (
-    ("fp16 AMP", "fp16"),
-    ("bf16", "bf16"),
-    ("tf32", "tf32"),
-    ("fp32", "fp32"),
+UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
+    ("5% personal reality", 0.05),
+    ("15% PhD desktop", 0.15),
+    ("35% group cluster", 0.35),
+    ("60% company cluster", 0.60),
 )
+"""Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
+
+FIELDS: tuple[str, ...] = tuple(
+    spec.field for spec in inputs.INPUTS if spec.field not in ("providers", "offer_kind")
+)
+"""Every input but the provider and spot filters, which sit above the offers table."""
+
+SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
+    "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
+    "dtype": (("fp16 AMP", "fp16"), ("bf16", "bf16"), ("tf32", "tf32"), ("fp32", "fp32")),
+    "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
+}
+SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
+PLACEHOLDERS = {
+    "gpu_count": "1",
+    "desktop_price_usd": "street + base",
+    "gpu_watts": "board power",
+    "system_watts": "default",
+    "idle_watts": "default",
+    "psu_efficiency": "100%",
+    "resale_share": "0%",
+    "utilisation": "15%",
+    "usd_per_kwh": "default",
+    "home_region": "US",
+    "horizon_years": "3",
+    "cloud_prices": "none",
+}
 
 
 def _row(label: str, widget: Input | Select[Any], tooltip: str) -> Horizontal:
@@ -39,8 +62,12 @@ def _row(label: str, widget: Input | Select[Any], tooltip: str) -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes="field")
 
 
+def _is_select(field: str) -> bool:
+    return field in SELECT_CHOICES or inputs.BY_FIELD[field].form == "switch"
+
+
 class SetupPanel(VerticalScroll):
-    """The user's desktop, utilisation, electricity, grid, horizon and run."""
+    """The user's desktop, utilisation, electricity, grid, horizon, run and own offers."""
 
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -49,103 +76,82 @@ class SetupPanel(VerticalScroll):
         self._shown: dict[str, str] = {}
         self._settings: Settings | None = None
         self._default_price_usd: float | None = None
-        self._parsers: dict[str, Parser] = {
-            "gpu_count": parse.gpu_count,
-            "desktop_price_usd": self._parse_price,
-            "utilisation": parse.utilisation,
-            "usd_per_kwh": lambda t: parse.optional_non_negative(t, "electricity price"),
-            "home_region": self._parse_region,
-            "horizon_years": lambda t: parse.positive(t, "horizon (years)"),
-            "run_hours": lambda t: parse.optional_positive(t, "run hours"),
-            "items_per_run": lambda t: parse.optional_positive(t, "items per run"),
-            "memory_gb": lambda t: parse.optional_positive(t, "GPU memory (GB)"),
-        }
 
     def compose(self) -> ComposeResult:
         regions = [r.code for r in self.data.grid.data.regions]
-        yield _row("GPU", GpuInput(self.data.catalog, id="gpu"), "desktop GPU: type to search")
-        yield _row("GPUs", self._input("gpu_count", "1", type="integer"), "GPUs in the desktop")
-        yield _row("Price $", self._input("desktop_price_usd", "street + base"), "whole machine")
-        yield _row("Util.", self._input("utilisation", "15%"), "share of all hours it works")
-        presets = [(label, share) for label, share in parse.UTILISATION_PRESETS]
-        yield _row(
-            "Preset",
-            Select(presets, id="preset", prompt="typical…", compact=True),
-            "typical utilisation (most personal machines sit at 5-10 %)",
-        )
-        yield _row("$/kWh", self._input("usd_per_kwh", "default"), "electricity price")
-        yield _row(
-            "Grid",
-            self._input("home_region", "US", suggester=SuggestFromList(regions)),
-            "home grid for CO2: US, DE, US-CA, ...",
-        )
-        yield _row("Years", self._input("horizon_years", "3"), "years you will use the desktop")
-        yield _row("Run h", self._input("run_hours", "none"), "hours one run takes on the desktop")
-        yield _row(
-            "Run from",
-            Select(RUN_SOURCES, id="run_from_bench", allow_blank=False, compact=True),
-            "use the run as typed, or as the latest bench measured it",
-        )
-        yield _row("Items", self._input("items_per_run", "none"), "items one run processes")
-        yield _row("Mem GB", self._input("memory_gb", "none"), "GPU memory the run needs")
-        yield _row(
-            "dtype",
-            Select(DTYPE_CHOICES, id="dtype", allow_blank=False, compact=True),
-            "training precision used to compare GPU speeds",
-        )
-
-    @staticmethod
-    def _input(field: str, placeholder: str, **kwargs: Any) -> Input:
-        return Input(id=field, placeholder=placeholder, compact=True, **kwargs)
+        for field in FIELDS:
+            spec = inputs.BY_FIELD[field]
+            if field == "gpu":
+                widget: Input | Select[Any] = GpuInput(self.data.catalog, id="gpu")
+            elif field in SELECT_CHOICES:
+                widget = Select(SELECT_CHOICES[field], id=field, allow_blank=False, compact=True)
+            elif spec.form == "switch":
+                widget = Select(SWITCH_CHOICES, id=field, allow_blank=False, compact=True)
+            else:
+                suggester = SuggestFromList(regions) if field == "home_region" else None
+                widget = Input(
+                    id=field,
+                    placeholder=PLACEHOLDERS.get(field, "none"),
+                    compact=True,
+                    suggester=suggester,
+                )
+            yield _row(spec.label, widget, spec.help)
+            if field == "utilisation":
+                yield _row(
+                    "Preset",
+                    Select(UTILISATION_PRESETS, id="preset", prompt="typical…", compact=True),
+                    "typical utilisation (most personal machines sit at 5-10 %)",
+                )
 
     # ------------------------------------------------------------------ showing
 
-    def show(self, calc: Calculation) -> None:
+    def show(self, calc: Calculation, settings: Settings) -> None:
         """Put the calculation's inputs in the fields the user is not typing in."""
-        s = calc.settings
-        self._settings = s
-        self._default_price_usd = default_desktop_price_usd(s, self.data)
-        values = {
-            "gpu": calc.spec.name,
-            "gpu_count": str(s.gpu_count),
-            "desktop_price_usd": f"{calc.desktop.price_usd:g}",
-            "utilisation": parse.percent_text(s.utilisation),
-            "usd_per_kwh": f"{calc.assumptions.usd_per_kwh:g}",
-            "home_region": calc.assumptions.home_region,
-            "horizon_years": f"{s.horizon_years:g}",
-            "run_hours": "" if s.run_hours is None else f"{s.run_hours:g}",
-            "items_per_run": "" if s.items_per_run is None else f"{s.items_per_run:g}",
-            "memory_gb": "" if s.memory_gb is None else f"{s.memory_gb:g}",
-        }
-        for field, text in values.items():
+        s = calc.scenario
+        self._settings = settings
+        self._default_price_usd = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
+        for field in FIELDS:
+            if _is_select(field):
+                value = getattr(settings, field)
+                self._set_select(field, "" if field == "bench" and value is None else value)
+                continue
+            text = self._text_for(field, calc, s)
             widget = self.query_one(f"#{field}", Input)
             self._shown[field] = text
             if not widget.has_focus and widget.value != text:
                 widget.value = text
                 widget.remove_class("-invalid")
-        preset = next((v for _, v in parse.UTILISATION_PRESETS if v == s.utilisation), None)
+        preset = next((v for _, v in UTILISATION_PRESETS if v == s.utilisation), None)
         self._set_select("preset", preset)
-        self._set_select("run_from_bench", s.run_from_bench)
-        self._set_select("dtype", s.dtype)
+
+    def _text_for(self, field: str, calc: Calculation, s: Any) -> str:
+        if field == "gpu":
+            return calc.spec.name
+        if field == "desktop_price_usd":
+            return inputs.show_number(calc.desktop.price_usd)
+        if field == "usd_per_kwh":
+            return inputs.show_number(calc.assumptions.usd_per_kwh)
+        if field == "home_region":
+            return calc.assumptions.home_region
+        return inputs.BY_FIELD[field].show(getattr(s, field))
 
     def _set_select(self, select_id: str, value: Any) -> None:
         select: Select[Any] = self.query_one(f"#{select_id}", Select)
         with select.prevent(Select.Changed):
-            if value is None:
+            if value is None and select_id == "preset":
                 select.clear()
             elif select.value != value:
                 select.value = value
 
     # ------------------------------------------------------------------ applying
 
-    def _parse_price(self, text: str) -> float | None:
-        value = parse.optional_non_negative(text, "desktop price")
-        return None if value is not None and value == self._default_price_usd else value
-
-    def _parse_region(self, text: str) -> str | None:
-        if not text.strip():
-            return None
-        return self.data.grid.home(text.strip()).code
+    def _parse(self, field: str, text: str) -> Any:
+        value = inputs.BY_FIELD[field].parse(text)
+        if field == "desktop_price_usd" and value == self._default_price_usd:
+            return None  # the prefilled default stays the default when the GPU changes
+        if field == "home_region" and value is not None:
+            return self.data.grid.home(value).code
+        return value
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -162,7 +168,9 @@ class SetupPanel(VerticalScroll):
             if isinstance(widget, GpuInput):
                 value: Any = widget.resolve().key
             else:
-                value = self._parsers[field](widget.value)
+                value = self._parse(field, widget.value)
+                if field == "cloud_prices" and value is None:
+                    value = ()
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")
@@ -173,10 +181,11 @@ class SetupPanel(VerticalScroll):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        value = event.select.value
+        chosen = event.select.value
         field = "utilisation" if event.select.id == "preset" else event.select.id or ""
         # Selects announce their first value on mount: only a change from the settings counts.
-        if value is Select.NULL or self._settings is None:
+        if chosen is Select.NULL or self._settings is None:
             return
+        value: Any = None if field == "bench" and chosen == "" else chosen
         if getattr(self._settings, field) != value:
             self.post_message(SettingsChanged({field: value}))

@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc import format as fmt
-from costcalc.tui.calc import Calculation
+from costcalc import display as fmt
+from costcalc.scenario import Calculation
 
 
 def desktop_text(calc: Calculation) -> str:

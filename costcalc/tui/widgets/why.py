@@ -8,9 +8,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from costcalc import explain
-from costcalc.loaders import AppData
 from costcalc.models import OfferResult
-from costcalc.tui.calc import Calculation
+from costcalc.scenario import AppData, Calculation
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:

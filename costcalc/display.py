@@ -1,4 +1,4 @@
-"""How numbers read: money, days, ages, energy and the verdict. Shared by the CLI and the TUI.
+"""How figures read: money, days, ages, energy, GPU names and the verdict, for the CLI and the app.
 
 Rule kept here: formatting only, no arithmetic of its own beyond rounding for display.
 """

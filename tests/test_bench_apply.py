@@ -11,14 +11,16 @@ import json
 import pytest
 
 from costcalc.bench.apply import effects
-from costcalc.bench.results import save_result
-from costcalc.catalog import load_catalog
+from costcalc.bench.store import save_result
 from costcalc.cli import main
+from costcalc.loaders import load_catalog, load_predictor
 from tests.bench_results import gpu_bench
 
 
 def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:
-    found = effects(gpu_bench(), "rtx3090", "transformer", "fp16", 7.2e6, load_catalog())
+    found = effects(
+        gpu_bench(), "rtx3090", "transformer", "fp16", 7.2e6, load_catalog(), load_predictor()
+    )
     assert found.gpu_w == 280.0
     assert found.run_hours == pytest.approx(7.2e6 / 2000 / 3600)
     assert found.speed is not None
@@ -28,7 +30,9 @@ def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:
 
 
 def test_a_bench_on_another_gpu_gives_only_its_memory_fit() -> None:
-    found = effects(gpu_bench(), "rtx4090", "transformer", "fp16", 7.2e6, load_catalog())
+    found = effects(
+        gpu_bench(), "rtx4090", "transformer", "fp16", 7.2e6, load_catalog(), load_predictor()
+    )
     assert found.gpu_w is None and found.run_hours is None and found.speed is None
     assert found.max_batch["a100_sxm4_80gb"] > 0
 

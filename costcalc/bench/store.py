@@ -1,0 +1,69 @@
+"""Saved bench results: written atomically under the user data directory, read back by
+`costcalc quick --bench` and the app.
+
+Rule kept here: no torch; a result that cannot be read is one DataFileError line naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from costcalc.bench.results import BenchResult
+from costcalc.errors import CostcalcError, DataFileError
+
+LATEST = "latest"
+
+
+def result_file_name(result: BenchResult) -> str:
+    stamp = result.created_at.strftime("%Y%m%dT%H%M%SZ")
+    return f"bench-{stamp}-{result.device}.json"
+
+
+def save_result(result: BenchResult, directory: Path | None = None) -> Path:
+    """Write `result` atomically under the bench directory; returns its path."""
+    from costcalc.locations import bench_dir
+    from costcalc.resources import write_atomic
+
+    path = (directory or bench_dir()) / result_file_name(result)
+    write_atomic(path, result.model_dump_json(indent=2) + "\n")
+    return path
+
+
+def load_result(path: Path) -> BenchResult:
+    from costcalc.resources import validate
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise DataFileError(f"{path}: cannot read bench result ({reason})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(f"{path}: not valid JSON (line {exc.lineno})") from exc
+    return validate(data, BenchResult, str(path))
+
+
+def saved_results(directory: Path | None = None) -> list[Path]:
+    """Saved result files, oldest first (names carry a sortable UTC timestamp)."""
+    from costcalc.locations import bench_dir
+
+    folder = directory or bench_dir()
+    return sorted(folder.glob("bench-*.json")) if folder.is_dir() else []
+
+
+def load_latest(directory: Path | None = None) -> BenchResult | None:
+    """The newest saved result, or None when there is none."""
+    found = saved_results(directory)
+    return load_result(found[-1]) if found else None
+
+
+def resolve(spec: str) -> BenchResult:
+    """'latest' or a path -> a result; a one-line error when there is none."""
+    if spec == LATEST:
+        result = load_latest()
+        if result is None:
+            raise CostcalcError("no saved bench result: run `costcalc bench --save` first")
+        return result
+    return load_result(Path(spec).expanduser())

@@ -1,0 +1,266 @@
+"""The offer columns, defined once: title, width class, cell text, sort key and JSON fields.
+
+The CLI's table, the app's DataTable and `--json` all take their columns from COLUMNS, so a
+column added here appears everywhere, sorts the same everywhere, and cannot be missed in one
+place (a test checks every column has a cell, a sort key and a JSON field).
+
+Rule kept here: presentation only. Every figure comes from costcalc.compare; every format from
+costcalc.display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from costcalc import display
+from costcalc.constants import INTERRUPTION_BUCKETS
+from costcalc.models import OfferResult
+from costcalc.offers import is_stale
+
+Width = Literal["name", "label", "figure"]
+"""Width classes: a name may be cut with an ellipsis, a label is short text, a figure is a number
+and is never cut."""
+
+INF = float("inf")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What cells need besides the result: the clock (for staleness)."""
+
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    width: Width
+    cell: Callable[[OfferResult, Context], str]
+    sort: Callable[[OfferResult], Any]
+    json: Callable[[OfferResult], dict[str, Any]]
+    """The JSON fields this column contributes to every offer in `--json`."""
+    when: Literal["always", "run", "batch"] = "always"
+    """'run': only when a run is given; 'batch': only when a bench gave the largest batch."""
+    blank_when_unfit: bool = False
+    """A figure that means nothing for a GPU that cannot hold the job ('does not fit' or '-')."""
+
+    @property
+    def numeric(self) -> bool:
+        return self.width == "figure"
+
+
+def _age(r: OfferResult, ctx: Context) -> str:
+    text = display.age(r.price_age_days)
+    if ctx.now is not None and is_stale(r.offer, ctx.now):
+        text += " (stale)"
+    return text
+
+
+def _run(
+    get: Callable[[Any], Any], fmt: Callable[[Any], str]
+) -> Callable[[OfferResult, Context], str]:
+    def cell(r: OfferResult, _ctx: Context) -> str:
+        return fmt(get(r.run)) if r.run is not None else "-"
+
+    return cell
+
+
+def _run_sort(get: Callable[[Any], float]) -> Callable[[OfferResult], float]:
+    return lambda r: get(r.run) if r.run is not None else INF
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column(
+        "provider",
+        "provider",
+        "label",
+        cell=lambda r, _c: r.offer.provider,
+        sort=lambda r: r.offer.provider,
+        json=lambda r: {"provider": r.offer.provider},
+    ),
+    Column(
+        "name",
+        "offer",
+        "name",
+        cell=lambda r, _c: r.offer.name + ("" if r.offer.guaranteed else " *"),
+        sort=lambda r: r.offer.name,
+        json=lambda r: {"name": r.offer.name},
+    ),
+    Column(
+        "gpus",
+        "GPU",
+        "name",
+        cell=lambda r, _c: display.gpus(r.offer.gpu, r.offer.gpu_count),
+        sort=lambda r: (r.offer.gpu, r.offer.gpu_count),
+        json=lambda r: {"gpu": r.offer.gpu, "gpu_count": r.offer.gpu_count},
+    ),
+    Column(
+        "region",
+        "region",
+        "label",
+        cell=lambda r, _c: r.offer.region,
+        sort=lambda r: r.offer.region,
+        json=lambda r: {"region": r.offer.region},
+    ),
+    Column(
+        "usd_per_hour",
+        "$/h",
+        "figure",
+        cell=lambda r, _c: f"{r.offer.usd_per_hour:,.3f}",
+        sort=lambda r: r.offer.usd_per_hour,
+        json=lambda r: {"usd_per_hour": r.offer.usd_per_hour},
+    ),
+    Column(
+        "relative_speed",
+        "speed",
+        "figure",
+        cell=lambda r, _c: display.speed(r.relative_speed),
+        sort=lambda r: r.relative_speed,
+        json=lambda r: {"relative_speed": r.relative_speed},
+    ),
+    Column(
+        "usd_per_year",
+        "$/year",
+        "figure",
+        cell=lambda r, _c: display.usd(r.usd_per_year),
+        sort=lambda r: r.usd_per_year,
+        json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "break_even_days",
+        "break-even",
+        "figure",
+        cell=lambda r, _c: display.days_short(r.break_even_days),
+        sort=lambda r: INF if r.break_even_days is None else r.break_even_days,
+        json=lambda r: {"break_even_days": r.break_even_days},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "co2_kg_per_year",
+        "CO2/year",
+        "figure",
+        cell=lambda r, _c: display.co2(r.co2_kg_per_year),
+        sort=lambda r: r.co2_kg_per_year,
+        json=lambda r: {"co2_kg_per_year": r.co2_kg_per_year},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "price_age_days",
+        "price age",
+        "figure",
+        cell=_age,
+        sort=lambda r: r.price_age_days,
+        json=lambda r: {"price_age_days": r.price_age_days},
+    ),
+    Column(
+        "run_hours",
+        "time/run",
+        "figure",
+        cell=_run(lambda run: run.hours, lambda h: f"{h:,.2f} h"),
+        sort=_run_sort(lambda run: run.hours),
+        json=lambda r: {"run": asdict(r.run) if r.run is not None else None},
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "run_usd",
+        "$/run",
+        "figure",
+        cell=_run(lambda run: run.usd, display.usd),
+        sort=_run_sort(lambda run: run.usd),
+        json=lambda r: {},  # inside "run", with time/run
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "run_co2_kg",
+        "CO2/run",
+        "figure",
+        cell=_run(lambda run: run.co2_kg, display.co2),
+        sort=_run_sort(lambda run: run.co2_kg),
+        json=lambda r: {},  # inside "run", with time/run
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "usd_per_batch_item",
+        "$/batch item",
+        "figure",
+        cell=lambda r, _c: display.usd(r.usd_per_batch_item),
+        sort=lambda r: INF if r.usd_per_batch_item is None else r.usd_per_batch_item,
+        json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
+        when="batch",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "interruption",
+        "interrupt",
+        "label",
+        cell=lambda r, _c: (
+            INTERRUPTION_BUCKETS[r.offer.interruption_bucket]
+            if r.offer.interruption_bucket is not None
+            else "-"
+        ),
+        sort=lambda r: -1 if r.offer.interruption_bucket is None else r.offer.interruption_bucket,
+        json=lambda r: {
+            "spot": r.offer.spot,
+            "interruption_bucket": r.offer.interruption_bucket,
+        },
+    ),
+)
+
+BY_KEY: dict[str, Column] = {c.key: c for c in COLUMNS}
+
+CLI_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "relative_speed",
+    "usd_per_year",
+    "break_even_days",
+    "co2_kg_per_year",
+    "price_age_days",
+    "run_hours",
+    "run_usd",
+    "run_co2_kg",
+)
+"""The CLI table's columns, in order (the run columns only when a run is given)."""
+
+
+def shown(keys: Sequence[str], *, run: bool, batch: bool) -> tuple[Column, ...]:
+    """The columns among `keys` that have something to show for this comparison."""
+    wanted = {"always": True, "run": run, "batch": batch}
+    return tuple(BY_KEY[k] for k in keys if wanted[BY_KEY[k].when])
+
+
+def cells(result: OfferResult, columns: Sequence[Column], ctx: Context) -> dict[str, str]:
+    """Every cell of a row. A GPU that cannot hold the job gets no price: 'does not fit'."""
+    unfit = result.fits is False
+    out = {}
+    for column in columns:
+        if unfit and column.blank_when_unfit:
+            money = column.key in ("usd_per_year", "run_usd", "usd_per_batch_item")
+            out[column.key] = display.DOES_NOT_FIT if money else "-"
+        else:
+            out[column.key] = column.cell(result, ctx)
+    return out
+
+
+def sort_key(result: OfferResult, column: str) -> Any:
+    """Sort value of a column; 'never' and 'does not fit' sort last."""
+    return BY_KEY[column].sort(result)
+
+
+def offer_fields(result: OfferResult) -> dict[str, Any]:
+    """The JSON fields every column contributes for one offer."""
+    fields: dict[str, Any] = {}
+    for column in COLUMNS:
+        fields.update(column.json(result))
+    return fields

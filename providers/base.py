@@ -1,0 +1,118 @@
+"""The one interface every price provider implements, and the plain implementation most use.
+
+Rule kept here: a provider is data plus two functions. It names its bundled snapshot (a dated
+YAML file in prices/), how its snapshot becomes offers, how old its prices may get before they
+are called stale, the environment variables it reads, whether its offers guarantee a GPU, and,
+when it has a machine-readable source, how `costcalc refresh` fetches a new snapshot. Adding a
+provider is one module in providers/ that defines `PROVIDER`, one data file in prices/, one test
+module, and one line in providers/registry.py (docs/providers.md walks through it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
+
+from costcalc.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.offers import Snapshot, offers_from_price_snapshot
+
+if TYPE_CHECKING:
+    from costcalc.net import HttpClient
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """An environment variable a provider reads: a URL override or a credential."""
+
+    name: str
+    what: str
+    secret: bool = False
+    """Credentials are sent only to their provider's own https host, and never printed."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A refresh with nothing to fetch (no public source, or no credentials), and why."""
+
+    hint: str = ""
+    """What the user can do about it, e.g. which variable enables a live fetch."""
+
+
+class Provider(Protocol):
+    """What the registry, `costcalc prices`, `refresh`, the app and the docs ask of a provider."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def snapshot_file(self) -> str: ...
+    @property
+    def snapshot_package(self) -> str:
+        """The package the bundled snapshot ships in: 'prices'."""
+        ...
+
+    @property
+    def snapshot_model(self) -> type[PriceSnapshot] | type[ColabSnapshot]: ...
+    @property
+    def guaranteed_gpu(self) -> bool: ...
+    @property
+    def stale_after(self) -> timedelta: ...
+    @property
+    def env(self) -> tuple[EnvVar, ...]: ...
+    @property
+    def live(self) -> bool:
+        """True when `refresh` can fetch prices (perhaps only with credentials)."""
+        ...
+
+    def offers(self, snapshot: Snapshot) -> list[CloudOffer]: ...
+
+    def refresh(
+        self, client: HttpClient, now: datetime, progress: Progress
+    ) -> PriceSnapshot | Skip: ...
+
+
+Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Skip"]
+
+
+@dataclass(frozen=True)
+class FeedProvider:
+    """A provider whose snapshot is a PriceSnapshot: the shape almost every provider has."""
+
+    name: str
+    label: str
+    snapshot_file: str
+    fetch: Fetcher | None = None
+    """None: a curated table only; `refresh` reports it as skipped, with its age."""
+    guaranteed_gpu: bool = True
+    stale_after: timedelta = timedelta(days=90)
+    env: tuple[EnvVar, ...] = ()
+    snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
+    to_offers: Callable[[Snapshot, float], list[CloudOffer]] | None = None
+    snapshot_package: str = "prices"
+
+    @property
+    def live(self) -> bool:
+        return self.fetch is not None
+
+    def offers(self, snapshot: Snapshot) -> list[CloudOffer]:
+        stale_days = self.stale_after.total_seconds() / 86400
+        if self.to_offers is not None:
+            found = self.to_offers(snapshot, stale_days)
+        else:
+            assert isinstance(snapshot, PriceSnapshot)
+            found = offers_from_price_snapshot(snapshot, stale_days)
+        if self.guaranteed_gpu:
+            return found
+        return [o.model_copy(update={"guaranteed": False}) for o in found]
+
+    def refresh(
+        self, client: HttpClient, now: datetime, progress: Progress
+    ) -> PriceSnapshot | Skip:
+        if self.fetch is None:
+            return Skip()
+        return self.fetch(client, now, progress)

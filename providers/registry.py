@@ -1,0 +1,36 @@
+"""Every price provider costcalc knows, in display order: the single list the CLI choices,
+`costcalc prices`, `refresh`, the app's provider filter and the docs come from.
+
+Rule kept here: one line per provider. A provider module defines `PROVIDER` (providers/base.py);
+nothing else in costcalc names a provider.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from costcalc.errors import CostcalcError
+from providers import aws_ondemand, aws_spot, colab, paperspace
+from providers.base import Provider
+
+PROVIDERS: tuple[Provider, ...] = (
+    paperspace.PROVIDER,
+    aws_spot.PROVIDER,
+    aws_ondemand.PROVIDER,
+    colab.PROVIDER,
+)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(p.name for p in PROVIDERS)
+
+
+def get(name: str) -> Provider:
+    """The provider called `name`, or a one-line error with the closest name."""
+    wanted = name.strip().lower()
+    for provider in PROVIDERS:
+        if provider.name == wanted:
+            return provider
+    close = difflib.get_close_matches(wanted, names(), n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise CostcalcError(f"unknown provider {name!r}{hint} (choose from {', '.join(names())})")

@@ -1,0 +1,151 @@
+"""'Why this number': every substituted number is the engine's, and every line's arithmetic,
+redone from the numbers it shows, lands on the figure it states and on the table's figure."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from costcalc import explain
+from costcalc.compare import compare
+from costcalc.loaders import load_app_data
+from costcalc.models import CloudOffer, Workload
+from costcalc.scenario import AppData, Scenario, build_assumptions, build_desktop, evaluate
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def data() -> AppData:
+    return load_app_data()
+
+
+def dettmers(data: AppData) -> tuple[str, list[explain.Explanation]]:
+    """RTX 3090 desktop, $2,200, 450 W, $0.12/kWh, 15 %, against a $2.14/h V100 spot."""
+    spec = data.catalog.get("rtx3090")
+    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, rest_of_system_w=100)
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
+    v100 = CloudOffer(
+        provider="aws-spot",
+        name="p3.2xlarge",
+        region="us-east-1",
+        gpu="rtx3090",  # "similar speed": relative speed 1, as in the source
+        usd_per_hour=2.14,
+        fetched_at=datetime(2020, 9, 7, tzinfo=timezone.utc),
+        source="Dettmers 2020",
+    )
+    w = Workload(run_hours=10)
+    speed = data.predictor.speed_fn("generic", "fp32")
+    c = compare(desktop, a, w, [v100], data.catalog, data.grid, NOW, speed=speed)
+    parts = explain.explain_offer(c.offers[0], c, desktop, a, w, data.catalog, data.grid)
+    return explain.to_text(parts), parts
+
+
+def test_the_dettmers_example_is_derived_with_its_own_numbers(data: AppData) -> None:
+    text, _ = dettmers(data)
+    lines = [line.strip() for line in text.splitlines()]
+    for expected in (
+        "load = (350 W x 1 GPU + 100 W rest) / PSU 1 = 450 W",
+        "kWh/year = 450 W x 0.15 x 8,760 h / 1000 = 591.3 kWh",
+        "$/year = 591.3 kWh x $0.12/kWh = $70.96",
+        "$/year = 1,314 h x $2.14/h = $2,812",
+        "d = $2,200 / ($2,812/365 - $70.96/365) = 2,200 / (7.704 - 0.1944) = 292.96 days",
+        "~293 days (about 10 months): within your 3-year horizon (1,095 days)",
+        "cost = 10 h x $2.14/h = $21.40",
+    ):
+        assert expected in lines, expected
+    assert any(line.startswith("hours/year = 0.15 x 8,760 h / speed 1 = 1,314 h") for line in lines)
+
+
+# --------------------------------------------------------------------------- redoing the sums
+
+_NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?"
+_UNIT_SLASH = re.compile(r"/(?:kWh|h|month|year)\b")
+
+
+def redo(expression: str) -> float:
+    """Evaluate a formula as the panel writes it: '450 W x 0.15 x 8,760 h / 1000'."""
+    text = _UNIT_SLASH.sub("", expression.replace("$", ""))
+    tokens = re.findall(rf"max\(|{_NUMBER}|[x*/+()\-]|,", text)
+    python = []
+    for token in tokens:
+        if token == "x":
+            python.append("*")
+        elif re.fullmatch(_NUMBER, token):
+            python.append(token.replace(",", ""))
+        else:
+            python.append(token)
+    return float(eval(" ".join(python).replace(" , ", ", "), {"max": max}))
+
+
+def stated(result: str) -> float:
+    """The figure after the last '=': '$2,775', '1,038.1 kWh', '304.9 kg/year', '906 g'."""
+    number = re.search(_NUMBER, result.replace("$", ""))
+    assert number is not None, result
+    value = float(number.group().replace(",", ""))
+    unit = result[number.end() :].split()
+    if unit and unit[0] in ("g", "g/year"):
+        value /= 1000
+    if unit and unit[0] in ("t", "t/year"):
+        value *= 1000
+    return value
+
+
+FORMULAS = ("load =", "kWh/year =", "$/year =", "hours/year =", "d =", "cloud kWh =", "cloud:")
+
+
+def check_arithmetic(line: str) -> None:
+    parts = [p.strip() for p in line.split(" = ")]
+    result = parts[-1].split(" (")[0].split(" + embodied")[0]
+    for expression in parts[1:-1]:
+        expression = expression.split(": ", 1)[-1]  # "cloud: 982.2 kWh x ..."
+        if not re.search(r"\d", expression):
+            continue
+        assert redo(expression) == pytest.approx(stated(result), rel=2e-3, abs=0.006), line
+
+
+def test_every_line_of_every_offer_adds_up(data: AppData) -> None:
+    scenario = Scenario(
+        gpu="rtx3090",
+        run_hours=10,
+        items_per_run=1000,
+        always_on=True,
+        embodied=True,
+        psu_efficiency=0.9,
+    )
+    calc = evaluate(scenario, data, NOW)
+    checked = 0
+    for result in calc.comparison.offers:
+        parts = explain.explain_offer(
+            result,
+            calc.comparison,
+            calc.desktop,
+            calc.assumptions,
+            calc.workload,
+            data.catalog,
+            data.grid,
+        )
+        text = explain.to_text(parts)
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith(FORMULAS) or line.startswith("desktop:"):
+                check_arithmetic(line)
+                checked += 1
+        # ... and the last figure of each part is the one the table shows
+        if result.break_even_days is not None:
+            assert f"= {result.break_even_days:,.2f} days" in text
+        else:
+            assert "never pays back" in text
+        assert f"= {explain.num(result.hours_per_year)} h" in text
+    assert checked > 6 * len(calc.comparison.offers)
+
+
+def test_a_wrong_formula_would_be_caught() -> None:
+    """The checker itself: a line whose sum is off fails it."""
+    check_arithmetic("kWh/year = 450 W x 0.15 x 8,760 h / 1000 = 591.3 kWh")
+    with pytest.raises(AssertionError):
+        check_arithmetic("kWh/year = 350 W x 0.15 x 8,760 h / 1000 = 591.3 kWh")
+    with pytest.raises(AssertionError):
+        check_arithmetic("d = 2,200 / (7.704 - 0.1944) = 290.00 days")

@@ -1,0 +1,162 @@
+"""One path from inputs to the answer: flags, saved settings and the environment build the same
+scenario, and the CLI's text, its JSON and the app show the same figures for it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from costcalc import display, locations
+from costcalc.cli import main
+from costcalc.settings import Settings, save_settings
+
+FLAGS = [
+    "--gpu",
+    "rtx4090",
+    "--util",
+    "35%",
+    "--region",
+    "DE",
+    "--kwh-price",
+    "0.38",
+    "--horizon",
+    "4",
+    "--run-hours",
+    "12",
+    "--items",
+    "2000000",
+    "--memory-gb",
+    "20",
+    "--kind",
+    "transformer",
+    "--resale",
+    "30%",
+    "--always-on",
+    "--cloud-price",
+    "1.25",
+]
+SAVED = Settings(
+    gpu="rtx4090",
+    utilisation=0.35,
+    home_region="DE",
+    usd_per_kwh=0.38,
+    horizon_years=4,
+    run_hours=12,
+    items_per_run=2_000_000,
+    memory_gb=20,
+    kind="transformer",
+    resale_share=0.3,
+    always_on=True,
+    cloud_prices=(1.25,),
+)
+PINNED = "2026-11-22T12:00:00+00:00"
+KEY_FIELDS = ("provider", "name", "region", "gpu", "gpu_count")
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COSTCALC_NOW", PINNED)
+
+
+def quick(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["quick", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_flags_and_saved_settings_give_byte_identical_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, from_flags, err = quick([*FLAGS, "--json"], capsys)
+    assert code == 0, err
+    save_settings(SAVED)
+    code, from_saved, err = quick(["--json"], capsys)
+    assert code == 0, err
+    assert from_saved == from_flags
+    doc = json.loads(from_flags)
+    assert doc["inputs"]["scenario"]["utilisation"] == 0.35
+    assert doc["inputs"]["assumptions"]["home_region"] == "DE"
+
+
+def test_saved_settings_are_said_on_the_first_line_and_no_config_ignores_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    save_settings(Settings(gpu="rtx4090", utilisation=0.6))
+    _, out, _ = quick([], capsys)
+    first = out.splitlines()[0]
+    assert first.startswith("Using your saved settings (")
+    assert str(locations.config_file()) in first
+    assert "utilisation 60%" in first and "desktop GPU rtx4090" in first
+    assert "at 60% utilisation" in out
+    _, out, _ = quick(["--util", "20%"], capsys)  # a flag wins over the saved value
+    assert "utilisation 60%" not in out.splitlines()[0] and "at 20% utilisation" in out
+    code, out, err = quick(["--no-config"], capsys)
+    assert code == 2 and "--gpu" in err  # no desktop GPU without the saved settings
+    _, out, _ = quick(["--no-config", "--gpu", "rtx4090"], capsys)
+    assert not out.startswith("Using your saved") and "at 15% utilisation" in out
+
+
+def test_the_environment_sits_between_saved_settings_and_flags(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_settings(Settings(gpu="rtx3090", utilisation=0.6))
+    monkeypatch.setenv("COSTCALC_UTIL", "25%")
+    monkeypatch.setenv("COSTCALC_REGION", "FR")
+    doc = json.loads(quick(["--json"], capsys)[1])
+    assert doc["inputs"]["scenario"]["utilisation"] == 0.25
+    assert doc["inputs"]["assumptions"]["home_region"] == "FR"
+    doc = json.loads(quick(["--json", "--util", "0.4"], capsys)[1])
+    assert doc["inputs"]["scenario"]["utilisation"] == 0.4
+    monkeypatch.setenv("COSTCALC_UTIL", "lots")
+    code, _, err = quick([], capsys)
+    assert code == 2 and "in the environment: utilisation" in err
+
+
+def test_a_new_gpu_on_the_command_line_drops_the_saved_price(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    save_settings(Settings(gpu="rtx3090", desktop_price_usd=1500))
+    doc = json.loads(quick(["--json"], capsys)[1])
+    assert doc["desktop"]["price_usd"] == 1500
+    doc = json.loads(quick(["--json", "--gpu", "rtx5090"], capsys)[1])
+    assert doc["desktop"]["price_usd"] != 1500
+
+
+async def test_the_app_and_the_cli_give_the_same_figures(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costcalc.tui.app import make_app
+    from costcalc.tui.screens.main import MainScreen
+    from costcalc.tui.widgets.offers import OffersTable, offer_key
+
+    code, out, err = quick([*FLAGS, "--json"], capsys)
+    assert code == 0, err
+    cli: dict[str, Any] = json.loads(out)
+    save_settings(SAVED)
+    app = make_app(detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen) and screen.calc is not None
+        calc = screen.calc
+        assert calc.comparison.desktop.price_usd == cli["desktop"]["price_usd"]
+        assert calc.comparison.desktop.kwh_per_year == cli["desktop"]["kwh_per_year"]
+        assert calc.comparison.desktop_run is not None
+        assert calc.comparison.desktop_run.usd == cli["desktop_run"]["usd"]
+        assert calc.comparison.best is not None
+        assert offer_key(calc.comparison.best) == "|".join(str(cli["best"][k]) for k in KEY_FIELDS)
+        by_key = {offer_key(r): r for r in calc.comparison.offers}
+        table = screen.query_one(OffersTable)
+        for offer in cli["offers"]:
+            key = "|".join(
+                str(offer[k]) for k in ("provider", "name", "region", "gpu", "gpu_count")
+            )
+            assert by_key[key].usd_per_year == offer["usd_per_year"]
+            assert by_key[key].break_even_days == offer["break_even_days"]
+            shown = str(table.get_cell(key, "break_even_days"))
+            if offer["fits"] is not False:
+                assert shown == display.days_short(offer["break_even_days"])
+        verdict = str(screen.query_one("#verdict-line").render())
+        assert verdict == cli["verdict"]
