@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from costcalc.net import HttpClient
 
 URL_ENV = "COSTCALC_DIGITALOCEAN_URL"
-DEFAULT_URL = "https://api.digitalocean.com/v2/sizes?per_page=200"
+API_HOST = "api.digitalocean.com"
+DEFAULT_URL = f"https://{API_HOST}/v2/sizes?per_page=200"
 TOKEN_ENVS = ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN")
 MAX_PAGES = 10
 
@@ -93,13 +94,25 @@ def parse(payload: bytes | str) -> tuple[list[OfferRow], str | None]:
 
 
 def fetch(client: HttpClient, bearer: str) -> list[OfferRow]:
-    """Every page of the sizes list, as GPU Droplet rows."""
+    """Every page of the sizes list, as GPU Droplet rows. The token goes only to DigitalOcean's
+    own https host, and next-page links are followed only on the first page's host."""
+    from costcalc.net import FetchError, credential_refusal, same_origin
+
+    first = url()
+    refusal = credential_refusal(first, API_HOST)
+    if refusal is not None:
+        raise FetchError(f"{URL_ENV}: {refusal}: the DigitalOcean token was not sent")
     headers = {"Authorization": f"Bearer {bearer}"}
     rows: list[OfferRow] = []
-    address: str | None = url()
+    address: str | None = first
     for _ in range(MAX_PAGES):
         if address is None:
             break
+        if not same_origin(first, address):
+            raise FetchError(
+                f"the next page is on another host ({address.split('/')[2]}): not followed, "
+                "the token stays with DigitalOcean"
+            )
         page, address = parse(client.get(address, headers=headers))
         rows += page
     if not rows:

@@ -88,13 +88,12 @@ class FeedRoutes:
         return handler(request) if handler else Response("not found", status=404)
 
 
-@pytest.fixture
-def feed_server() -> Iterator[FeedRoutes]:
+def _serve(ssl_context: Any = None) -> Iterator[FeedRoutes]:
     import re
 
     from pytest_httpserver import HTTPServer
 
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True, ssl_context=ssl_context)
     server.start()
     routes = FeedRoutes(server.url_for("/"))
     server.expect_request(re.compile(".*")).respond_with_handler(routes.dispatch)
@@ -104,6 +103,36 @@ def feed_server() -> Iterator[FeedRoutes]:
         server.clear()
         if server.is_running():
             server.stop()
+
+
+@pytest.fixture
+def feed_server() -> Iterator[FeedRoutes]:
+    yield from _serve()
+
+
+@pytest.fixture(scope="session")
+def test_ca(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    import trustme
+
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(str(tmp_path_factory.mktemp("ca") / "ca.pem"))
+    return ca
+
+
+@pytest.fixture
+def tls_feed_server(
+    test_ca: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[FeedRoutes]:
+    """The feed server over https, with a certificate from a throwaway CA that requests trusts
+    for this test only: credentials are sent only over https (costcalc.net)."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    test_ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+    bundle = tmp_path / "ca.pem"
+    test_ca.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    yield from _serve(context)
 
 
 @pytest.fixture

@@ -103,10 +103,13 @@ def test_paperspace_without_token_is_skipped_not_faked(
 
 
 def test_paperspace_with_token_adds_gpu_droplets_to_the_curated_table(
-    aws_feeds: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    aws_feeds: Any,
+    tls_feed_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    aws_feeds.serve_file("/v2/sizes", "do-sizes.json")
-    monkeypatch.setenv("COSTCALC_DIGITALOCEAN_URL", aws_feeds.url("/v2/sizes"))
+    tls_feed_server.serve_file("/v2/sizes", "do-sizes.json")
+    monkeypatch.setenv("COSTCALC_DIGITALOCEAN_URL", tls_feed_server.url("/v2/sizes"))
     monkeypatch.setenv("COSTCALC_DIGITALOCEAN_TOKEN", "secret")
     code, out, _ = refresh(capsys, "--provider", "paperspace")
     assert code == 0, out

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.net import FetchSettings, HttpClient
+from costcalc.net import FetchError, FetchSettings, HttpClient
 from providers import digitalocean
+from tests.conftest import FeedRoutes
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
 
@@ -46,13 +47,13 @@ def test_model_names(model: str, key: str | None) -> None:
 
 
 def test_fetch_sends_the_token_and_follows_pages(
-    feed_server: Any, monkeypatch: pytest.MonkeyPatch
+    tls_feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = json.loads((FEEDS / "do-sizes.json").read_text())
     first = {
         **doc,
         "sizes": doc["sizes"][:2],
-        "links": {"pages": {"next": feed_server.url("/v2/sizes/2")}},
+        "links": {"pages": {"next": tls_feed_server.url("/v2/sizes/2")}},
     }
     second = {**doc, "sizes": doc["sizes"][2:]}
     seen: list[str | None] = []
@@ -64,13 +65,56 @@ def test_fetch_sends_the_token_and_follows_pages(
 
         return handler
 
-    feed_server.serve("/v2/sizes", page(first))
-    feed_server.serve("/v2/sizes/2", page(second))
-    monkeypatch.setenv(digitalocean.URL_ENV, feed_server.url("/v2/sizes"))
+    tls_feed_server.serve("/v2/sizes", page(first))
+    tls_feed_server.serve("/v2/sizes/2", page(second))
+    monkeypatch.setenv(digitalocean.URL_ENV, tls_feed_server.url("/v2/sizes"))
+    assert tls_feed_server.url("/").startswith("https://")
     with HttpClient(FetchSettings(read_timeout_s=2, retries=0)) as client:
         rows = digitalocean.fetch(client, "tok-123")
     assert seen == ["Bearer tok-123", "Bearer tok-123"]
     assert len(rows) == 3
+
+
+def test_a_plain_http_override_gets_no_token_and_says_why(
+    feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    feed_server.serve_file("/v2/sizes", "do-sizes.json")
+    monkeypatch.setenv(digitalocean.URL_ENV, feed_server.url("/v2/sizes"))
+    with (
+        HttpClient(FetchSettings(read_timeout_s=2, retries=0)) as client,
+        pytest.raises(
+            FetchError, match="plain http, not https: the DigitalOcean token was not sent"
+        ),
+    ):
+        digitalocean.fetch(client, "tok-123")
+    assert feed_server.hits == {}  # nothing was sent at all
+
+
+def test_a_next_page_on_another_host_is_not_followed(
+    tls_feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = json.loads((FEEDS / "do-sizes.json").read_text())
+    elsewhere = tls_feed_server.url("/v2/sizes/2").replace("127.0.0.1", "localhost")
+    first = {**doc, "links": {"pages": {"next": elsewhere}}}
+    tls_feed_server.serve("/v2/sizes", lambda _r: Response(json.dumps(first)))
+    monkeypatch.setenv(digitalocean.URL_ENV, tls_feed_server.url("/v2/sizes"))
+    with (
+        HttpClient(FetchSettings(read_timeout_s=2, retries=0)) as client,
+        pytest.raises(FetchError, match="another host"),
+    ):
+        digitalocean.fetch(client, "tok-123")
+    assert tls_feed_server.hits == {"/v2/sizes": 1}
+
+
+def test_credentials_go_only_to_their_own_https_host() -> None:
+    from costcalc.net import credential_refusal
+
+    host = "api.digitalocean.com"
+    assert credential_refusal("https://api.digitalocean.com/v2/sizes", host) is None
+    assert credential_refusal("https://127.0.0.1:8443/v2/sizes", host) is None
+    assert "not https" in str(credential_refusal("http://api.digitalocean.com/v2", host))
+    assert "is not api.digitalocean.com" in str(credential_refusal("https://evil.example/v2", host))
+    assert credential_refusal("https://api.digitalocean.com.evil.example/", host) is not None
 
 
 def test_token_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
