@@ -1,8 +1,15 @@
-"""Price history: every observation every refresh made, in SQLite, never rewritten.
+"""Price history: every price costcalc has held, in SQLite, never rewritten.
 
-Rule kept here: history is append-only. One refresh is one transaction (all its observations or
-none), the database runs in WAL mode so `costcalc history` can read while cron writes, and a
-broken database is reported in one line, never silently recreated.
+Rules kept here:
+- history is append-only and idempotent: an observation is (provider, offer, region, GPUs,
+  spot, time); recording it twice stores it once;
+- the refresh records each provider's prices in one transaction right after its snapshot is
+  written, and begins by back-filling what a killed refresh wrote to a snapshot but not here
+  (`reconcile`), so snapshots and history never disagree for longer than until the next refresh;
+- reading (`query`) shows the recorded points together with the prices of the snapshots in use,
+  bundled ones included, so history starts from the prices costcalc ships;
+- the database runs in WAL mode so `costcalc history` can read while cron writes, and a broken
+  database is reported in one line, never silently recreated.
 """
 
 from __future__ import annotations
@@ -40,6 +47,17 @@ CREATE TABLE IF NOT EXISTS observations (
 CREATE INDEX IF NOT EXISTS observations_by_series
     ON observations (gpu, provider, region, name, fetched_at);
 """
+
+UNIQUE = """
+DELETE FROM observations WHERE rowid NOT IN (
+    SELECT min(rowid) FROM observations
+    GROUP BY provider, name, region, gpu, gpu_count, spot, fetched_at
+);
+CREATE UNIQUE INDEX IF NOT EXISTS observations_once
+    ON observations (provider, name, region, gpu, gpu_count, spot, fetched_at);
+PRAGMA user_version = 2;
+"""
+"""Version 2: one row per observation (version 1 stored a repeated feed row twice)."""
 
 SPARK_BARS = "▁▂▃▄▅▆▇█"
 
@@ -80,13 +98,16 @@ def connect(path: Path | None = None) -> Iterator[sqlite3.Connection]:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA busy_timeout=10000")
             conn.executescript(SCHEMA)
+            if conn.execute("PRAGMA user_version").fetchone()[0] < 2:
+                conn.executescript(UNIQUE)
             yield conn
     except sqlite3.DatabaseError as exc:
         raise HistoryError(f"{db}: price history unusable ({exc})") from exc
 
 
 def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None = None) -> int:
-    """Append one refresh's observations in a single transaction; returns how many."""
+    """Append observations in a single transaction (all of them or none); an observation already
+    recorded is not stored again. Returns how many were new."""
     providers = ",".join(sorted({o.provider for o in offers}))
     with connect(path) as conn, conn:
         cursor = conn.execute(
@@ -94,8 +115,9 @@ def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None
             (_stamp(fetched_at), providers),
         )
         refresh_id = cursor.lastrowid
+        before = conn.total_changes
         conn.executemany(
-            "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     refresh_id,
@@ -113,7 +135,15 @@ def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None
                 for o in offers
             ],
         )
-    return len(offers)
+        return conn.total_changes - before
+
+
+def reconcile(held: Sequence[CloudOffer], path: Path | None = None) -> int:
+    """Record the prices of the snapshots in use that history lacks (a refresh killed between
+    writing a snapshot and recording it); returns how many were missing."""
+    if not held:
+        return 0
+    return record(held, max(o.fetched_at for o in held), path)
 
 
 def query(
@@ -121,8 +151,33 @@ def query(
     provider: str | None = None,
     region: str | None = None,
     path: Path | None = None,
+    held: Sequence[CloudOffer] = (),
 ) -> list[Series]:
-    """Every series matching the filters, points oldest first; empty when there is no history."""
+    """Every series matching the filters, points oldest first: what was recorded, plus `held`,
+    the prices of the snapshots in use (one point each, at their dates)."""
+    series: dict[tuple[str, str, str], Series] = {}
+    seen: set[tuple[str, str, str, datetime]] = set()
+    for prov, name, reg, key, count, when, usd in _recorded(gpu, provider, region, path):
+        one = series.setdefault((prov, name, reg), Series(prov, name, reg, key, count))
+        one.points.append(Point(when, usd))
+        seen.add((prov, name, reg, when))
+    for o in held:
+        if gpu not in (None, o.gpu) or provider not in (None, o.provider):
+            continue
+        if region not in (None, o.region) or (o.provider, o.name, o.region, o.fetched_at) in seen:
+            continue
+        one = series.setdefault(
+            (o.provider, o.name, o.region),
+            Series(o.provider, o.name, o.region, o.gpu, o.gpu_count),
+        )
+        one.points.append(Point(o.fetched_at, o.usd_per_hour))
+        one.points.sort(key=lambda p: p.fetched_at)
+    return sorted(series.values(), key=lambda s: (s.provider, s.gpu, s.region, s.name))
+
+
+def _recorded(
+    gpu: str | None, provider: str | None, region: str | None, path: Path | None
+) -> list[tuple[str, str, str, str, int, datetime, float]]:
     db = path or locations.history_db()
     if not db.exists():
         return []
@@ -136,12 +191,11 @@ def query(
         "SELECT provider, name, region, gpu, gpu_count, fetched_at, usd_per_hour "
         f"FROM observations {where} ORDER BY provider, gpu, region, name, fetched_at"
     )
-    series: dict[tuple[str, str, str], Series] = {}
     with connect(db) as conn:
-        for prov, name, reg, key, count, stamp, usd in conn.execute(sql, params):
-            one = series.setdefault((prov, name, reg), Series(prov, name, reg, key, count))
-            one.points.append(Point(datetime.fromisoformat(stamp), usd))
-    return list(series.values())
+        return [
+            (prov, name, reg, key, count, datetime.fromisoformat(stamp), usd)
+            for prov, name, reg, key, count, stamp, usd in conn.execute(sql, params)
+        ]
 
 
 def sparkline(values: Sequence[float]) -> str:

@@ -6,6 +6,7 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal
@@ -23,6 +24,18 @@ def _as_utc(value: datetime) -> datetime:
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Text from a feed or a file without control characters: an escape sequence in a price
+    list must not clear the screen, set the window title or forge a table row when printed."""
+    return text if text.isprintable() else _CONTROL.sub("", text)
+
+
+Text = Annotated[str, AfterValidator(printable)]
+"""A string that reaches a terminal: names, regions, sources, notes."""
 
 
 class Frozen(BaseModel):
@@ -89,8 +102,8 @@ class CloudOffer(Frozen):
     """A way to rent GPU time: one instance type, machine or plan, in one region."""
 
     provider: str = Field(description="'paperspace', 'aws-spot', 'aws-ondemand', 'colab', ...")
-    name: str = Field(description="Instance type, machine or plan name.")
-    region: str
+    name: Text = Field(description="Instance type, machine or plan name.")
+    region: Text
     gpu: str = Field(description="GPU catalog key.")
     gpu_count: int = Field(default=1, ge=1)
     usd_per_hour: float = Field(ge=0, description="Price of the whole instance per hour.")
@@ -105,16 +118,16 @@ class CloudOffer(Frozen):
     included_usd_per_month: float = Field(
         default=0.0, ge=0, description="Usage the monthly fee already pays for (Colab units)."
     )
-    plan: str | None = Field(default=None, description="Plan the offer needs, if any.")
+    plan: Text | None = Field(default=None, description="Plan the offer needs, if any.")
     guaranteed: bool = Field(default=True, description="False when a GPU is not guaranteed.")
-    limits: str | None = Field(default=None, description="Usage limits worth telling the user.")
+    limits: Text | None = Field(default=None, description="Usage limits worth telling the user.")
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
     stale_after_days: float = Field(
         default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
     )
-    source: str
+    source: Text
 
     @property
     def usd_per_gpu_hour(self) -> float:
@@ -124,8 +137,8 @@ class CloudOffer(Frozen):
 class OfferRow(Frozen):
     """An offer as written in a snapshot file: provenance may be inherited from the file."""
 
-    name: str
-    region: str
+    name: Text
+    region: Text
     gpu: str
     gpu_count: int = Field(default=1, ge=1)
     usd_per_hour: float = Field(ge=0)
@@ -134,21 +147,21 @@ class OfferRow(Frozen):
     savings_pct: float | None = Field(default=None, ge=0, le=100)
     billing_increment_s: int | None = Field(default=None, ge=1)
     billing_minimum_s: int | None = Field(default=None, ge=0)
-    plan: str | None = None
+    plan: Text | None = None
     guaranteed: bool = True
-    limits: str | None = None
+    limits: Text | None = None
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
     fetched_at: UtcDatetime | None = None
-    source: str | None = None
+    source: Text | None = None
 
 
 class Plan(Frozen):
     """A subscription plan an offer may need (Paperspace Gradient plans)."""
 
-    name: str
+    name: Text
     monthly_fee_usd: float = Field(ge=0)
-    notes: str | None = None
+    notes: Text | None = None
 
 
 class PriceSnapshot(Frozen):
@@ -156,15 +169,15 @@ class PriceSnapshot(Frozen):
 
     schema_version: Literal[1] = 1
     provider: str
-    source: str = Field(description="Where the prices come from.")
-    source_url: str | None = None
-    licence: str | None = None
+    source: Text = Field(description="Where the prices come from.")
+    source_url: Text | None = None
+    licence: Text | None = None
     fetched_at: UtcDatetime = Field(description="When the prices were true / observed (UTC).")
     spot: bool = False
     billing_increment_s: int = Field(default=1, ge=1)
     billing_minimum_s: int = Field(default=0, ge=0)
     plans: tuple[Plan, ...] = ()
-    notes: str | None = None
+    notes: Text | None = None
     offers: tuple[OfferRow, ...]
 
 

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from costcalc import locations
 from costcalc.errors import CostcalcError, DataFileError
-from costcalc.models import CloudOffer, PriceSnapshot
+from costcalc.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.offers import age_days
-from costcalc.snapshots import load_bundled, refreshed_path
+from costcalc.snapshots import load_bundled, refreshed_observations, refreshed_path
 from providers import registry
 from providers.base import Provider, Skip
 
@@ -95,13 +95,33 @@ def check_plausible(snapshot: PriceSnapshot) -> None:
             )
 
 
+def row_identity(row: OfferRow) -> tuple[object, ...]:
+    """What makes two feed rows the same offer: a repeated page or region repeats this."""
+    return (row.name, row.region, row.gpu, row.gpu_count, row.spot, row.plan)
+
+
+def deduplicated(snapshot: PriceSnapshot) -> tuple[PriceSnapshot, int]:
+    """The snapshot with each offer once (the first of repeated rows), and how many repeats."""
+    kept: dict[tuple[object, ...], OfferRow] = {}
+    for row in snapshot.offers:
+        kept.setdefault(row_identity(row), row)
+    repeated = len(snapshot.offers) - len(kept)
+    if not repeated:
+        return snapshot, 0
+    return snapshot.model_copy(update={"offers": tuple(kept.values())}), repeated
+
+
 def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: bool) -> None:
+    """Refuse a payload with far fewer offers than the last snapshot, counting each offer once
+    on both sides (an older snapshot may hold repeated rows)."""
     if previous is None or force or not previous.offers:
         return
-    if len(new.offers) < KEEP_AT_LEAST * len(previous.offers):
+    old = len({row_identity(r) for r in previous.offers})
+    new_count = len({row_identity(r) for r in new.offers})
+    if new_count < KEEP_AT_LEAST * old:
         raise Refused(
-            f"refused: {len(new.offers)} offers where the last snapshot had "
-            f"{len(previous.offers)}; run with --force to accept"
+            f"refused: {new_count} offers where the last snapshot had {old}; "
+            "run with --force to accept"
         )
 
 
@@ -154,6 +174,7 @@ def _refresh_one(
         if isinstance(outcome, Skip):
             message = _skipped(provider, now, outcome.hint)
             return ProviderResult(name, True, message, skipped=True), []
+        outcome, repeated = deduplicated(outcome)
         check_plausible(outcome)
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
@@ -163,7 +184,19 @@ def _refresh_one(
         return ProviderResult(name, False, f"unexpected {type(exc).__name__}: {exc}"), []
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
-    return ProviderResult(name, True, f"refreshed, {count} offers", offers=count), observed
+    message = f"refreshed, {count} offers" + (
+        f" ({repeated} repeated rows dropped)" if repeated else ""
+    )
+    return ProviderResult(name, True, message, offers=count), observed
+
+
+def _record(
+    report: RefreshReport, write: Callable[[list[CloudOffer]], int], offers: list[CloudOffer]
+) -> None:
+    try:
+        write(offers)
+    except CostcalcError as exc:
+        report.history_error = str(exc)
 
 
 def lock_path() -> Path:
@@ -198,18 +231,14 @@ def run_refresh(
         now = datetime.now(timezone.utc)
         report = RefreshReport(started_at=now)
         clear_temp_files(locations.snapshots_dir(), older_than_s=0)
-        offers: list[CloudOffer] = []
+        _record(report, history.reconcile, refreshed_observations())
         with HttpClient(settings) as client:
             for provider in wanted:
                 result, observed = _refresh_one(provider, client, now, force, say)
                 report.results.append(result)
                 say(f"{provider.name}: {'ok' if result.ok else 'failed'}: {result.message}")
-                offers += observed
-        if offers:
-            try:
-                history.record(offers, now)
-            except CostcalcError as exc:
-                report.history_error = str(exc)
+                if observed:  # right after its snapshot: a kill here is back-filled next time
+                    _record(report, lambda offers: history.record(offers, now), observed)
         return report
     finally:
         lock.release()

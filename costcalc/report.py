@@ -9,6 +9,7 @@ Rule kept here: presentation only; every number comes from `compare` (through
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
@@ -173,4 +174,15 @@ def to_json(calc: Calculation, data: AppData, top: int | None) -> str:
         "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }
-    return json.dumps(doc, indent=2, allow_nan=False)
+    return json.dumps(finite(doc), indent=2, allow_nan=False)
+
+
+def finite(value: Any) -> Any:
+    """The document with any non-finite number as null: `--json` is always valid JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value

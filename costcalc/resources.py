@@ -236,8 +236,10 @@ def dump_yaml(data: Any) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the new one, never a mix."""
+    """Write `text` to `path` so that readers see the old file or the new one, never a mix.
+    Temp files an earlier, killed write left in the same directory are cleaned first."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    clear_temp_files(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from costcalc import locations
 from costcalc.errors import DataFileError
-from costcalc.models import CarbonData, DesktopDefaults
+from costcalc.models import CarbonData, CloudOffer, DesktopDefaults
 from costcalc.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.resources import load_yaml_file, load_yaml_resource
 from providers import registry
@@ -65,8 +65,9 @@ def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
     return LoadedSnapshot(provider.name, load_bundled(provider), "bundled", stale_days, warning)
 
 
-def load_price_book(names: Sequence[str] | None = None) -> PriceBook:
-    """Offers of the named providers (all by default), with the user's prices applied."""
+def load_price_book(names: Sequence[str] | None = None, *, overrides: bool = True) -> PriceBook:
+    """Offers of the named providers (all by default), with the user's prices applied (unless
+    `overrides` is False: the history shows the providers' prices, not yours)."""
     from costcalc.overrides import apply_user_overrides
 
     book = PriceBook()
@@ -78,10 +79,43 @@ def load_price_book(names: Sequence[str] | None = None) -> PriceBook:
             book.problems.append(f"{exc}; {provider.label} offers are left out")
             continue
         book.snapshots[provider.name] = loaded
-        book.offers.extend(provider.offers(loaded.snapshot))
-    book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots))
-    book.problems += warnings
+        book.offers.extend(_known_gpus(provider, provider.offers(loaded.snapshot), book))
+    if overrides:
+        book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots))
+        book.problems += warnings
     return book
+
+
+def _known_gpus(provider: Provider, offers: list[CloudOffer], book: PriceBook) -> list[CloudOffer]:
+    """Offers whose GPU this version's catalog knows; the others (a snapshot refreshed by a
+    newer or older costcalc) are left out with one line, never a crash."""
+    from costcalc.loaders import load_catalog
+
+    catalog = load_catalog()
+    unknown = sorted({o.gpu for o in offers if o.gpu not in catalog})
+    if not unknown:
+        return offers
+    book.problems.append(
+        f"{provider.label}: offers with GPUs this version of costcalc does not know "
+        f"({', '.join(unknown)}) are left out; `costcalc refresh` fetches current ones"
+    )
+    return [o for o in offers if o.gpu in catalog]
+
+
+def refreshed_observations() -> list[CloudOffer]:
+    """The prices the refreshed snapshots observed (rows dated as their snapshot): what the
+    history must hold."""
+    found: list[CloudOffer] = []
+    for provider in registry.PROVIDERS:
+        path = refreshed_path(provider)
+        if not path.exists():
+            continue
+        try:
+            snapshot = load_yaml_file(path, provider.snapshot_model)
+        except DataFileError:
+            continue
+        found += [o for o in provider.offers(snapshot) if o.fetched_at == snapshot.fetched_at]
+    return found
 
 
 def load_desktop_defaults() -> DesktopDefaults:

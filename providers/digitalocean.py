@@ -78,8 +78,18 @@ def _rows(size: dict[str, Any]) -> list[OfferRow]:
             ram_gb=memory_mb / 1024 if isinstance(memory_mb, (int, float)) and memory_mb else None,
             source="DigitalOcean API /v2/sizes (GPU Droplet list price)",
         )
-        for region in size.get("regions") or ()
+        for region in _regions(size.get("regions"))
     ]
+
+
+def _regions(value: Any) -> list[str]:
+    """The regions a size is sold in: a list of region slugs (a bare string is one region,
+    never a list of its letters)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [r for r in value if isinstance(r, str) and r]
+    return []
 
 
 def parse(payload: bytes | str) -> tuple[list[OfferRow], str | None]:

@@ -16,8 +16,10 @@ T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 
 
 def offer(
-    name: str, usd: float, when: datetime, region: str = "us-east-1", gpu: str = "t4"
+    name: str, usd: float, when: datetime, region: str = "us-test-1", gpu: str = "t4"
 ) -> CloudOffer:
+    """An observation in a region no bundled snapshot has, so the bundled prices (which the
+    history command also shows) stay out of these series."""
     return CloudOffer(
         provider="aws-spot",
         name=name,
@@ -50,6 +52,7 @@ def test_record_and_query_keep_every_observation_in_time_order() -> None:
     ]
     assert {s.name for s in history.query()} == {"g4dn.xlarge", "p3.2xlarge"}
     assert history.query(region="eu-west-1") == []
+    assert history.record([offer("g4dn.xlarge", 0.20, T0)], T0) == 0  # recorded once only
 
 
 def test_database_runs_in_wal_mode() -> None:
@@ -96,14 +99,14 @@ def test_history_command_shows_a_sparkline_per_offer(capsys: pytest.CaptureFixtu
         )
     assert main(["history", "--gpu", "T4"]) == 0
     out = capsys.readouterr().out
-    assert "aws-spot g4dn.xlarge us-east-1" in out
+    assert "aws-spot g4dn.xlarge us-test-1" in out
     assert "▁█▅" in out and "$0.25/h" in out and "3 points" in out
 
 
 def test_history_json_points(capsys: pytest.CaptureFixture[str]) -> None:
     history.record([offer("g4dn.xlarge", 0.2, T0)], T0)
     history.record([offer("g4dn.xlarge", 0.3, T0 + timedelta(hours=1))], T0 + timedelta(hours=1))
-    assert main(["history", "--json", "--provider", "aws-spot", "--region", "us-east-1"]) == 0
+    assert main(["history", "--json", "--provider", "aws-spot", "--region", "us-test-1"]) == 0
     (series,) = json.loads(capsys.readouterr().out)
     assert series["points"] == [
         {"fetched_at": "2026-11-01T12:00:00+00:00", "usd_per_hour": 0.2},
@@ -111,9 +114,18 @@ def test_history_json_points(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
-def test_history_without_data_says_how_to_get_some(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["history"]) == 0
-    assert "run `costcalc refresh` first" in capsys.readouterr().err
+def test_history_starts_from_the_bundled_prices(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--json", "--provider", "paperspace"]) == 0
+    series = json.loads(capsys.readouterr().out)
+    assert series and all(len(s["points"]) == 1 for s in series)
+    a6000 = next(s for s in series if s["name"] == "A6000" and s["region"] == "NY2")
+    assert a6000["points"][0]["usd_per_hour"] == 1.89
+    assert not locations.history_db().exists()  # reading never writes
+
+
+def test_a_filter_that_matches_nothing_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--region", "nowhere-9"]) == 0
+    assert "no price history matches" in capsys.readouterr().err
 
 
 def test_unknown_gpu_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -253,7 +253,8 @@ def test_history_lists_both_observations_of_a_price_refreshed_twice(
 ) -> None:
     assert refresh(capsys, "--provider", "aws-spot")[0] == 0
     assert refresh(capsys, "--provider", "aws-spot")[0] == 0
-    assert main(["history", "--json", "--gpu", "A100 40GB", "--region", "us-east-1"]) == 0
+    argv = ["history", "--json", "--gpu", "A100 40GB", "--region", "us-east-1"]
+    assert main([*argv, "--provider", "aws-spot"]) == 0
     series = json.loads(capsys.readouterr().out)
     assert [(s["provider"], s["name"]) for s in series] == [("aws-spot", "p4d.24xlarge")]
     points = series[0]["points"]

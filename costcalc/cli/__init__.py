@@ -88,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a home directory that is a file, read-only, full, ...
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(
+            f"costcalc: error: {exc.strerror or exc}{where}; check COSTCALC_HOME", file=sys.stderr
+        )
+        return 2
 
 
 def _open_app(parser: argparse.ArgumentParser) -> int:

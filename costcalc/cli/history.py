@@ -41,13 +41,16 @@ def run(ns: argparse.Namespace) -> int:
         from providers.registry import get
 
         ns.provider = get(ns.provider).name
-    series = history.query(gpu=gpu, provider=ns.provider, region=ns.region)
+    from costcalc.snapshots import load_price_book
+
+    held = load_price_book(overrides=False).offers
+    series = history.query(gpu=gpu, provider=ns.provider, region=ns.region, held=held)
     if ns.json:
         doc = [
             {
-                "provider": s.provider,
-                "name": s.name,
-                "region": s.region,
+                "provider": fmt.safe(s.provider),
+                "name": fmt.safe(s.name),
+                "region": fmt.safe(s.region),
                 "gpu": s.gpu,
                 "gpu_count": s.gpu_count,
                 "points": [
@@ -62,10 +65,10 @@ def run(ns: argparse.Namespace) -> int:
     if not series:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
-    width = max(len(f"{s.provider} {s.name} {s.region}") for s in series)
+    width = max(len(fmt.safe(f"{s.provider} {s.name} {s.region}")) for s in series)
     for s in series:
         prices = [p.usd_per_hour for p in s.points]
-        label = f"{s.provider} {s.name} {s.region}".ljust(width)
+        label = fmt.safe(f"{s.provider} {s.name} {s.region}").ljust(width)
         gpus = fmt.gpus(s.gpu, s.gpu_count)
         span = f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}"
         print(

@@ -46,24 +46,30 @@ def register(sub: Any) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     import json
+    import signal
     import sys
     from datetime import datetime, timezone
 
+    from costcalc.display import safe
     from costcalc.refresh import run_refresh
 
     if ns.print_cron:
         print(cron_line())
         return 0
     log_style = not sys.stderr.isatty()
+    # cron and systemd stop a job with SIGTERM: exit through the normal path, so the refresh
+    # lock is released and no write is left half done (each one is atomic anyway).
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
 
     def line(text: str) -> str:
+        text = safe(text)
         if not log_style:
             return text
         return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%SZ} {text}"
 
     def progress(message: str) -> None:
         if not ns.quiet and not ns.json and not log_style:
-            print(f"costcalc: {message}", file=sys.stderr)
+            print(f"costcalc: {safe(message)}", file=sys.stderr)
 
     report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
     for result in report.failed:
@@ -89,7 +95,7 @@ def run(ns: argparse.Namespace) -> int:
                     "ok": r.ok,
                     "skipped": r.skipped,
                     "offers": r.offers,
-                    "message": r.message,
+                    "message": safe(r.message),
                 }
                 for r in report.results
             ],
