@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 from costcalc.compare import Comparison
-from costcalc.models import Assumptions, OfferResult, printable
+from costcalc.models import Assumptions, OfferResult
+from costcalc.terminal import printable
 
 safe = printable
 """Text from a feed, a file or the history database, fit for a terminal (no control characters)."""

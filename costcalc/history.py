@@ -102,7 +102,9 @@ def connect(path: Path | None = None) -> Iterator[sqlite3.Connection]:
                 conn.executescript(UNIQUE)
             yield conn
     except sqlite3.DatabaseError as exc:
-        raise HistoryError(f"{db}: price history unusable ({exc})") from exc
+        raise HistoryError(
+            f"{db}: price history unusable ({exc}); move the file aside to start a new one"
+        ) from exc
 
 
 def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None = None) -> int:

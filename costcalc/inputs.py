@@ -151,7 +151,7 @@ def check_bounds(value: float, field: str, what: str, text: str, as_share: bool 
         right = "]" if high_in else ")"
         lo, hi = (low or 0) * 100, (high or 1) * 100
         raise CostcalcError(
-            f"{what} must be in {left}{lo:g}%, {hi:g}%{right} (e.g. 0.15 or 15%), got {text!r}"
+            f"{what} must be in {left}{lo:g}%, {hi:g}%{right} (a share: 0.15 or 15%), got {text!r}"
         )
     if too_low and low == 0:
         message = "cannot be negative" if low_in else "must be greater than 0"
@@ -222,7 +222,9 @@ class Input:
         return value
 
     def _parse_list(self, text: str) -> tuple[Any, ...] | None:
-        parts = [p for p in re.split(r"[;\s]+|,(?!\d{3})", text.strip()) if p]
+        # Items are separated by ";", spaces or ", "; a comma between digits is part of a
+        # number (thousands, or a decimal comma, which is refused with a hint).
+        parts = [p for p in re.split(r"[;\s]+|,(?!\d)", text.strip()) if p]
         if not parts:
             return None
         return tuple(self._parse_one(self.item, part) for part in parts)

@@ -6,7 +6,6 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal
@@ -14,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from costcalc.constants import Dtype, Kind
+from costcalc.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
 
@@ -24,15 +24,6 @@ def _as_utc(value: datetime) -> datetime:
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: str) -> str:
-    """Text from a feed or a file without control characters: an escape sequence in a price
-    list must not clear the screen, set the window title or forge a table row when printed."""
-    return text if text.isprintable() else _CONTROL.sub("", text)
-
 
 Text = Annotated[str, AfterValidator(printable)]
 """A string that reaches a terminal: names, regions, sources, notes."""

@@ -101,7 +101,9 @@ def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
     lines += [
         "",
         f"Cloud, the same work ({which} by cost per year; speed relative to your desktop):",
-        render_table(shown, [cols.cells(r, shown, ctx) for r in rows]),
+        render_table(shown, [cols.cells(r, shown, ctx) for r in rows])
+        if rows
+        else "  no offers match your choice of providers (with only `custom`, give --cloud-price)",
     ]
     if any(not r.offer.guaranteed for r in rows):
         lines.append("  * no guaranteed GPU (free tier): shown for reference, never the verdict")

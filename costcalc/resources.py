@@ -59,6 +59,10 @@ def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise
+    except NotADirectoryError as exc:  # a home that is a file holds no files
+        raise FileNotFoundError(str(path)) from exc
+    except ValueError as exc:  # a NUL byte in the name
+        raise DataFileError(f"{path!r}: not a usable file name") from exc
     except IsADirectoryError as exc:
         raise DataFileError(f"{path}: is a directory, not a file") from exc
     except OSError as exc:

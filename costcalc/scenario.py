@@ -71,20 +71,20 @@ class Scenario(BaseModel):
         default=None, ge=0, le=5000, description="Whole-system idle draw, W (with always_on)."
     )
     psu_efficiency: float = Field(
-        default=1.0, gt=0, le=1, description="1 counts watts at the wall; 0.9 adds PSU losses."
+        default=1.0, ge=0.5, le=1, description="1 counts watts at the wall; 0.9 adds PSU losses."
     )
     resale_share: float = Field(
         default=0.0, ge=0, lt=1, description="Share of the price you get back after the horizon."
     )
     horizon_years: float = Field(
-        default=3.0, gt=0, le=20, description="Years you will use the desktop."
+        default=3.0, ge=0.1, le=20, description="Years you will use the desktop."
     )
     embodied: bool = Field(
         default=False, description="Add the desktop's manufacturing carbon over its life."
     )
     # -- how it is used
     utilisation: float = Field(
-        default=0.15, gt=0, le=1, description="Share of all hours the GPU works (0-1]."
+        default=0.15, ge=0.001, le=1, description="Share of all hours the GPU works (0.1-100 %)."
     )
     always_on: bool = Field(
         default=False, description="The machine idles between jobs instead of being off."
@@ -98,13 +98,16 @@ class Scenario(BaseModel):
     )
     # -- the run
     run_hours: float | None = Field(
-        default=None, gt=0, le=1_000_000, description="Hours one training run takes on the desktop."
+        default=None,
+        ge=0.001,
+        le=1_000_000,
+        description="Hours one training run takes on the desktop.",
     )
     items_per_run: float | None = Field(
-        default=None, gt=0, le=1e15, description="Items (samples) one run processes."
+        default=None, ge=1, le=1e15, description="Items (samples) one run processes."
     )
     memory_gb: float | None = Field(
-        default=None, gt=0, le=10_000, description="GPU memory the run needs, GB."
+        default=None, ge=0.1, le=10_000, description="GPU memory the run needs, GB."
     )
     kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
     dtype: Dtype = Field(default="fp16", description="Training precision used to compare GPUs.")

@@ -41,7 +41,8 @@ def test_one_rule_for_a_share(text: str) -> None:
     ("field", "text", "needle"),
     [
         ("desktop_price_usd", "-1", "desktop price cannot be negative"),
-        ("run_hours", "0", "run hours must be greater than 0"),
+        ("run_hours", "0", "run hours must be at least 0.001"),
+        ("cloud_prices", "0,5", "decimal point"),
         ("usd_per_kwh", "inf", "finite"),
         ("usd_per_kwh", "cheap", "electricity price must be a number"),
         ("usd_per_kwh", "0,12", "write 0.12 with a decimal point"),
@@ -51,9 +52,9 @@ def test_one_rule_for_a_share(text: str) -> None:
         ("gpu_count", "17", "must be at most 16"),
         ("gpu_count", "two", "whole number"),
         ("run_hours", "1e308", "must be at most"),
-        ("psu_efficiency", "150%", "(0%, 100%]"),
+        ("psu_efficiency", "150%", "[50%, 100%]"),
         ("utilisation", "1.7", "did you mean 1.7%?"),
-        ("utilisation", "0", "(0%, 100%]"),
+        ("utilisation", "0", "[0.1%, 100%]"),
         ("utilisation", "150", "a share like 0.15 or 15%"),
         ("utilisation", "lots", "a share like 0.15 or 15%"),
         ("resale_share", "100%", "[0%, 100%)"),
@@ -71,7 +72,7 @@ def test_bad_values_say_what_a_good_one_looks_like(field: str, text: str, needle
 
 
 def test_the_bounds_come_from_the_scenario_model() -> None:
-    assert inputs.bounds("utilisation") == (0.0, False, 1.0, True)
+    assert inputs.bounds("utilisation") == (0.001, True, 1.0, True)
     assert inputs.bounds("gpu_count") == (1.0, True, 16.0, True)
 
 

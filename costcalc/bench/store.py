@@ -13,6 +13,8 @@ from costcalc.bench.results import BenchResult
 from costcalc.errors import CostcalcError, DataFileError
 
 LATEST = "latest"
+MAX_RESULT_BYTES = 8 * 1024 * 1024
+"""A bench result is a few kB."""
 
 
 def result_file_name(result: BenchResult) -> str:
@@ -31,17 +33,19 @@ def save_result(result: BenchResult, directory: Path | None = None) -> Path:
 
 
 def load_result(path: Path) -> BenchResult:
-    from costcalc.resources import validate
+    """A saved result through the guarded reader (size, UTF-8), then JSON, then the schema."""
+    from costcalc.resources import read_user_text, validate
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise DataFileError(f"{path}: cannot read bench result ({reason})") from exc
+        text = read_user_text(path, max_bytes=MAX_RESULT_BYTES)
+    except FileNotFoundError as exc:
+        raise DataFileError(f"{path}: no such bench result") from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataFileError(f"{path}: not valid JSON (line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise DataFileError(f"{path}: nested too deeply; not a bench result") from exc
     return validate(data, BenchResult, str(path))
 
 

@@ -35,7 +35,9 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line, not a usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        from costcalc.terminal import printable
+
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -67,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from costcalc.errors import CostcalcError
+    from costcalc.terminal import printable
 
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only=_command_in(words))
@@ -80,8 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _open_app(parser)
     try:
         return int(run(args))
-    except CostcalcError as exc:
-        print(f"costcalc: error: {exc}", file=sys.stderr)
+    except CostcalcError as exc:  # what the user typed may be in it: printable text only
+        print(f"costcalc: error: {printable(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("costcalc: interrupted", file=sys.stderr)
@@ -90,9 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # a home directory that is a file, read-only, full, ...
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        print(
-            f"costcalc: error: {exc.strerror or exc}{where}; check COSTCALC_HOME", file=sys.stderr
-        )
+        text = printable(f"{exc.strerror or exc}{where}")
+        print(f"costcalc: error: {text}; check COSTCALC_HOME", file=sys.stderr)
         return 2
 
 
