@@ -217,3 +217,13 @@ async def test_help_and_break_even_screens_open_and_close(app_factory: MakeApp) 
         assert isinstance(app.screen, MainScreen)
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_quitting_right_after_start_is_clean(app_factory: MakeApp) -> None:
+    """q before the plots have mounted: the app ends with exit 0 and no error, every time."""
+    for _ in range(8):
+        app = app_factory()
+        async with app.run_test(size=(140, 45)) as pilot:
+            await pilot.press("q")
+        assert app.return_code == 0
+        assert app._exception is None
