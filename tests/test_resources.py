@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,61 @@ def test_refreshed_snapshot_wins_and_a_corrupt_one_falls_back(tmp_path: Path) ->
     assert fallback.origin == "bundled"
     assert fallback.snapshot == load_bundled("paperspace")
     assert fallback.warning is not None and "bundled" in fallback.warning
+
+
+def test_an_edited_cache_entry_is_never_trusted() -> None:
+    """A valid-JSON edit of a parsed copy must not change a price: its seal no longer matches."""
+    from costcalc.snapshots import load_bundled
+
+    bundled = load_bundled("aws-spot")
+    entries = list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.json"))
+    assert entries
+    for entry in entries:
+        seal, payload = entry.read_text().split("\n", 1)
+        forged = payload.replace('"usd_per_hour":', '"usd_per_hour":9')  # still valid JSON
+        entry.write_text(seal + "\n" + forged)
+    again = load_bundled("aws-spot")
+    assert again == bundled
+
+
+def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
+    from costcalc.resources import CACHE_ENTRIES, prune_cache
+
+    cache = tmp_path / "parsed"
+    cache.mkdir()
+    for i in range(CACHE_ENTRIES + 10):
+        entry = cache / f"Model-0-{i:04d}.json"
+        entry.write_text("x")
+        os.utime(entry, (i, i))
+    (cache / ".Model-0-x.json.abc.tmp").write_text("half")
+    os.utime(cache / ".Model-0-x.json.abc.tmp", (0, 0))
+    prune_cache(cache)
+    kept = sorted(p.name for p in cache.iterdir())
+    assert len(kept) == CACHE_ENTRIES
+    assert kept[0] == "Model-0-0010.json"  # the oldest ten are gone, and the stale temp file
+
+
+def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An upgrade can drop or rename a catalog key: those offers are left out, never a KeyError."""
+    from costcalc.cli import main
+
+    path = refreshed_path("aws-spot")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = (Path(__file__).resolve().parents[1] / "prices" / "aws_spot.yaml").read_text()
+    path.write_text(text.replace("gpu: t4", "gpu: t4_renamed"))
+    assert main(["quick", "--gpu", "rtx3090", "--provider", "aws-spot", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "t4_renamed" in err and "left out" in err
+    assert not any(o["gpu"] == "t4_renamed" for o in json.loads(out)["offers"])
+
+
+def test_empty_listings_are_said_not_crashed_on(capsys: pytest.CaptureFixture[str]) -> None:
+    from costcalc.cli import main
+
+    assert main(["prices", "--gpu", "rtx3090"]) == 0  # no cloud rents a GeForce 3090 here
+    assert "no offers match" in capsys.readouterr().err
+    assert main(["quick", "--gpu", "rtx3090", "--provider", "custom"]) == 0
+    out = capsys.readouterr().out
+    assert "give --cloud-price" in out and "No cloud offer to compare" in out
