@@ -16,6 +16,12 @@ from costcalc.constants import Dtype, Kind
 from costcalc.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
+PriceKind = Literal["observed", "list", "estimate"]
+"""observed: read from a feed or a dated page; list: a published list price; estimate: derived
+(e.g. spot = on-demand x (1 - advisor savings)), which no one observed."""
+Tier = Literal["secure", "community", "marketplace"]
+"""How a GPU is rented where it matters: a provider's own data centres (secure), third-party
+hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -72,6 +78,14 @@ class GpuSpec(Frozen):
     notes: str | None = None
 
     @property
+    def form_factor(self) -> str | None:
+        """'SXM', 'PCIe' or 'NVL' for datacenter cards whose name says so."""
+        for form in ("SXM", "NVL", "PCIe"):
+            if form.lower() in self.name.lower():
+                return form
+        return None
+
+    @property
     def desktop_price_usd(self) -> float | None:
         """What one card costs to buy today: street price, else launch price."""
         return self.street_price_usd or self.launch_price_usd
@@ -114,6 +128,20 @@ class CloudOffer(Frozen):
     limits: Text | None = Field(default=None, description="Usage limits worth telling the user.")
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
+    price_kind: PriceKind = Field(default="list", description="observed, list or estimate.")
+    tier: Tier | None = Field(default=None, description="secure, community or marketplace.")
+    summary: Text | None = Field(
+        default=None,
+        description="What the figure is when it summarises many prices: 'median of 37 verified "
+        "offers'.",
+    )
+    currency: str = Field(
+        default="USD", description="Currency the provider prices in (converted to USD here)."
+    )
+    price_in_currency: float | None = Field(
+        default=None, ge=0, description="The hourly price as the provider states it, in currency."
+    )
+    setup_fee_usd: float = Field(default=0.0, ge=0, description="One-off fee to start renting.")
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
     stale_after_days: float = Field(
         default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
@@ -143,6 +171,13 @@ class OfferRow(Frozen):
     limits: Text | None = None
     vcpus: int | None = Field(default=None, ge=1)
     ram_gb: float | None = Field(default=None, gt=0)
+    price_kind: PriceKind | None = None
+    """None: the snapshot's `price_kind`."""
+    tier: Tier | None = None
+    summary: Text | None = None
+    currency: str | None = None
+    price_in_currency: float | None = Field(default=None, ge=0)
+    setup_fee_usd: float = Field(default=0.0, ge=0)
     fetched_at: UtcDatetime | None = None
     source: Text | None = None
 
@@ -167,6 +202,10 @@ class PriceSnapshot(Frozen):
     spot: bool = False
     billing_increment_s: int = Field(default=1, ge=1)
     billing_minimum_s: int = Field(default=0, ge=0)
+    price_kind: PriceKind = Field(
+        default="list", description="The kind of every row that does not say otherwise."
+    )
+    currency: str = "USD"
     plans: tuple[Plan, ...] = ()
     notes: Text | None = None
     offers: tuple[OfferRow, ...]

@@ -259,6 +259,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
         spot=False,
         billing_increment_s=1,
         billing_minimum_s=60,
+        price_kind="observed",
         offers=tuple(sorted(rows, key=lambda r: (r.region, r.name))),
     )
 

@@ -149,6 +149,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
         spot=True,
         billing_increment_s=1,
         billing_minimum_s=60,
+        price_kind="observed",
         notes="Observed Linux spot prices, one per region (the feed has no zone detail). "
         "Spot capacity can be reclaimed with a 2-minute notice.",
         offers=tuple(with_advice(rows, advice)),

@@ -29,7 +29,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
         return Skip(f"set {digitalocean.TOKEN_ENVS[0]} to fetch DigitalOcean GPU Droplet prices")
     progress(f"downloading {digitalocean.url()}")
     fetched = digitalocean.fetch(client, bearer)
-    droplets = [r.model_copy(update={"fetched_at": now}) for r in fetched]
+    droplets = [r.model_copy(update={"fetched_at": now, "price_kind": "observed"}) for r in fetched]
     curated = load_bundled_file(SNAPSHOT_FILE, PriceSnapshot)
     return curated.model_copy(
         update={
