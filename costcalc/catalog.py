@@ -93,6 +93,26 @@ class GpuCatalog:
                 raise UnknownGpu(name, sorted(keys))
         raise UnknownGpu(name, self.suggest(name))
 
+    def family(self, name: str) -> list[GpuSpec]:
+        """Every GPU whose names contain all the words of `name`: 'a100' is every A100 variant,
+        'A100 80GB' the PCIe and SXM 80 GB cards; an exact name or key is that GPU alone.
+        UnknownGpu with suggestions when nothing matches."""
+        if name in self._by_key:
+            return [self._by_key[name]]
+        wanted = set(_tokens(_without_brand(name)))
+        found = [
+            spec
+            for spec in self
+            if wanted
+            and (
+                wanted <= {t for n in _names_of(spec) for t in _tokens(n)}
+                or compact(name) in {compact(n) for n in _names_of(spec)}
+            )
+        ]
+        if found:
+            return found
+        return [self.resolve(name)]  # raises UnknownGpu with suggestions
+
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Closest catalog keys to a name nobody recognised."""
         wanted = compact(_without_brand(name))

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from costcalc import display
-from costcalc.constants import INTERRUPTION_BUCKETS
+from costcalc.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.models import OfferResult
 from costcalc.offers import is_stale
 
@@ -29,9 +29,28 @@ INF = float("inf")
 
 @dataclass(frozen=True)
 class Context:
-    """What cells need besides the result: the clock (for staleness)."""
+    """What cells need besides the result: the clock (for staleness) and the unit of the
+    $-per-items column, one for the whole column (1, 1,000, 1,000,000 ... items)."""
 
     now: datetime | None = None
+    items_unit: int = 1
+
+
+def items_unit(values: Sequence[float | None]) -> int:
+    """The smallest unit (1, 1k, 1M, 1B items) in which the cheapest value reads as cents."""
+    known = [v for v in values if v]
+    if not known:
+        return 1
+    unit = 1
+    while min(known) * unit < 0.01 and unit < 10**12:
+        unit *= 1000
+    return unit
+
+
+def unit_text(unit: int) -> str:
+    return {1: "item", 1000: "1k items", 10**6: "1M items", 10**9: "1B items"}.get(
+        unit, f"{unit:,} items"
+    )
 
 
 @dataclass(frozen=True)
@@ -43,14 +62,20 @@ class Column:
     sort: Callable[[OfferResult], Any]
     json: Callable[[OfferResult], dict[str, Any]]
     """The JSON fields this column contributes to every offer in `--json`."""
-    when: Literal["always", "run", "batch"] = "always"
-    """'run': only when a run is given; 'batch': only when a bench gave the largest batch."""
+    when: Literal["always", "run", "items", "batch"] = "always"
+    """'run': only when a run is given; 'items': when items per run are given too; 'batch':
+    only when a bench gave the largest batch."""
+    heading: Callable[[Context], str] | None = None
+    """A title that depends on the context (the unit of $ per items)."""
     blank_when_unfit: bool = False
     """A figure that means nothing for a GPU that cannot hold the job ('does not fit' or '-')."""
 
     @property
     def numeric(self) -> bool:
         return self.width == "figure"
+
+    def title_in(self, ctx: Context) -> str:
+        return self.heading(ctx) if self.heading is not None else self.title
 
 
 def _age(r: OfferResult, ctx: Context) -> str:
@@ -94,9 +119,16 @@ COLUMNS: tuple[Column, ...] = (
         "gpus",
         "GPU",
         "name",
-        cell=lambda r, _c: display.gpus(r.offer.gpu, r.offer.gpu_count),
-        sort=lambda r: (r.offer.gpu, r.offer.gpu_count),
-        json=lambda r: {"gpu": r.offer.gpu, "gpu_count": r.offer.gpu_count},
+        cell=lambda r, _c: display.gpus(r.spec.short_name, r.offer.gpu_count),
+        sort=lambda r: (r.spec.short_name, r.offer.gpu_count),
+        json=lambda r: {
+            "gpu": r.offer.gpu,
+            "gpu_name": r.spec.name,
+            "gpu_count": r.offer.gpu_count,
+            "gpu_memory_gb": r.spec.memory_gb,
+            "form_factor": r.spec.form_factor,
+            "role": r.role,
+        },
     ),
     Column(
         "region",
@@ -155,7 +187,29 @@ COLUMNS: tuple[Column, ...] = (
         "figure",
         cell=_age,
         sort=lambda r: r.price_age_days,
-        json=lambda r: {"price_age_days": r.price_age_days},
+        json=lambda r: {
+            "price_age_days": r.price_age_days,
+            "price_kind": r.offer.price_kind,
+            "tier": r.offer.tier,
+            "summary": r.offer.summary,
+            "currency": r.offer.currency,
+            "price_in_currency": r.offer.price_in_currency,
+        },
+    ),
+    Column(
+        "price_kind",
+        "kind",
+        "label",
+        cell=lambda r, _c: (
+            "yours"
+            if r.offer.provider == CUSTOM_PROVIDER
+            else r.offer.price_kind + (" spot" if r.offer.spot else "")
+        ),
+        sort=lambda r: (r.offer.price_kind, r.offer.spot),
+        json=lambda r: {
+            "spot": r.offer.spot,
+            "spot_overhead": r.overhead if r.offer.spot else None,
+        },
     ),
     Column(
         "run_hours",
@@ -176,6 +230,21 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {},  # inside "run", with time/run
         when="run",
         blank_when_unfit=True,
+    ),
+    Column(
+        "run_usd_per_items",
+        "$/item",
+        "figure",
+        cell=lambda r, c: (
+            display.usd(r.run.usd_per_item * c.items_unit)
+            if r.run is not None and r.run.usd_per_item is not None
+            else "-"
+        ),
+        sort=_run_sort(lambda run: run.usd_per_item if run.usd_per_item is not None else INF),
+        json=lambda r: {},  # inside "run", with time/run
+        when="items",
+        blank_when_unfit=True,
+        heading=lambda c: f"$/{unit_text(c.items_unit)}",
     ),
     Column(
         "run_co2_kg",
@@ -207,10 +276,7 @@ COLUMNS: tuple[Column, ...] = (
             else "-"
         ),
         sort=lambda r: -1 if r.offer.interruption_bucket is None else r.offer.interruption_bucket,
-        json=lambda r: {
-            "spot": r.offer.spot,
-            "interruption_bucket": r.offer.interruption_bucket,
-        },
+        json=lambda r: {"interruption_bucket": r.offer.interruption_bucket},
     ),
 )
 
@@ -226,17 +292,33 @@ CLI_COLUMNS: tuple[str, ...] = (
     "usd_per_year",
     "break_even_days",
     "co2_kg_per_year",
+    "price_kind",
     "price_age_days",
+)
+"""The CLI table's columns, in order, when no run is given."""
+
+CLI_RUN_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "relative_speed",
     "run_hours",
     "run_usd",
+    "run_usd_per_items",
     "run_co2_kg",
+    "price_kind",
+    "price_age_days",
 )
-"""The CLI table's columns, in order (the run columns only when a run is given)."""
+"""With a run: what one run takes and costs on each offer."""
 
 
-def shown(keys: Sequence[str], *, run: bool, batch: bool) -> tuple[Column, ...]:
+def shown(
+    keys: Sequence[str], *, run: bool, batch: bool, items: bool = False
+) -> tuple[Column, ...]:
     """The columns among `keys` that have something to show for this comparison."""
-    wanted = {"always": True, "run": run, "batch": batch}
+    wanted = {"always": True, "run": run, "items": run and items, "batch": batch}
     return tuple(BY_KEY[k] for k in keys if wanted[BY_KEY[k].when])
 
 
@@ -247,6 +329,7 @@ def cells(result: OfferResult, columns: Sequence[Column], ctx: Context) -> dict[
     for column in columns:
         if unfit and column.blank_when_unfit:
             money = column.key in ("usd_per_year", "run_usd", "usd_per_batch_item")
+            money = money or column.key == "run_usd_per_items"
             out[column.key] = display.DOES_NOT_FIT if money else "-"
         else:
             out[column.key] = column.cell(result, ctx)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from costcalc.compare import Comparison
-from costcalc.models import Assumptions, OfferResult
+from costcalc.models import Assumptions, GpuSpec, OfferResult
 from costcalc.terminal import printable
 
 safe = printable
@@ -85,39 +85,114 @@ def speed(value: float) -> str:
     return f"{value:.2f}x"
 
 
-def gpus(gpu: str, count: int) -> str:
-    """'rtx3090' for one GPU, '8x a100_sxm4_40gb' for several."""
-    return f"{count}x {gpu}" if count > 1 else gpu
+def gpus(name: str, count: int) -> str:
+    """'RTX 3090' for one GPU, '8x A100 SXM4 40GB' for several."""
+    return f"{count}x {name}" if count > 1 else name
+
+
+def gb(value: float) -> str:
+    return f"{value:g} GB"
+
+
+TIER_LABELS = {
+    "community": "community cloud: third-party hosts, no data-centre SLA",
+    "marketplace": "marketplace of independent hosts",
+    "secure": "secure cloud",
+}
 
 
 def offer_label(result: OfferResult) -> str:
+    """'aws-spot p3.2xlarge (V100 SXM2 16GB, us-east-1; spot)' as a person reads it."""
     offer = result.offer
-    gpus_text = gpus(offer.gpu, offer.gpu_count)
-    where = f"{gpus_text}, {offer.region}" if offer.region != "-" else gpus_text
-    return f"{offer.provider} {offer.name} ({where})"
+    parts = [gpus(result.spec.short_name, offer.gpu_count)]
+    if offer.region != "-":
+        parts.append(offer.region)
+    label = f"{offer.provider} {offer.name} ({', '.join(parts)})"
+    kind = offer_kind_text(result)
+    return f"{label}, {kind}" if kind else label
 
 
-def verdict(comparison: Comparison, a: Assumptions) -> str:
+def offer_kind_text(result: OfferResult) -> str:
+    """What sets an offer apart from a plain on-demand price: tier, marketplace summary, spot."""
+    offer = result.offer
+    bits = []
+    if offer.tier in TIER_LABELS and offer.tier != "secure":
+        bits.append(TIER_LABELS[offer.tier])
+    if offer.summary:
+        bits.append(offer.summary)
+    if offer.spot:
+        bits.append(f"spot, x{result.overhead:.3f} hours for interruptions")
+    return "; ".join(bits)
+
+
+def price_line(result: OfferResult, now_stale: bool) -> str:
+    """Under the verdict: what kind of price it rests on, and how old it is."""
+    offer = result.offer
+    if offer.provider == "custom":
+        return "  That is your own price (--cloud-price)."
+    kind = {
+        "observed": "an observed price",
+        "list": "a list price",
+        "estimate": "an estimate (derived, never observed)",
+    }[offer.price_kind]
+    old = "just now" if result.price_age_days < 1 / 24 else f"{age(result.price_age_days)} old"
+    line = f"  That is {kind} of {offer.fetched_at:%Y-%m-%d} ({old})"
+    if offer.currency != "USD" and offer.price_in_currency is not None:
+        line += f", {offer.price_in_currency:,.4g} {offer.currency}/h converted"
+    if now_stale:
+        line += ", stale: `costcalc refresh` fetches current prices"
+    return line + "."
+
+
+def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) -> str:
+    """What the verdict compares with, in words."""
+    rules = comparison.rules
+    count = f"{gpu_count} GPU" if gpu_count == 1 else f"{gpu_count} GPUs"
+    why = (
+        "the job's need (--memory-gb)"
+        if rules.memory_from_job
+        else f"your {desktop.short_name}'s memory; --memory-gb sets the job's need"
+    )
+    more = " or more (scale-out allowed)" if rules.scale_out else ""
+    return f"{count}{more} with at least {gb(rules.memory_gb)} each ({why})"
+
+
+def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec) -> str:
     """One line that answers the question: buy or rent, and by how much."""
     best = comparison.best
     desk = comparison.desktop
     at = f"at {percent(a.utilisation)} utilisation"
+    if not comparison.desktop_fits:
+        need = gb(comparison.rules.memory_gb)
+        head = (
+            f"Rent: your {desktop.short_name} ({gb(desktop.memory_gb)}) cannot hold this job "
+            f"({need} per GPU), so buying it would not run it"
+        )
+        if best is None:
+            return f"{head}; no offer among your filters has {need} per GPU either."
+        return (
+            f"{head}; the cheapest offer that can is {offer_label(best)} "
+            f"({usd(best.usd_per_year)} a year {at})."
+        )
     if best is None:
-        return f"No cloud offer to compare with {at}; the desktop costs {usd(desk.price_usd)}."
+        return (
+            f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
+            f"--scale-out); the desktop costs {usd(desk.price_usd)}."
+        )
     label = offer_label(best)
     cloud_year = usd(best.usd_per_year)
     if best.break_even_days is None:
         return (
-            f"Rent: {at} the cheapest offer, {label}, costs {cloud_year} a year, no more than "
-            f"the desktop's electricity ({usd(desk.electricity_usd_per_year)}): "
+            f"Rent: {at} the cheapest comparable offer, {label}, costs {cloud_year} a year, no "
+            f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year)}): "
             "buying never pays back."
         )
     horizon_days = a.horizon_years * 365
     when = days(best.break_even_days)
     if best.break_even_days <= horizon_days:
         return (
-            f"Buy: {at} the desktop pays for itself after {when} against the cheapest offer, "
-            f"{label} ({cloud_year} a year)."
+            f"Buy: {at} the desktop pays for itself after {when} against the cheapest comparable "
+            f"offer, {label} ({cloud_year} a year)."
         )
     return (
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "

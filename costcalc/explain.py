@@ -56,10 +56,16 @@ def electricity(comparison: Comparison, desktop: DesktopBuild, a: Assumptions) -
 
 def cloud_cost(result: OfferResult, a: Assumptions) -> Explanation:
     o = result.offer
+    spot = f" x interruptions {num(result.overhead)}" if result.overhead != 1 else ""
     lines = [
-        f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)} = "
-        f"{num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
+        f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)}{spot}"
+        f" = {num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
     ]
+    if result.overhead != 1:
+        lines.append(
+            "interruptions: checkpoints, lost work and restarts of a spot offer, priced from its "
+            "interruption frequency (costcalc.engine.interruption_overhead)"
+        )
     if o.monthly_fee_usd or o.included_usd_per_month:
         usage = result.hours_per_year * o.usd_per_hour / engine.MONTHS_PER_YEAR
         lines.append(
@@ -151,8 +157,9 @@ def run(result: OfferResult, a: Assumptions, w: Workload) -> Explanation | None:
             f" + plan ${num(o.monthly_fee_usd)}/month / {num(max(runs_per_month, 1.0))} runs"
             f" = ${num(plan_usd)}"
         )
+    spot = f" x interruptions {num(result.overhead)}" if result.overhead != 1 else ""
     lines = [
-        f"time = {num(w.run_hours)} h / speed {num(result.relative_speed)} = {num(r.hours)} h"
+        f"time = {num(w.run_hours)} h / speed {num(result.relative_speed)}{spot} = {num(r.hours)} h"
         f" (billed {num(r.billed_hours)} h: per {o.billing_increment_s} s, "
         f"minimum {o.billing_minimum_s} s)",
         f"cost = {num(r.billed_hours)} h x ${num(o.usd_per_hour)}/h{share} = {fmt.usd(r.usd)}",

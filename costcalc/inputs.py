@@ -183,6 +183,8 @@ class Input:
     choices: tuple[str, ...] = ()
     item: Form = "text"
     """For a list: the form of each item."""
+    alias: tuple[str, str] | None = None
+    """Another flag that sets a fixed value: ('--no-spot', 'on-demand')."""
 
     @property
     def env(self) -> str:
@@ -222,9 +224,10 @@ class Input:
         return value
 
     def _parse_list(self, text: str) -> tuple[Any, ...] | None:
-        # Items are separated by ";", spaces or ", "; a comma between digits is part of a
-        # number (thousands, or a decimal comma, which is refused with a hint).
-        parts = [p for p in re.split(r"[;\s]+|,(?!\d)", text.strip()) if p]
+        # Numbers are separated by ";", spaces or ", " (a comma between digits is part of a
+        # number: thousands, or a decimal comma, refused with a hint); names by "," or ";".
+        pattern = r"\s*[;,]\s*" if self.item == "text" else r"[;\s]+|,(?!\d)"
+        parts = [p for p in re.split(pattern, text.strip()) if p]
         if not parts:
             return None
         return tuple(self._parse_one(self.item, part) for part in parts)
@@ -441,10 +444,11 @@ INPUTS: tuple[Input, ...] = (
         "--dtype",
         "dtype",
         "precision",
-        "training precision used to compare GPU speeds (default fp16 mixed precision)",
+        "training precision used to compare GPU speeds (default auto: fp16 mixed precision on "
+        "a desktop GPU with tensor cores, fp32 otherwise)",
         "choice",
         "run",
-        choices=DTYPES,
+        choices=("auto", *DTYPES),
     ),
     Input(
         "bench",
@@ -484,10 +488,81 @@ INPUTS: tuple[Input, ...] = (
         "--offers",
         "Offers",
         "offer kind",
-        "all offers, only spot or only on-demand",
+        "all offers, only spot or only on-demand (--no-spot is --offers on-demand)",
         "choice",
         "offers",
         choices=OFFER_KINDS,
+        alias=("--no-spot", "on-demand"),
+    ),
+    Input(
+        "cloud_regions",
+        "--cloud-region",
+        "Regions",
+        "cloud region",
+        "only offers in this cloud region (repeatable): us-east-1, NY2, ...",
+        "list",
+        "offers",
+        metavar="REGION",
+    ),
+    Input(
+        "cloud_gpus",
+        "--cloud-gpu",
+        "Cloud GPU",
+        "cloud GPU",
+        "only offers with this GPU (repeatable); a family matches every variant: a100",
+        "list",
+        "offers",
+        metavar="GPU",
+    ),
+    Input(
+        "min_memory_gb",
+        "--min-memory",
+        "Min GB",
+        "minimum memory",
+        "only offers with at least this much memory per GPU",
+        "number",
+        "offers",
+        metavar="GB",
+    ),
+    Input(
+        "offer_match",
+        "--match",
+        "Match",
+        "words",
+        "only offers whose provider, name, GPU or region contain one of these words: 'a100|h100'",
+        "text",
+        "offers",
+        metavar="WORDS",
+    ),
+    Input(
+        "scale_out",
+        "--scale-out",
+        "Scale-out",
+        "scale-out",
+        "let offers with more GPUs than the desktop be the verdict (their speed assumes the "
+        "sourced multi-GPU scaling)",
+        "switch",
+        "offers",
+    ),
+    Input(
+        "spot_checkpoint_minutes",
+        "--spot-checkpoint-minutes",
+        "Ckpt min",
+        "checkpoint minutes",
+        "minutes one checkpoint takes to write: prices a spot offer's interruptions (default 5)",
+        "number",
+        "offers",
+        metavar="MIN",
+    ),
+    Input(
+        "spot_restart_minutes",
+        "--spot-restart-minutes",
+        "Restart min",
+        "restart minutes",
+        "minutes to resume after a spot interruption (default 30)",
+        "number",
+        "offers",
+        metavar="MIN",
     ),
 )
 

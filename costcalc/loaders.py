@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from costcalc.catalog import GpuCatalog
 from costcalc.errors import CostcalcError
 from costcalc.grid import GridIndex
-from costcalc.models import GpuCatalogFile, GpuSpec
+from costcalc.models import GpuCatalogFile, GpuSpec, ScalingData
 from costcalc.predict import Calibration, Prediction, Predictor
 from costcalc.resources import load_yaml_resource
 from costcalc.scenario import AppData
@@ -39,6 +39,11 @@ def load_calibration() -> Calibration:
 
 
 @functools.cache
+def load_scaling() -> ScalingData:
+    return load_yaml_resource("costcalc.data", "scaling.yaml", ScalingData)
+
+
+@functools.cache
 def load_predictor() -> Predictor:
     return Predictor.build(load_catalog(), load_calibration())
 
@@ -50,6 +55,7 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
         desktop_defaults=load_desktop_defaults(),
         book=load_price_book(providers),
         predictor=load_predictor(),
+        scaling=load_scaling(),
     )
 
 

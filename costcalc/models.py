@@ -78,6 +78,14 @@ class GpuSpec(Frozen):
     notes: str | None = None
 
     @property
+    def short_name(self) -> str:
+        """The name people read in tables: 'RTX 3090', 'V100 SXM2 16GB', 'Quadro P4000'."""
+        name = self.name
+        for brand in ("NVIDIA ", "GeForce ", "Tesla "):
+            name = name.removeprefix(brand)
+        return name.replace(" Generation", "")
+
+    @property
     def form_factor(self) -> str | None:
         """'SXM', 'PCIe' or 'NVL' for datacenter cards whose name says so."""
         for form in ("SXM", "NVL", "PCIe"):
@@ -295,6 +303,32 @@ class DesktopBuild(Frozen):
     life_years: float = Field(default=4.0, gt=0)
 
 
+# --------------------------------------------------------------------------- multi-GPU
+
+
+class KindScaling(Frozen):
+    speedup_8: float = Field(gt=1, le=8, description="8-GPU / 1-GPU throughput over NVLink.")
+    source: str
+
+
+class ScalingData(Frozen):
+    """costcalc/data/scaling.yaml: how training throughput grows with the GPU count."""
+
+    schema_version: Literal[1] = 1
+    as_of: date
+    sources: dict[str, str]
+    kinds: dict[str, KindScaling]
+    pcie_factor: float = Field(
+        gt=0, le=1, description="Share of the NVLink efficiency per doubling."
+    )
+    pcie_source: str
+
+    def efficiency_per_doubling(self, kind: str, nvlink: bool) -> float:
+        scaling = self.kinds.get(kind) or self.kinds["generic"]
+        share: float = (scaling.speedup_8 / 8) ** (1 / 3)
+        return share if nvlink else share * self.pcie_factor
+
+
 # --------------------------------------------------------------------------- carbon
 
 
@@ -401,8 +435,15 @@ class RunCost:
 @dataclass(frozen=True, slots=True)
 class OfferResult:
     offer: CloudOffer
+    spec: GpuSpec
+    """The offer's GPU, from the catalog."""
     relative_speed: float
     """Offer throughput / desktop throughput."""
+    role: str
+    """'comparable' (the desktop's GPU count, enough memory per GPU), 'scale-out' (more GPUs,
+    enough memory each), 'less memory' or 'fewer GPUs'."""
+    overhead: float
+    """Factor on hours for spot interruptions (checkpoints, lost work, restarts); 1 otherwise."""
     hours_per_year: float
     usd_per_year: float
     break_even_days: float | None
@@ -413,3 +454,8 @@ class OfferResult:
     """None when the workload's memory need is unknown."""
     usd_per_batch_item: float | None
     run: RunCost | None
+
+    @property
+    def effective_speed(self) -> float:
+        """Relative speed once spot interruptions have taken their share of the hours."""
+        return self.relative_speed / self.overhead

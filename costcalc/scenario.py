@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from costcalc.catalog import GpuCatalog
-from costcalc.compare import Comparison, compare
+from costcalc.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.constants import CUSTOM_PROVIDER, Dtype, Kind, OfferKind
 from costcalc.errors import CostcalcError
 from costcalc.grid import GridIndex
@@ -31,6 +31,7 @@ from costcalc.models import (
     DesktopBuild,
     DesktopDefaults,
     GpuSpec,
+    ScalingData,
     Workload,
 )
 from costcalc.offers import PriceBook, custom_offer
@@ -110,7 +111,11 @@ class Scenario(BaseModel):
         default=None, ge=0.1, le=10_000, description="GPU memory the run needs, GB."
     )
     kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
-    dtype: Dtype = Field(default="fp16", description="Training precision used to compare GPUs.")
+    dtype: Dtype | Literal["auto"] = Field(
+        default="auto",
+        description="Training precision used to compare GPUs; auto: mixed precision (fp16) on "
+        "a desktop GPU with tensor cores, fp32 otherwise.",
+    )
     bench: str | None = Field(
         default=None, description="A saved bench result to use: 'latest' or a file path."
     )
@@ -122,6 +127,33 @@ class Scenario(BaseModel):
         default=(), description="Only offers from these providers; empty: all."
     )
     offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
+    cloud_regions: tuple[str, ...] = Field(
+        default=(), description="Only offers in these cloud regions; empty: all."
+    )
+    cloud_gpus: tuple[str, ...] = Field(
+        default=(),
+        description="Only offers with these GPUs; a family name matches every variant (a100).",
+    )
+    min_memory_gb: float | None = Field(
+        default=None, ge=0, le=10_000, description="Only offers with at least this memory per GPU."
+    )
+    offer_match: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Only offers whose provider, name, GPU or region contain one of these words "
+        "(a100|h100).",
+    )
+    scale_out: bool = Field(
+        default=False,
+        description="Let offers with more GPUs than the desktop be the verdict (their speed "
+        "assumes the sourced multi-GPU scaling).",
+    )
+    spot_checkpoint_minutes: float = Field(
+        default=5, ge=0, le=600, description="Time one checkpoint takes to write (spot risk)."
+    )
+    spot_restart_minutes: float = Field(
+        default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -164,6 +196,7 @@ class AppData:
     desktop_defaults: DesktopDefaults
     book: PriceBook
     predictor: Predictor
+    scaling: ScalingData
 
     @property
     def default_usd_per_kwh(self) -> float:
@@ -262,16 +295,69 @@ def build_assumptions(
     )
 
 
-def offers_for(scenario: Scenario, offers: Sequence[CloudOffer]) -> list[CloudOffer]:
-    """Offers the comparison considers: the provider and spot/on-demand filters. Your own offers
-    (`cloud_prices`) are always compared: you priced them on purpose."""
+def offers_for(
+    scenario: Scenario, offers: Sequence[CloudOffer], catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """Offers the comparison considers: every filter of the scenario (providers, spot or
+    on-demand, cloud regions, GPU families, memory per GPU, words). Filters narrow the answer,
+    not only the rows: the verdict is chosen among what passes."""
     providers = set(scenario.providers) - {CUSTOM_PROVIDER}
     spot = {"all": None, "spot": True, "on-demand": False}[scenario.offer_kind]
-    return [
-        o
-        for o in offers
-        if (not providers or o.provider in providers) and (spot is None or o.spot is spot)
-    ]
+    regions = {r.casefold() for r in scenario.cloud_regions}
+    gpus = {s.key for name in scenario.cloud_gpus for s in catalog.family(name)}
+    words = match_words(scenario.offer_match)
+    kept = []
+    for o in offers:
+        if providers and o.provider not in providers:
+            continue
+        if (spot is not None and o.spot is not spot) or (
+            regions and o.region.casefold() not in regions
+        ):
+            continue
+        if gpus and o.gpu not in gpus:
+            continue
+        if (
+            scenario.min_memory_gb is not None
+            and catalog.get(o.gpu).memory_gb < scenario.min_memory_gb
+        ):
+            continue
+        if words and not any(w in offer_text(o, catalog) for w in words):
+            continue
+        kept.append(o)
+    return kept
+
+
+def match_words(text: str | None) -> tuple[str, ...]:
+    """'a100|h100' or 'a100 h100' -> ('a100', 'h100'): an offer matching any of them passes."""
+    if not text:
+        return ()
+    return tuple(w for w in text.casefold().replace("|", " ").split() if w)
+
+
+def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
+    """What the words filter looks in: what the user sees of the offer."""
+    spec = catalog.get(offer.gpu)
+    return " ".join(
+        (offer.provider, offer.name, offer.region, offer.plan or "", spec.name, spec.key)
+    ).casefold()
+
+
+def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
+    """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise."""
+    if scenario.dtype != "auto":
+        return scenario.dtype
+    return "fp16" if spec.fp16_tensor_tflops else "fp32"
+
+
+def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
+    """Throughput of n GPUs relative to one, for the kind of work, over NVLink (SXM) or PCIe."""
+    from costcalc import engine
+
+    def scale(spec: GpuSpec, count: int) -> float:
+        nvlink = spec.form_factor == "SXM"
+        return engine.multi_gpu_speedup(count, scaling.efficiency_per_doubling(kind, nvlink))
+
+    return scale
 
 
 # --------------------------------------------------------------------------- the answer
@@ -320,7 +406,7 @@ def evaluate(
             bench,
             spec.key,
             scenario.kind,
-            scenario.dtype,
+            resolved_dtype(scenario, spec),
             scenario.items_per_run,
             data.catalog,
             data.predictor,
@@ -355,23 +441,40 @@ def evaluate(
         resale_fraction=scenario.resale_share,
         include_embodied=scenario.embodied,
     )
+    dtype = resolved_dtype(scenario, spec)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
         memory_gb=scenario.memory_gb,
         max_batch=dict(found.max_batch) if found else {},
         kind=scenario.kind,
-        dtype=scenario.dtype,
+        dtype=dtype,
     )
-    chosen = offers_for(scenario, data.book.offers)
+    chosen = offers_for(scenario, data.book.offers, data.catalog)
     chosen += [custom_offer(spec.key, scenario.gpu_count, p, now) for p in scenario.cloud_prices]
-    speed = (found.speed if found else None) or data.predictor.speed_fn(
-        scenario.kind, scenario.dtype
+    speed = (found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype)
+    rules = Rules(
+        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
+        memory_from_job=scenario.memory_gb is not None,
+        scale_out=scenario.scale_out,
+        checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+        restart_h=scenario.spot_restart_minutes / 60,
     )
     comparison = compare(
-        desktop, assumptions, workload, chosen, data.catalog, data.grid, now, speed=speed
+        desktop,
+        assumptions,
+        workload,
+        chosen,
+        data.catalog,
+        data.grid,
+        now,
+        speed=speed,
+        scale=scale_fn(data.scaling, scenario.kind),
+        rules=rules,
     )
-    resolved = scenario.model_copy(update={"gpu": spec.key, "home_region": assumptions.home_region})
+    resolved = scenario.model_copy(
+        update={"gpu": spec.key, "home_region": assumptions.home_region, "dtype": dtype}
+    )
     return Calculation(
         scenario=resolved,
         spec=spec,

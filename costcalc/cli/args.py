@@ -41,6 +41,15 @@ def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None =
                 metavar=spec.metavar or spec.field.upper(),
                 help=help_text + choices,
             )
+        if spec.alias is not None:
+            flag, value = spec.alias
+            parser.add_argument(
+                flag,
+                dest=spec.field,
+                action="store_const",
+                const=value,
+                help=f"{spec.flag} {value}",
+            )
     parser.add_argument(
         "--no-config",
         action="store_true",

@@ -30,14 +30,22 @@ UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
 )
 """Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
 
+FILTER_FIELDS = ("providers", "offer_kind", "cloud_regions", "offer_match")
 FIELDS: tuple[str, ...] = tuple(
-    spec.field for spec in inputs.INPUTS if spec.field not in ("providers", "offer_kind")
+    spec.field for spec in inputs.INPUTS if spec.field not in FILTER_FIELDS
 )
-"""Every input but the provider and spot filters, which sit above the offers table."""
+"""Every input but the filters that sit above the offers table (provider, spot/on-demand,
+region, words)."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
-    "dtype": (("fp16 AMP", "fp16"), ("bf16", "bf16"), ("tf32", "tf32"), ("fp32", "fp32")),
+    "dtype": (
+        ("auto (AMP on tensor cores)", "auto"),
+        ("fp16 AMP", "fp16"),
+        ("bf16 AMP", "bf16"),
+        ("tf32", "tf32"),
+        ("fp32", "fp32"),
+    ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
 }
 SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
@@ -54,6 +62,10 @@ PLACEHOLDERS = {
     "home_region": "US",
     "horizon_years": "3",
     "cloud_prices": "none",
+    "cloud_gpus": "any",
+    "min_memory_gb": "any",
+    "spot_checkpoint_minutes": "5",
+    "spot_restart_minutes": "30",
 }
 
 
@@ -169,8 +181,11 @@ class SetupPanel(VerticalScroll):
                 value: Any = widget.resolve().key
             else:
                 value = self._parse(field, widget.value)
-                if field == "cloud_prices" and value is None:
+                if field in ("cloud_prices", "cloud_gpus") and value is None:
                     value = ()
+                if field == "cloud_gpus":
+                    for name in value:
+                        self.data.catalog.family(name)  # an unknown GPU is refused here
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")
