@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from costcalc.catalog import GpuCatalog
-from costcalc.errors import CostcalcError
+from costcalc.errors import CostcalcError, DataFileError
 from costcalc.grid import GridIndex
+from costcalc.hardware import DesktopHardware
 from costcalc.models import GpuCatalogFile, GpuSpec
 from costcalc.predict import Calibration, Prediction, Predictor
 from costcalc.resources import load_yaml_resource
@@ -31,6 +32,21 @@ def load_catalog() -> GpuCatalog:
     """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
     data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
     return GpuCatalog(data.gpus)
+
+
+@functools.cache
+def load_desktop_hardware() -> DesktopHardware:
+    """The bundled physical facts for desktop builds (costcalc/data/desktop_builds.yaml): cards'
+    slot widths and coolers, the assumed board, PSU sizes and wall circuits. Every card in it
+    must be in the catalog: a stray key is a data error, reported as one line."""
+    data = load_yaml_resource("costcalc.data", "desktop_builds.yaml", DesktopHardware)
+    catalog = load_catalog()
+    stray = [c.gpu for c in data.cards if c.gpu not in catalog]
+    if stray:
+        raise DataFileError(
+            f"costcalc.data/desktop_builds.yaml: cards not in the GPU catalog: {', '.join(stray)}"
+        )
+    return data
 
 
 @functools.cache
