@@ -12,15 +12,19 @@ import functools
 import os
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from costcalc.catalog import GpuCatalog
-from costcalc.errors import CostcalcError
+from costcalc.errors import CostcalcError, DataFileError
 from costcalc.grid import GridIndex
 from costcalc.models import GpuCatalogFile, GpuSpec, ScalingData
 from costcalc.predict import Calibration, Prediction, Predictor
 from costcalc.resources import load_yaml_resource
 from costcalc.scenario import AppData
 from costcalc.snapshots import load_carbon, load_desktop_defaults, load_price_book
+
+if TYPE_CHECKING:
+    from costcalc.hardware import DesktopHardware
 
 NOW_ENV = "COSTCALC_NOW"
 """Pins the clock (an ISO 8601 time) so a report can be reproduced byte for byte."""
@@ -31,6 +35,24 @@ def load_catalog() -> GpuCatalog:
     """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
     data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
     return GpuCatalog(data.gpus)
+
+
+@functools.cache
+def load_desktop_hardware() -> DesktopHardware:
+    """The bundled physical facts for desktop builds (costcalc/data/desktop_builds.yaml): cards'
+    slot widths and coolers, the assumed board, PSU sizes and wall circuits. Every card in it
+    must be in the catalog: a stray key is a data error, reported as one line. (Imported here:
+    only `costcalc desktops` needs it, and `quick` starts without it.)"""
+    from costcalc.hardware import DesktopHardware
+
+    data = load_yaml_resource("costcalc.data", "desktop_builds.yaml", DesktopHardware)
+    catalog = load_catalog()
+    stray = [c.gpu for c in data.cards if c.gpu not in catalog]
+    if stray:
+        raise DataFileError(
+            f"costcalc.data/desktop_builds.yaml: cards not in the GPU catalog: {', '.join(stray)}"
+        )
+    return data
 
 
 @functools.cache
