@@ -19,7 +19,7 @@ from datetime import datetime
 
 from costcalc import engine
 from costcalc.catalog import GpuCatalog
-from costcalc.compare import compare, desktop_result
+from costcalc.compare import Rules, ScaleFn, compare, desktop_result
 from costcalc.errors import CostcalcError
 from costcalc.feasibility import Feasibility, check_build
 from costcalc.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
@@ -33,7 +33,15 @@ from costcalc.models import (
     Workload,
 )
 from costcalc.predict import SpeedFn
-from costcalc.scenario import AppData, Scenario, build_assumptions, build_desktop, by_gpu_count
+from costcalc.scenario import (
+    AppData,
+    Scenario,
+    build_assumptions,
+    build_desktop,
+    by_gpu_count,
+    resolved_dtype,
+    scale_fn,
+)
 from costcalc.scenario import offers_for as scenario_offers
 
 MAX_GPUS = 8
@@ -140,21 +148,6 @@ def choose_circuit(hw: DesktopHardware, region: str, key: str | None) -> tuple[C
     return hw.circuit_for(region), f"region {region}"
 
 
-def comparable_offers(
-    spec: GpuSpec, gpu_count: int, offers: Sequence[CloudOffer], catalog: GpuCatalog
-) -> list[CloudOffer]:
-    """The cloud offers a build is measured against: guaranteed, the same GPU count, at least
-    the build's memory per GPU. (Issue 10's "comparable offers" rule will replace this.)"""
-    return [
-        o
-        for o in offers
-        if o.guaranteed
-        and o.gpu_count == gpu_count
-        and o.gpu in catalog
-        and catalog.get(o.gpu).memory_gb >= spec.memory_gb
-    ]
-
-
 def compare_builds(
     scenario: Scenario,
     data: AppData,
@@ -186,12 +179,14 @@ def compare_builds(
         resale_fraction=scenario.resale_share,
         include_embodied=scenario.embodied,
     )
-    w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=scenario.dtype)
+    dtype = resolved_dtype(scenario, gpus[0])
+    w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
-    speed = data.predictor.speed_fn(scenario.kind, scenario.dtype)
-    offers = scenario_offers(scenario, data.book.offers)
+    speed = data.predictor.speed_fn(scenario.kind, dtype)
+    scale = scale_fn(data.scaling, scenario.kind)
+    offers = scenario_offers(scenario, data.book.offers, data.catalog)
     builds = [
-        _build(spec, n, gpus[0], hw, data, a, w, speed, offers, circuit, now)
+        _build(spec, n, gpus[0], hw, data, a, w, speed, scale, offers, circuit, now, scenario)
         for spec in gpus
         for n in counts
     ]
@@ -219,22 +214,43 @@ def _build(
     a: Assumptions,
     w: Workload,
     speed: SpeedFn,
+    scale: ScaleFn,
     offers: Sequence[CloudOffer],
     circuit: Circuit | None,
     now: datetime,
+    scenario: Scenario,
 ) -> BuildResult:
     price_known = spec.desktop_price_usd is not None
     desktop = build_desktop(spec, data.desktop_defaults, n, price_usd=None if price_known else 0.0)
     energy, _ = desktop_result(desktop, a)
-    relative = speed(baseline, spec) * engine.multi_gpu_speedup(n)
+    relative = speed(baseline, spec) * scale(spec, n)
     tco = engine.horizon_cost_usd(
         desktop.price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
     )
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
-    comparable = comparable_offers(spec, n, offers, data.catalog)
     cloud = None
-    if comparable and price_known:
-        found = compare(desktop, a, w, comparable, data.catalog, data.grid, now, speed)
+    if offers and price_known:
+        # The verdict's own rule: the cheapest comparable offer (this build's GPU count, at least
+        # its memory per GPU, or the job's), no stale estimate while a real price exists.
+        need = w.memory_gb if w.memory_gb is not None else spec.memory_gb
+        rules = Rules(
+            max(need, spec.memory_gb),
+            w.memory_gb is not None,
+            checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+            restart_h=scenario.spot_restart_minutes / 60,
+        )
+        found = compare(
+            desktop,
+            a,
+            w,
+            offers,
+            data.catalog,
+            data.grid,
+            now,
+            speed=speed,
+            scale=scale,
+            rules=rules,
+        )
         cloud = found.best
     card = hw.card(spec.key)
     return BuildResult(
@@ -298,7 +314,8 @@ def _notes(
         )
     if any(b.gpu_count > 1 for b in builds):
         notes.append(
-            "multi-GPU speed assumes data-parallel training (engine.multi_gpu_speedup); the "
+            "multi-GPU speed assumes data-parallel training with the sourced per-kind scaling of "
+            "costcalc/data/scaling.yaml (PCIe for desktop cards); the "
             "memory figure is per GPU: the model is not split across GPUs"
         )
     unpriced = sorted({b.spec.name for b in builds if not b.price_known})
