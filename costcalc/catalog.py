@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
 
 from costcalc.errors import UnknownGpu
 from costcalc.models import GpuSpec
@@ -51,6 +53,37 @@ def _names_of(spec: GpuSpec) -> Iterable[str]:
     yield spec.name
     yield _without_brand(spec.name)
     yield from spec.aliases
+
+
+@dataclass(frozen=True)
+class CardPrice:
+    """What one card costs to buy, and what that figure is."""
+
+    usd: float
+    observed: date | None
+    """When the price was true; None for a launch price (it is not a price today)."""
+    condition: str
+    """'new', 'used', 'new or used' (a best deal across both), or 'launch price'."""
+    source: str
+
+
+def card_price(spec: GpuSpec, *, used: bool = False) -> CardPrice | None:
+    """The card's dated street price (its launch price when it has none); with `used`, its
+    dated second-hand price, or None when no second-hand price is sourced."""
+    cited = spec.sources.get("street_price", "")
+    street = spec.street_price_usd
+    if used:
+        if spec.used_price_usd is not None:
+            return CardPrice(spec.used_price_usd, spec.used_price_date, "used", cited)
+        if street is not None and spec.street_price_condition == "used":
+            return CardPrice(street, spec.street_price_date, "used", cited)
+        return None
+    if street is not None:
+        condition = spec.street_price_condition or "new or used"
+        return CardPrice(street, spec.street_price_date, condition, cited)
+    if spec.launch_price_usd is not None:
+        return CardPrice(spec.launch_price_usd, None, "launch price", spec.sources.get("price", ""))
+    return None
 
 
 class GpuCatalog:

@@ -15,13 +15,23 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from costcalc.catalog import GpuCatalog
+from costcalc.electricity import ElectricityIndex
 from costcalc.errors import CostcalcError, DataFileError
+from costcalc.fx import Converter
 from costcalc.grid import GridIndex
 from costcalc.models import GpuCatalogFile, GpuSpec, ScalingData
 from costcalc.predict import Calibration, Prediction, Predictor
+from costcalc.regions import RegionIndex
 from costcalc.resources import load_yaml_resource
 from costcalc.scenario import AppData
-from costcalc.snapshots import load_carbon, load_desktop_defaults, load_price_book
+from costcalc.snapshots import (
+    load_carbon,
+    load_desktop_defaults,
+    load_electricity,
+    load_fx,
+    load_price_book,
+    load_region_names,
+)
 
 if TYPE_CHECKING:
     from costcalc.hardware import DesktopHardware
@@ -70,10 +80,40 @@ def load_predictor() -> Predictor:
     return Predictor.build(load_catalog(), load_calibration())
 
 
+@functools.cache
+def load_region_index() -> RegionIndex:
+    """Every home region by code and name: the carbon grids, the electricity prices, the aliases."""
+    carbon = load_carbon()
+    prices = load_electricity()
+    known = [(p.code, p.name) for p in prices.prices] + [(r.code, r.name) for r in carbon.regions]
+    return RegionIndex(load_region_names(), known)
+
+
+def load_grid() -> GridIndex:
+    return GridIndex(load_carbon(), load_region_index())
+
+
+def load_converter() -> Converter:
+    """Exchange rates: the refreshed ECB file if there is a good one, else the bundled rates."""
+    return Converter(load_fx().rates)
+
+
+def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
+    """Household electricity prices, converted with `fx` (the current rates by default); regions
+    without a price fall back to the desktop defaults' electricity price."""
+    defaults = load_desktop_defaults()
+    return ElectricityIndex(
+        load_electricity(),
+        load_region_index(),
+        fx or load_converter(),
+        default_usd_per_kwh=defaults.electricity_usd_per_kwh,
+    )
+
+
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
     return AppData(
         catalog=load_catalog(),
-        grid=GridIndex(load_carbon()),
+        grid=load_grid(),
         desktop_defaults=load_desktop_defaults(),
         book=load_price_book(providers),
         predictor=load_predictor(),

@@ -154,6 +154,34 @@ def _skipped(provider: Provider, now: datetime, hint: str) -> str:
     )
 
 
+# --------------------------------------------------------------------------- data feeds
+
+
+def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> ProviderResult:
+    """Download the ECB's euro reference rates and keep them beside the bundled ones (not a price
+    provider: no offers, no history); a bad file keeps the last good rates."""
+    from costcalc.models import FxRates
+    from costcalc.net import FetchError
+    from costcalc.resources import write_model_yaml
+    from costcalc.snapshots import FX_FILE, fx_path, load_bundled_file
+    from providers import ecb
+    from providers.common import FeedError
+
+    try:
+        progress(f"{ecb.NAME}: downloading {ecb.url()}")
+        rates = ecb.fetch(client)
+        write_model_yaml(
+            fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
+        )
+    except (FetchError, FeedError, CostcalcError) as exc:
+        return ProviderResult(ecb.NAME, False, str(exc))
+    except Exception as exc:  # a feed's bug must not stop the refresh
+        return ProviderResult(ecb.NAME, False, f"unexpected {type(exc).__name__}: {exc}")
+    return ProviderResult(
+        ecb.NAME, True, f"refreshed, {len(rates.per_eur)} euro reference rates of {rates.day}"
+    )
+
+
 # --------------------------------------------------------------------------- the job
 
 
@@ -239,6 +267,10 @@ def run_refresh(
                 say(f"{provider.name}: {'ok' if result.ok else 'failed'}: {result.message}")
                 if observed:  # right after its snapshot: a kill here is back-filled next time
                     _record(report, lambda offers: history.record(offers, now), observed)
+            if not providers:  # a full refresh also renews the exchange rates
+                result = refresh_fx(client, now, say)
+                report.results.append(result)
+                say(f"{result.provider}: {'ok' if result.ok else 'failed'}: {result.message}")
         return report
     finally:
         lock.release()

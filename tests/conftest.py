@@ -30,6 +30,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         "COSTCALC_AWS_ADVISOR_URL",
         "COSTCALC_AWS_ONDEMAND_URL",
         "COSTCALC_AWS_REGIONS",
+        "COSTCALC_ECB_URL",
     ):
         monkeypatch.delenv(name, raising=False)
     yield home
@@ -148,6 +149,9 @@ def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedR
         "COSTCALC_AWS_ONDEMAND_URL", feed_server.url("/ondemand/{region}/index.json")
     )
     monkeypatch.setenv("COSTCALC_AWS_REGIONS", "us-east-1,us-west-2,eu-west-1")
+    # a full refresh also fetches the ECB's exchange rates
+    feed_server.serve_file("/eurofxref-daily.xml", "eurofxref-daily.xml", "text/xml")
+    monkeypatch.setenv("COSTCALC_ECB_URL", feed_server.url("/eurofxref-daily.xml"))
     monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "0.5")
     monkeypatch.setenv("COSTCALC_HTTP_RETRIES", "2")
     monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")

@@ -183,8 +183,10 @@ def test_figures_come_from_the_engine_and_the_price_table(
     result = builds(data, hw, ["rtx4090"], (1, 2), utilisation=0.15, usd_per_kwh=0.12)
     one, two = sorted(result.builds, key=lambda b: b.gpu_count)
     base = data.desktop_defaults.base_system_usd
-    assert one.desktop.price_usd == 1599 + base[1]
-    assert two.desktop.price_usd == 2 * 1599 + base[2]
+    card = data.catalog.get("rtx4090").desktop_price_usd
+    assert card is not None
+    assert one.desktop.price_usd == card + base[1]
+    assert two.desktop.price_usd == 2 * card + base[2]
     assert one.energy.load_w == pytest.approx((450 + 100) / 0.9)
     assert one.energy.kwh_per_year == pytest.approx((450 + 100) / 0.9 * 0.15 * 8.76)
     # two GeForce cards talk over PCIe: generic work keeps 0.92 of NVLink's share per doubling
