@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from costcalc import display
 from costcalc.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
+from costcalc.fx import USD, Money
 from costcalc.models import OfferResult
 from costcalc.offers import is_stale
 
@@ -34,6 +35,7 @@ class Context:
 
     now: datetime | None = None
     items_unit: int = 1
+    money: Money = USD
 
 
 def items_unit(values: Sequence[float | None]) -> int:
@@ -75,7 +77,8 @@ class Column:
         return self.width == "figure"
 
     def title_in(self, ctx: Context) -> str:
-        return self.heading(ctx) if self.heading is not None else self.title
+        title = self.heading(ctx) if self.heading is not None else self.title
+        return title.replace("$", ctx.money.symbol.strip())
 
 
 def _age(r: OfferResult, ctx: Context) -> str:
@@ -142,7 +145,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_hour",
         "$/h",
         "figure",
-        cell=lambda r, _c: f"{r.offer.usd_per_hour:,.3f}",
+        cell=lambda r, c: f"{c.money.of(r.offer.usd_per_hour):,.3f}",
         sort=lambda r: r.offer.usd_per_hour,
         json=lambda r: {"usd_per_hour": r.offer.usd_per_hour},
     ),
@@ -158,7 +161,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_year",
         "$/year",
         "figure",
-        cell=lambda r, _c: display.usd(r.usd_per_year),
+        cell=lambda r, c: display.usd(r.usd_per_year, c.money),
         sort=lambda r: r.usd_per_year,
         json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
         blank_when_unfit=True,
@@ -225,7 +228,7 @@ COLUMNS: tuple[Column, ...] = (
         "run_usd",
         "$/run",
         "figure",
-        cell=_run(lambda run: run.usd, display.usd),
+        cell=lambda r, c: display.usd(r.run.usd, c.money) if r.run is not None else "-",
         sort=_run_sort(lambda run: run.usd),
         json=lambda r: {},  # inside "run", with time/run
         when="run",
@@ -236,7 +239,7 @@ COLUMNS: tuple[Column, ...] = (
         "$/item",
         "figure",
         cell=lambda r, c: (
-            display.usd(r.run.usd_per_item * c.items_unit)
+            display.usd(r.run.usd_per_item * c.items_unit, c.money)
             if r.run is not None and r.run.usd_per_item is not None
             else "-"
         ),
@@ -260,7 +263,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_batch_item",
         "$/batch item",
         "figure",
-        cell=lambda r, _c: display.usd(r.usd_per_batch_item),
+        cell=lambda r, c: display.usd(r.usd_per_batch_item, c.money),
         sort=lambda r: INF if r.usd_per_batch_item is None else r.usd_per_batch_item,
         json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
         when="batch",

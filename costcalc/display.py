@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from costcalc.compare import Comparison
+from costcalc.fx import USD, Money
 from costcalc.models import Assumptions, GpuSpec, OfferResult
 from costcalc.terminal import printable
 
@@ -18,19 +19,23 @@ DOES_NOT_FIT = "does not fit"
 NEVER = "never"
 
 
-def usd(value: float | None) -> str:
-    """$2,311.20; small amounts keep significant digits ($0.0074)."""
+def usd(value: float | None, money: Money = USD) -> str:
+    """An amount computed in USD, shown in `money`'s currency: $2,311.20, €1,980; small amounts
+    keep significant digits ($0.0074)."""
     if value is None or math.isnan(value):
         return "-"
+    value = money.of(value)
+    sign, cur = ("-" if value < 0 else ""), money.symbol
+    value = abs(value)
     if value == 0:
-        return "$0"
-    if abs(value) < 0.01:
-        return f"${value:.2g}" if abs(value) < 0.001 else f"${value:.4f}"
-    if abs(value) < 1:
-        return f"${value:.3f}"
-    if abs(value) < 1000:
-        return f"${value:,.2f}"
-    return f"${value:,.0f}"
+        return f"{cur}0"
+    if value < 0.01:
+        return f"{sign}{cur}{value:.2g}" if value < 0.001 else f"{sign}{cur}{value:.4f}"
+    if value < 1:
+        return f"{sign}{cur}{value:.3f}"
+    if value < 1000:
+        return f"{sign}{cur}{value:,.2f}"
+    return f"{sign}{cur}{value:,.0f}"
 
 
 def usd_per_hour(value: float) -> str:
@@ -157,7 +162,7 @@ def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) ->
     return f"{count}{more} with at least {gb(rules.memory_gb)} each ({why})"
 
 
-def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec) -> str:
+def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Money = USD) -> str:
     """One line that answers the question: buy or rent, and by how much."""
     best = comparison.best
     desk = comparison.desktop
@@ -172,19 +177,19 @@ def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec) -> str:
             return f"{head}; no offer among your filters has {need} per GPU either."
         return (
             f"{head}; the cheapest offer that can is {offer_label(best)} "
-            f"({usd(best.usd_per_year)} a year {at})."
+            f"({usd(best.usd_per_year, money)} a year {at})."
         )
     if best is None:
         return (
             f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
-            f"--scale-out); the desktop costs {usd(desk.price_usd)}."
+            f"--scale-out); the desktop costs {usd(desk.price_usd, money)}."
         )
     label = offer_label(best)
-    cloud_year = usd(best.usd_per_year)
+    cloud_year = usd(best.usd_per_year, money)
     if best.break_even_days is None:
         return (
             f"Rent: {at} the cheapest comparable offer, {label}, costs {cloud_year} a year, no "
-            f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year)}): "
+            f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year, money)}): "
             "buying never pays back."
         )
     horizon_days = a.horizon_years * 365

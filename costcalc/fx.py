@@ -7,6 +7,7 @@ elsewhere. A currency the rates do not cover raises UnknownCurrency; nothing is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from costcalc.errors import CostcalcError
@@ -73,6 +74,37 @@ class Converter:
 
     def from_usd(self, amount_usd: float, currency: str) -> float:
         return self.convert(amount_usd, "USD", currency)
+
+
+@dataclass(frozen=True)
+class Money:
+    """The currency amounts are shown in: USD amounts times `per_usd`, with its symbol."""
+
+    code: str = "USD"
+    per_usd: float = 1.0
+    as_of: date | None = None
+    """The date of the rate (None for USD itself)."""
+
+    @property
+    def symbol(self) -> str:
+        return symbol(self.code)
+
+    def of(self, usd: float) -> float:
+        return usd * self.per_usd
+
+    def to_usd(self, amount: float) -> float:
+        return amount / self.per_usd
+
+
+USD = Money()
+
+
+def money_for(fx: Converter, currency: str) -> Money:
+    """The Money of `currency` at the converter's rates (UnknownCurrency when it has none)."""
+    code = currency.upper()
+    if code == "USD":
+        return USD
+    return Money(code, fx.rate("USD", code), fx.as_of)
 
 
 def symbol(currency: str) -> str:

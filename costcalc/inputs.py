@@ -34,8 +34,8 @@ Form = Literal["money", "number", "share", "count", "text", "choice", "switch", 
 
 _GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^\d*,\d+$")
-MAX_USD_PER_HOUR = 10_000.0
-"""Your own offer's price: a whole 8-GPU server rents for well under this."""
+MAX_USD_PER_HOUR = 10_000_000.0
+"""Your own offer's price per hour, in any currency (checked again in USD by the scenario)."""
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -256,7 +256,7 @@ def show_number(value: float) -> str:
 
 
 def _money(field: str, flag: str, label: str, what: str, help: str, group: str) -> Input:
-    return Input(field, flag, label, what, help, "money", group, metavar="USD")
+    return Input(field, flag, label, what, help, "money", group, metavar="AMOUNT")
 
 
 INPUTS: tuple[Input, ...] = (
@@ -286,7 +286,8 @@ INPUTS: tuple[Input, ...] = (
         "--desktop-price",
         "Price $",
         "desktop price",
-        "whole machine, up front (default: GPU street price + base system)",
+        "whole machine, up front, in the chosen currency (default: GPU street price + a 2026 base "
+        "system)",
         "desktop",
     ),
     Input(
@@ -318,6 +319,15 @@ INPUTS: tuple[Input, ...] = (
         "number",
         "desktop",
         metavar="W",
+    ),
+    Input(
+        "used",
+        "--used",
+        "Used",
+        "used cards",
+        "price the cards on the second-hand market, where a dated used price exists",
+        "switch",
+        "desktop",
     ),
     Input(
         "psu_efficiency",
@@ -383,9 +393,11 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "home_region",
         "--region",
-        "Grid",
+        "Region",
         "home region",
-        "home grid for CO2: country (US, DE, Germany), state (US-CA) or cloud region",
+        "where the desktop runs: sets the household electricity price and the grid's CO2; a "
+        "country (US, DE, Germany, UK), a state or province (US-CA, California, CA-QC) or a "
+        "cloud region",
         "text",
         "place",
         metavar="CODE",
@@ -393,10 +405,22 @@ INPUTS: tuple[Input, ...] = (
     _money(
         "usd_per_kwh",
         "--kwh-price",
-        "$/kWh",
+        "kWh price",
         "electricity price",
-        "electricity price per kWh (default from the bundled data)",
+        "your electricity price per kWh, in the chosen currency (default: the home region's "
+        "household price, dated and sourced)",
         "place",
+    ),
+    Input(
+        "currency",
+        "--currency",
+        "Currency",
+        "currency",
+        "show and read every amount in this currency (EUR, GBP, JPY ...; ECB reference rates); "
+        "default: the home region's currency, else USD",
+        "text",
+        "place",
+        metavar="CODE",
     ),
     # -- the run
     Input(
@@ -467,7 +491,7 @@ INPUTS: tuple[Input, ...] = (
         "--cloud-price",
         "Your $/h",
         "cloud price",
-        "add your own offer at this $/h on the same GPUs (repeatable)",
+        "add your own offer at this price per hour on the same GPUs (repeatable)",
         "list",
         "offers",
         metavar="USD_PER_HOUR",

@@ -111,6 +111,7 @@ def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
 
 
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
+    fx = load_converter()
     return AppData(
         catalog=load_catalog(),
         grid=load_grid(),
@@ -118,6 +119,8 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
         book=load_price_book(providers),
         predictor=load_predictor(),
         scaling=load_scaling(),
+        electricity=load_electricity_index(fx),
+        fx=fx,
     )
 
 

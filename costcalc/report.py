@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from costcalc import columns as cols
 from costcalc import display, engine
 from costcalc.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.grid import describe
 from costcalc.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.offers import is_stale
 from costcalc.scenario import AppData, Calculation
@@ -125,13 +126,20 @@ def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
     run = w.run_hours is not None
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     grid = data.grid.home(a.home_region)
+    m = calc.money
     lines = [
-        f"Desktop: {gpus}, {display.usd(d.price_usd)} up front, {d.load_w:,.0f} W under load",
+        f"Desktop: {gpus}, {display.usd(d.price_usd, m)} up front{card_text(calc)}, "
+        f"{d.load_w:,.0f} W under load",
         f"  at {display.percent(a.utilisation)} utilisation: {display.kwh(d.kwh_per_year)} and "
-        f"{display.usd(d.electricity_usd_per_year)} of electricity a year "
-        f"(${a.usd_per_kwh:g}/kWh), {display.co2(d.co2_kg_per_year)} CO2e a year "
-        f"({grid.name} grid, {grid.gco2_per_kwh:g} g/kWh)",
+        f"{display.usd(d.electricity_usd_per_year, m)} of electricity a year "
+        f"({calc.electricity_text}), {display.co2(d.co2_kg_per_year)} CO2e a year "
+        f"({grid.name} grid, {grid.gco2_per_kwh:g} g/kWh, {describe(grid)})",
     ]
+    if m.code != "USD":
+        lines.append(
+            f"  amounts in {m.code} at {m.symbol.strip()}{m.per_usd:.4g} per US dollar "
+            f"(ECB reference rates of {m.as_of:%Y-%m-%d})"
+        )
     comparable, scale_out, rest = groups(c)
     shown = cols.shown(
         cols.CLI_RUN_COLUMNS if run else cols.CLI_COLUMNS,
@@ -142,7 +150,7 @@ def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
     per_item = [r.run.usd_per_item for r in comparable if r.run is not None]
     if c.desktop_run is not None:
         per_item.append(c.desktop_run.usd_per_item)
-    ctx = cols.Context(now=calc.now, items_unit=cols.items_unit(per_item))
+    ctx = cols.Context(now=calc.now, items_unit=cols.items_unit(per_item), money=m)
     which = "all offers" if top is None else "cheapest offers"
     order = "cost per run" if run else "cost per year"
     lines += [
@@ -182,10 +190,19 @@ def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
             f"  Over {a.horizon_years:g} years the desktop beats the cheapest comparable offer "
             f"above {display.percent(c.break_even_utilisation)} utilisation."
         )
-    lines += ["", display.verdict(c, a, calc.spec)]
+    lines += ["", display.verdict(c, a, calc.spec, m)]
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
     return "\n".join(lines)
+
+
+def card_text(calc: Calculation) -> str:
+    """What the default desktop price rests on: ' (RTX 4090 used, 2026-04-30, + base system)'."""
+    card = calc.card
+    if card is None:
+        return ""
+    when = f" of {card.observed:%Y-%m-%d}" if card.observed else ""
+    return f" ({card.condition} card price{when} + a 2026 base system)"
 
 
 def desktop_cells(
@@ -202,8 +219,8 @@ def desktop_cells(
         "usd_per_hour": "-",
         "relative_speed": display.speed(1.0),
         "run_hours": f"{r.hours:,.2f} h",
-        "run_usd": display.usd(r.usd),
-        "run_usd_per_items": display.usd(r.usd_per_item * ctx.items_unit)
+        "run_usd": display.usd(r.usd, ctx.money),
+        "run_usd_per_items": display.usd(r.usd_per_item * ctx.items_unit, ctx.money)
         if r.usd_per_item is not None
         else "-",
         "run_co2_kg": display.co2(r.co2_kg),
@@ -282,7 +299,30 @@ def to_json(calc: Calculation, data: AppData, top: int | None) -> str:
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
-        "verdict": display.verdict(c, calc.assumptions, calc.spec),
+        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money),
+        "currency": {
+            "code": calc.money.code,
+            "per_usd": calc.money.per_usd,
+            "rates_as_of": calc.money.as_of.isoformat() if calc.money.as_of else None,
+            "note": "every amount field is in USD; the text shows this currency",
+        },
+        "electricity": {
+            "usd_per_kwh": calc.assumptions.usd_per_kwh,
+            "label": calc.electricity_text,
+            "source": calc.electricity.citation if calc.electricity else "given by the user",
+            "period": calc.electricity.period if calc.electricity else None,
+        },
+        "grid": {
+            "region": calc.assumptions.home_region,
+            "gco2_per_kwh": calc.assumptions.home_gco2_per_kwh,
+            "basis": describe(data.grid.home(calc.assumptions.home_region)),
+        },
+        "desktop_price": {
+            "card_usd": calc.card.usd if calc.card else None,
+            "condition": calc.card.condition if calc.card else "given by the user",
+            "as_of": calc.card.observed.isoformat() if calc.card and calc.card.observed else None,
+            "source": calc.card.source if calc.card else None,
+        },
         "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }

@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from costcalc.catalog import GpuCatalog
+from costcalc.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.constants import CUSTOM_PROVIDER, Dtype, Kind, OfferKind
+from costcalc.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.errors import CostcalcError
+from costcalc.fx import USD, Converter, Money, money_for
 from costcalc.grid import GridIndex
 from costcalc.models import (
     Assumptions,
@@ -59,8 +61,13 @@ class Scenario(BaseModel):
     desktop_price_usd: float | None = Field(
         default=None,
         ge=0,
-        le=1_000_000,
-        description="Whole machine, up front, USD (default: GPU street price + base system).",
+        le=100_000_000,
+        description="Whole machine, up front, in the chosen currency (default: GPU street price "
+        "+ base system).",
+    )
+    used: bool = Field(
+        default=False,
+        description="Price the cards on the second-hand market (where a dated used price exists).",
     )
     gpu_watts: float | None = Field(
         default=None, ge=0, le=3000, description="Draw of one GPU under load, W (default: TDP)."
@@ -92,10 +99,22 @@ class Scenario(BaseModel):
     )
     # -- where it runs
     home_region: str | None = Field(
-        default=None, description="Home grid: country, state or cloud region (default: US)."
+        default=None,
+        description="Home region: country, state or cloud region; sets the electricity price "
+        "and the grid's carbon (default: US).",
     )
     usd_per_kwh: float | None = Field(
-        default=None, ge=0, le=10, description="Electricity price, USD/kWh (default: bundled)."
+        default=None,
+        ge=0,
+        le=1000,
+        description="Your electricity price per kWh, in the chosen currency (default: the home "
+        "region's household price).",
+    )
+    currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z]{3}$",
+        description="Currency of every amount shown and typed (default: the home region's, "
+        "else USD).",
     )
     # -- the run
     run_hours: float | None = Field(
@@ -121,7 +140,8 @@ class Scenario(BaseModel):
     )
     # -- the offers
     cloud_prices: tuple[float, ...] = Field(
-        default=(), description="Your own offers on the desktop's GPUs, USD per hour."
+        default=(),
+        description="Your own offers on the desktop's GPUs, per hour, in the chosen currency.",
     )
     providers: tuple[str, ...] = Field(
         default=(), description="Only offers from these providers; empty: all."
@@ -197,10 +217,13 @@ class AppData:
     book: PriceBook
     predictor: Predictor
     scaling: ScalingData
+    electricity: ElectricityIndex
+    fx: Converter
 
     @property
     def default_usd_per_kwh(self) -> float:
-        return self.desktop_defaults.electricity_usd_per_kwh
+        """The household price of the default home region (the US average)."""
+        return self.electricity.lookup(None).usd_per_kwh
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -380,6 +403,20 @@ class Calculation:
     bench_label: str | None = None
     notes: tuple[str, ...] = ()
     """Things the user should know about how their inputs were used."""
+    money: Money = USD
+    """The currency amounts are shown (and were typed) in."""
+    electricity: HouseholdPrice | None = None
+    """The home region's household price that was used; None when the user gave theirs."""
+    card: CardPrice | None = None
+    """The card price in the default desktop price; None when the user gave the price."""
+
+    @property
+    def electricity_text(self) -> str:
+        """'€0.387/kWh, Germany, Eurostat 2025-S2', or the user's own price."""
+        if self.electricity is not None:
+            return self.electricity.label
+        price = self.money.of(self.assumptions.usd_per_kwh)
+        return f"{self.money.symbol}{price:.3g}/kWh, your price"
 
 
 def evaluate(
@@ -417,23 +454,42 @@ def evaluate(
                 "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
                 "desktop GPU and the run time yourself"
             )
+    household = data.electricity.lookup(scenario.home_region)
+    money = money_for(data.fx, currency_of(scenario, household))
+    if household.fallback is not None and scenario.usd_per_kwh is None:
+        notes.append(household.fallback)
+    card = None
+    price_usd = (
+        None if scenario.desktop_price_usd is None else money.to_usd(scenario.desktop_price_usd)
+    )
+    if price_usd is None:
+        card, card_notes = desktop_card(spec, scenario.used, now)
+        notes += card_notes
+        if card is not None:
+            base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
+            price_usd = card.usd * scenario.gpu_count + base
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         scenario.gpu_count,
-        price_usd=scenario.desktop_price_usd,
+        price_usd=price_usd,
         gpu_w=(
             scenario.gpu_watts if scenario.gpu_watts is not None or found is None else found.gpu_w
         ),
         rest_of_system_w=scenario.system_watts,
         idle_w=scenario.idle_watts,
     )
+    kwh_usd = (
+        household.usd_per_kwh
+        if scenario.usd_per_kwh is None
+        else money.to_usd(scenario.usd_per_kwh)
+    )
+    check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
+    check_usd(desktop.price_usd, 1_000_000.0, "desktop price", "", money)
     assumptions = build_assumptions(
         data.grid,
         utilisation=scenario.utilisation,
-        usd_per_kwh=(
-            data.default_usd_per_kwh if scenario.usd_per_kwh is None else scenario.usd_per_kwh
-        ),
+        usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
         stays_on=scenario.always_on,
@@ -451,7 +507,10 @@ def evaluate(
         dtype=dtype,
     )
     chosen = offers_for(scenario, data.book.offers, data.catalog)
-    chosen += [custom_offer(spec.key, scenario.gpu_count, p, now) for p in scenario.cloud_prices]
+    for price in scenario.cloud_prices:
+        hourly = money.to_usd(price)
+        check_usd(hourly, 10_000.0, "cloud price", "per hour", money)
+        chosen.append(custom_offer(spec.key, scenario.gpu_count, hourly, now))
     speed = (found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype)
     rules = Rules(
         memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
@@ -487,7 +546,55 @@ def evaluate(
         bench=found,
         bench_label=bench_label(bench) if bench is not None else None,
         notes=tuple(notes),
+        money=money,
+        electricity=household if scenario.usd_per_kwh is None else None,
+        card=card,
     )
+
+
+CARD_PRICE_STALE_DAYS = 180
+"""A card price older than this gets a warning, as a cloud list price older than 90 days does."""
+
+
+def desktop_card(spec: GpuSpec, used: bool, now: datetime) -> tuple[CardPrice | None, list[str]]:
+    """The card price a default desktop price rests on, and what the user should know about it."""
+    notes = []
+    card = card_price(spec, used=used)
+    if used and card is None:
+        notes.append(
+            f"no dated second-hand price for the {spec.short_name}: its street price is used"
+        )
+        card = card_price(spec)
+    if card is None:
+        return None, notes
+    if card.observed is None:
+        notes.append(
+            f"the {spec.short_name} has no dated street price: its launch price "
+            f"(${card.usd:,.0f}) is used; give --desktop-price for what it costs today"
+        )
+    elif (now.date() - card.observed).days > CARD_PRICE_STALE_DAYS:
+        days = (now.date() - card.observed).days
+        notes.append(
+            f"the {spec.short_name}'s price (${card.usd:,.0f}, {card.condition}) is from "
+            f"{card.observed:%Y-%m-%d}, {days} days old: give --desktop-price for today's"
+        )
+    return card, notes
+
+
+def currency_of(scenario: Scenario, household: HouseholdPrice) -> str:
+    """The currency amounts are in: asked for, else the home region's (when one is set)."""
+    if scenario.currency:
+        return scenario.currency.upper()
+    if scenario.home_region and household.region != "default":
+        return household.currency
+    return "USD"
+
+
+def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> None:
+    """An amount typed in any currency, bounded once it is in USD."""
+    if not value <= limit:
+        shown = f"{money.symbol}{money.of(limit):,.0f}"
+        raise CostcalcError(f"{what} must be at most {shown}{' ' + per if per else ''}")
 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:

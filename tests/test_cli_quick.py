@@ -137,13 +137,19 @@ def test_unknown_region_suggests_codes(capsys: pytest.CaptureFixture[str]) -> No
     assert "US-CA" in err
 
 
-def test_region_changes_carbon_not_money(capsys: pytest.CaptureFixture[str]) -> None:
+def test_region_sets_the_electricity_price_and_the_grid(capsys: pytest.CaptureFixture[str]) -> None:
     clean = run_json(["quick", "--gpu", "rtx3090", "--region", "FR"], capsys)
     dirty = run_json(["quick", "--gpu", "rtx3090", "--region", "PL"], capsys)
-    assert (
-        clean["desktop"]["electricity_usd_per_year"] == dirty["desktop"]["electricity_usd_per_year"]
-    )
     assert dirty["desktop"]["co2_kg_per_year"] > 3 * clean["desktop"]["co2_kg_per_year"]
+    assert clean["electricity"]["label"].endswith("France, Eurostat 2025-S2")
+    assert (
+        clean["desktop"]["electricity_usd_per_year"] != dirty["desktop"]["electricity_usd_per_year"]
+    )
+    same = ["--kwh-price", "0.30", "--currency", "USD"]  # your own price overrides the region's
+    a = run_json(["quick", "--gpu", "rtx3090", "--region", "FR", *same], capsys)
+    b = run_json(["quick", "--gpu", "rtx3090", "--region", "PL", *same], capsys)
+    assert a["desktop"]["electricity_usd_per_year"] == b["desktop"]["electricity_usd_per_year"]
+    assert a["electricity"]["label"] == "$0.3/kWh, your price"
 
 
 def test_provider_filter(capsys: pytest.CaptureFixture[str]) -> None:

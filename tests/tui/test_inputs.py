@@ -213,7 +213,8 @@ async def test_why_panel_explains_the_selected_offer(app_factory: MakeApp) -> No
         await pilot.pause()
         text = str(screen.query_one("#why-text").render())
         assert "450 W x 0.15 x 8,760 h / 1000 = 591.3 kWh" in text
-        assert "591.3 kWh x $0.12/kWh = $70.96" in text
+        # the US household average (EIA 2025), the default home region's price
+        assert "591.3 kWh x $0.1733/kWh = $102.47" in text
 
 
 async def test_help_and_break_even_screens_open_and_close(app_factory: MakeApp) -> None:

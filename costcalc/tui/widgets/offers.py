@@ -138,7 +138,9 @@ class OffersTable(DataTable[Text]):
         desk_run = calc.comparison.desktop_run
         if desk_run is not None:
             per_item.append(desk_run.usd_per_item)
-        self.ctx = cols.Context(now=calc.now, items_unit=cols.items_unit(per_item))
+        self.ctx = cols.Context(
+            now=calc.now, items_unit=cols.items_unit(per_item), money=calc.money
+        )
         self._results = {}
         for result in rows:
             key = offer_key(result)

@@ -60,6 +60,7 @@ PLACEHOLDERS = {
     "utilisation": "15%",
     "usd_per_kwh": "default",
     "home_region": "US",
+    "currency": "region's",
     "horizon_years": "3",
     "cloud_prices": "none",
     "cloud_gpus": "any",
@@ -87,10 +88,12 @@ class SetupPanel(VerticalScroll):
         self.border_title = "Your setup"
         self._shown: dict[str, str] = {}
         self._settings: Settings | None = None
-        self._default_price_usd: float | None = None
+        self._default_price: float | None = None
 
     def compose(self) -> ComposeResult:
         regions = [r.code for r in self.data.grid.data.regions]
+        if self.data.grid.regions is not None:  # names people type: Germany, California, UK
+            regions += [name for name, _code in self.data.grid.regions.complete("", limit=10_000)]
         for field in FIELDS:
             spec = inputs.BY_FIELD[field]
             if field == "gpu":
@@ -121,7 +124,8 @@ class SetupPanel(VerticalScroll):
         """Put the calculation's inputs in the fields the user is not typing in."""
         s = calc.scenario
         self._settings = settings
-        self._default_price_usd = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
+        default = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
+        self._default_price = None if default is None else round(calc.money.of(default))
         for field in FIELDS:
             if _is_select(field):
                 value = getattr(settings, field)
@@ -139,10 +143,11 @@ class SetupPanel(VerticalScroll):
     def _text_for(self, field: str, calc: Calculation, s: Any) -> str:
         if field == "gpu":
             return calc.spec.name
+        money = calc.money
         if field == "desktop_price_usd":
-            return inputs.show_number(calc.desktop.price_usd)
+            return inputs.show_number(round(money.of(calc.desktop.price_usd)))
         if field == "usd_per_kwh":
-            return inputs.show_number(calc.assumptions.usd_per_kwh)
+            return inputs.show_number(round(money.of(calc.assumptions.usd_per_kwh), 4))
         if field == "home_region":
             return calc.assumptions.home_region
         return inputs.BY_FIELD[field].show(getattr(s, field))
@@ -159,7 +164,7 @@ class SetupPanel(VerticalScroll):
 
     def _parse(self, field: str, text: str) -> Any:
         value = inputs.BY_FIELD[field].parse(text)
-        if field == "desktop_price_usd" and value == self._default_price_usd:
+        if field == "desktop_price_usd" and value == self._default_price:
             return None  # the prefilled default stays the default when the GPU changes
         if field == "home_region" and value is not None:
             return self.data.grid.home(value).code

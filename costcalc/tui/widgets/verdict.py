@@ -46,17 +46,18 @@ def filters_text(calc: Calculation) -> str:
 
 
 def desktop_text(calc: Calculation) -> str:
-    c, a = calc.comparison, calc.assumptions
+    c, a, m = calc.comparison, calc.assumptions, calc.money
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     desk = (
-        f"Desktop {gpus}: {fmt.usd(d.price_usd)} up front, {fmt.usd(d.electricity_usd_per_year)}"
+        f"Desktop {gpus}: {fmt.usd(d.price_usd, m)} up front, "
+        f"{fmt.usd(d.electricity_usd_per_year, m)} ({calc.electricity_text})"
         f" electricity and {fmt.co2(d.co2_kg_per_year)} CO2e a year at "
         f"{fmt.percent(a.utilisation)}."
     )
     if c.desktop_run is not None:
         r = c.desktop_run
-        desk += f" One {r.hours:g} h run: {fmt.usd(r.usd)} (electricity + hardware share)."
+        desk += f" One {r.hours:g} h run: {fmt.usd(r.usd, m)} (electricity + hardware share)."
     if c.break_even_utilisation is not None and c.best is not None:
         desk += (
             f" Over {a.horizon_years:g} years it beats the cheapest comparable offer above "
@@ -77,7 +78,7 @@ class VerdictBar(Vertical):
     """At 80 columns the basis line keeps only the kind and age of the verdict's price."""
 
     def show(self, calc: Calculation) -> None:
-        verdict = fmt.verdict(calc.comparison, calc.assumptions, calc.spec)
+        verdict = fmt.verdict(calc.comparison, calc.assumptions, calc.spec, calc.money)
         self.query_one("#verdict-line", Static).update(Text(verdict, style="bold"))
         basis = basis_text(calc)
         if self.narrow and "That is" in basis:
