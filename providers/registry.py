@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from costcalc.errors import CostcalcError
-from providers import aws_ondemand, aws_spot, colab, paperspace
+from providers import aws_ondemand, aws_spot, colab, paperspace, runpod
 from providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -18,6 +18,7 @@ PROVIDERS: tuple[Provider, ...] = (
     aws_spot.PROVIDER,
     aws_ondemand.PROVIDER,
     colab.PROVIDER,
+    runpod.PROVIDER,
 )
 
 

@@ -10,6 +10,21 @@ from typing import Any
 import pytest
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+PROVIDER_SETTINGS = (
+    "COSTCALC_RUNPOD_URL",
+    "COSTCALC_VAST_URL",
+    "COSTCALC_VAST_API_KEY",
+    "VAST_API_KEY",
+    "COSTCALC_LAMBDA_URL",
+    "COSTCALC_LAMBDA_API_KEY",
+    "LAMBDA_API_KEY",
+    "COSTCALC_AZURE_URL",
+    "COSTCALC_AZURE_REGIONS",
+    "COSTCALC_OCI_URL",
+    "COSTCALC_OCI_SHAPES_URL",
+)
+"""The new providers' URL overrides and keys: a developer's own settings never reach a test."""
 _real_connect = socket.socket.connect
 _real_create_connection = socket.create_connection
 
@@ -30,6 +45,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         "COSTCALC_AWS_ADVISOR_URL",
         "COSTCALC_AWS_ONDEMAND_URL",
         "COSTCALC_AWS_REGIONS",
+        *PROVIDER_SETTINGS,
     ):
         monkeypatch.delenv(name, raising=False)
     yield home
