@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from costcalc.errors import CostcalcError
-from providers import aws_ondemand, aws_spot, colab, paperspace, runpod
+from providers import aws_ondemand, aws_spot, colab, paperspace, runpod, vast
 from providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -19,6 +19,7 @@ PROVIDERS: tuple[Provider, ...] = (
     aws_ondemand.PROVIDER,
     colab.PROVIDER,
     runpod.PROVIDER,
+    vast.PROVIDER,
 )
 
 
