@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from costcalc.errors import CostcalcError
-from providers import aws_ondemand, aws_spot, colab, paperspace, runpod, vast
+from providers import aws_ondemand, aws_spot, colab, lambda_cloud, paperspace, runpod, vast
 from providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -20,6 +20,7 @@ PROVIDERS: tuple[Provider, ...] = (
     colab.PROVIDER,
     runpod.PROVIDER,
     vast.PROVIDER,
+    lambda_cloud.PROVIDER,
 )
 
 
