@@ -10,7 +10,16 @@ from __future__ import annotations
 import difflib
 
 from costcalc.errors import CostcalcError
-from providers import aws_ondemand, aws_spot, colab, lambda_cloud, paperspace, runpod, vast
+from providers import (
+    aws_ondemand,
+    aws_spot,
+    azure,
+    colab,
+    lambda_cloud,
+    paperspace,
+    runpod,
+    vast,
+)
 from providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -21,6 +30,7 @@ PROVIDERS: tuple[Provider, ...] = (
     runpod.PROVIDER,
     vast.PROVIDER,
     lambda_cloud.PROVIDER,
+    azure.PROVIDER,
 )
 
 
