@@ -16,6 +16,7 @@ from providers import (
     azure,
     colab,
     lambda_cloud,
+    oci,
     paperspace,
     runpod,
     vast,
@@ -31,6 +32,7 @@ PROVIDERS: tuple[Provider, ...] = (
     vast.PROVIDER,
     lambda_cloud.PROVIDER,
     azure.PROVIDER,
+    oci.PROVIDER,
 )
 
 
