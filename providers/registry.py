@@ -15,7 +15,12 @@ from providers import (
     aws_spot,
     azure,
     colab,
+    coreweave,
+    gcp,
+    hetzner,
+    jarvislabs,
     lambda_cloud,
+    nebius,
     oci,
     paperspace,
     runpod,
@@ -33,6 +38,11 @@ PROVIDERS: tuple[Provider, ...] = (
     lambda_cloud.PROVIDER,
     azure.PROVIDER,
     oci.PROVIDER,
+    gcp.PROVIDER,
+    coreweave.PROVIDER,
+    nebius.PROVIDER,
+    jarvislabs.PROVIDER,
+    hetzner.PROVIDER,
 )
 
 
