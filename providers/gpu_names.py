@@ -54,8 +54,8 @@ TABLES: dict[str, dict[str, Choice]] = {
         "nvidia h200": "h200_sxm_141gb",
         "nvidia b200": "b200",
         "tesla v100-pcie-16gb": "v100_pcie_16gb",
-        # FHHL: the full-height, half-length PCIe V100, clocked a little lower than the full card.
-        "tesla v100-fhhl-16gb": "v100_pcie_16gb",
+        # Not 'tesla v100-fhhl-16gb': the 150 W half-length card runs slower than the catalog's
+        # 250 W V100 PCIe, so it is reported rather than priced as the faster card.
         "tesla v100-sxm2-16gb": "v100_sxm2_16gb",
         "tesla v100-sxm2-32gb": "v100_sxm2_32gb",
     },
