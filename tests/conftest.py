@@ -169,4 +169,33 @@ def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedR
     monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")
     for name in ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+    serve_keyless_feeds(feed_server, monkeypatch)
     return feed_server
+
+
+def serve_keyless_feeds(routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorded RunPod, Vast.ai, Azure and OCI feeds on the local server, with the env
+    pointing at them: a refresh of every provider never leaves this machine (Lambda, without a
+    key, is skipped)."""
+    import json
+
+    from werkzeug import Response
+
+    routes.serve_file("/runpod/graphql", "runpod-gputypes.json")
+    routes.serve_file("/vast/bundles/", "vast-bundles.json")
+    routes.serve_file("/oci/shapes.json", "oci-shapes.json")
+    routes.serve_file("/oci/products.json", "oci-products.json")
+    first = json.loads((FEEDS / "azure-prices-page1.json").read_text())
+    first["NextPageLink"] = routes.url("/azure/prices?$skip=1000")
+    second = (FEEDS / "azure-prices-page2.json").read_text()
+
+    def azure(request: Any) -> Any:
+        body = second if request.args.get("$skip") else json.dumps(first)
+        return Response(body, content_type="application/json")
+
+    routes.serve("/azure/prices", azure)
+    monkeypatch.setenv("COSTCALC_RUNPOD_URL", routes.url("/runpod/graphql"))
+    monkeypatch.setenv("COSTCALC_VAST_URL", routes.url("/vast/bundles/"))
+    monkeypatch.setenv("COSTCALC_AZURE_URL", routes.url("/azure/prices"))
+    monkeypatch.setenv("COSTCALC_OCI_SHAPES_URL", routes.url("/oci/shapes.json"))
+    monkeypatch.setenv("COSTCALC_OCI_URL", routes.url("/oci/products.json"))
