@@ -14,7 +14,7 @@ GPU model and count table is costcalc/data/azure_sizes.yaml (from Microsoft's si
 Rules kept here:
 - Linux pay-as-you-go only: rows whose product is Windows (' Windows', or ' Win' as some H100
   rows write it), Cloud Services or a Dedicated Host, Low Priority meters (retired), other price
-  types and zero prices are skipped; a spot meter is a spot offer;
+  types and zero prices are skipped; a spot meter is a spot offer named '<size> (spot)';
 - a spot price no lower than the same size's on-demand price in the same region is dropped:
   the API has listed such meters (NC40ads H100 v5 Spot at the on-demand 6.98), which are no
   discount anyone can buy;
@@ -56,6 +56,8 @@ REGIONS: tuple[str, ...] = ("eastus", "eastus2", "southcentralus", "westus2", "w
 MAX_PAGES = 100
 GPU_SIZE = re.compile(r"^Standard_N[CDV]\d")
 _WINDOWS = re.compile(r"\bWin(dows)?\b")
+SPOT = " (spot)"
+"""Spot offers are named after their size and this, so a size's two offers never share a name."""
 
 
 class AzureSizeTable(Frozen):
@@ -131,7 +133,7 @@ def _row(item: Any, unknown: dict[str, None]) -> OfferRow | None:
         return None
     spot = " Spot" in f"{item.get('meterName', '')} {item.get('skuName', '')}"
     return OfferRow(
-        name=size,
+        name=size + SPOT if spot else size,
         region=region,
         gpu=gpus.gpu,
         gpu_count=gpus.gpu_count,
@@ -157,7 +159,8 @@ def without_pointless_spot(rows: list[OfferRow]) -> list[OfferRow]:
     return [
         r
         for r in rows
-        if not r.spot or r.usd_per_hour < on_demand.get((r.name, r.region), float("inf"))
+        if not r.spot
+        or r.usd_per_hour < on_demand.get((r.name.removesuffix(SPOT), r.region), float("inf"))
     ]
 
 

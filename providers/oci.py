@@ -104,7 +104,7 @@ def _rows(shape: Any, prices: dict[str, float], names: GpuNames) -> list[OfferRo
     if shape.get("allowPreemptible") is True:
         rows.append(
             OfferRow(
-                name=name,
+                name=f"{name} (preemptible)",
                 region="global",
                 gpu=key,
                 gpu_count=count,

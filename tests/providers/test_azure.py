@@ -28,7 +28,12 @@ PATH = "/api/retail/prices"
 
 
 def rows() -> dict[tuple[str, bool | None], Any]:
-    return {(r.name, r.spot): r for r in azure.parse([PAGE1, PAGE2]).rows}
+    """(size, spot) -> row; spot rows are named '<size> (spot)'."""
+    found = {}
+    for r in azure.parse([PAGE1, PAGE2]).rows:
+        assert r.name.endswith(" (spot)") == bool(r.spot)
+        found[(r.name.removesuffix(" (spot)"), r.spot)] = r
+    return found
 
 
 # --------------------------------------------------------------------------- the parser
@@ -56,7 +61,7 @@ def test_rows_that_are_not_linux_pay_as_you_go_whole_gpus_are_left_out() -> None
     assert ("Standard_NV12ads_A10_v5", True) not in found  # a third of an A10
     assert ("Standard_ND96isr_H200_v5", False) not in found  # retailPrice 0
     assert len([r for r in found.values() if r.usd_per_hour == 36.047]) == 0  # dedicated host
-    assert sum(1 for r in found.values() if r.name == "Standard_NC24ads_A100_v4") == 2
+    assert sum(1 for size, _ in found if size == "Standard_NC24ads_A100_v4") == 2
 
 
 def test_a_size_no_table_maps_is_reported_a_skipped_one_is_not() -> None:

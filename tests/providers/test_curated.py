@@ -57,7 +57,9 @@ def test_hetzner_is_billed_as_what_it_is_a_month_with_a_setup_fee() -> None:
 
 def test_gcp_ships_whole_vm_prices_never_a_gpu_sku_alone() -> None:
     for row in snapshot("gcp").offers:
-        assert re.fullmatch(r"[a-z]\d-[a-z]+-\d+g", row.name), row.name  # a machine type
+        machine = row.name.removesuffix(" (spot)")
+        assert re.fullmatch(r"[a-z]\d-[a-z]+-\d+g", machine), row.name  # a machine type
+        assert row.name.endswith(" (spot)") == bool(row.spot)
         assert "summed" in str(row.source) or "added up" in str(row.source)
 
 

@@ -22,7 +22,7 @@ PRODUCTS = (FEEDS / "oci-products.json").read_text()
 
 def test_gpu_shapes_cost_the_per_gpu_part_times_the_gpu_count() -> None:
     found = oci.parse(SHAPES, PRODUCTS)
-    rows = {(r.name, bool(r.spot)): r for r in found.rows}
+    rows = {(r.name.removesuffix(" (preemptible)"), bool(r.spot)): r for r in found.rows}
     h100 = rows[("BM.GPU.H100.8", False)]
     assert (h100.gpu, h100.gpu_count, h100.usd_per_hour) == ("h100_sxm5_80gb", 8, 80.0)
     assert rows[("VM.GPU.A10.1", False)].usd_per_hour == 2.0  # USD, not the EUR 1.84
