@@ -32,6 +32,17 @@ class EnvVar:
     what: str
     secret: bool = False
     """Credentials are sent only to their provider's own https host, and never printed."""
+    optional: bool = False
+    """A credential the live fetch can do without (sent when set, e.g. Vast.ai's API key)."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A fetched snapshot and the GPU names the feed offered that no table maps: skipped, and
+    reported once in the refresh's result (`refresh --json` counts them)."""
+
+    snapshot: PriceSnapshot
+    unknown_gpus: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,10 +84,10 @@ class Provider(Protocol):
 
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
-    ) -> PriceSnapshot | Skip: ...
+    ) -> PriceSnapshot | Fetched | Skip: ...
 
 
-Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Skip"]
+Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Fetched | Skip"]
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,7 @@ class FeedProvider:
 
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
-    ) -> PriceSnapshot | Skip:
+    ) -> PriceSnapshot | Fetched | Skip:
         if self.fetch is None:
             return Skip()
         return self.fetch(client, now, progress)

@@ -231,7 +231,7 @@ def test_prices_gpu_filter_and_staleness(capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = run(["prices", "--gpu", "A100 80GB", "--json"], capsys)
     assert code == 0
     offers = json.loads(out)
-    assert offers and {o["gpu"] for o in offers} == {"a100_sxm4_80gb"}
+    assert offers and {o["gpu"] for o in offers} == {"a100_sxm4_80gb", "a100_pcie_80gb"}
     code, out, _ = run(["prices", "--provider", "aws-spot"], capsys)
     assert "STALE" in out.splitlines()[0]  # bundled spot estimates are older than a day
 

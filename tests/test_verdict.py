@@ -239,7 +239,7 @@ def test_prices_filters_by_region_and_gpu_family(capsys: pytest.CaptureFixture[s
         "a100_sxm4_80gb",
     }
     code, out, _ = run(["prices", "--gpu", "A100 80GB", "--json"], capsys)
-    assert {o["gpu"] for o in json.loads(out)} == {"a100_sxm4_80gb"}  # both 80 GB variants
+    assert {o["gpu"] for o in json.loads(out)} == {"a100_sxm4_80gb", "a100_pcie_80gb"}
 
 
 def test_one_default_precision(capsys: pytest.CaptureFixture[str]) -> None:
