@@ -202,7 +202,7 @@ def compare(
         overhead = spot_overhead(offer, rules) if offer.spot else 1.0
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
 
-        hours, usd_year = cloud_year(offer, busy_hours, effective)
+        hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
         fits = _fits(spec, offer.gpu, w) if check_fit else None
         append(
             OfferResult(
@@ -249,13 +249,19 @@ def _default_scale(_spec: GpuSpec, count: int) -> float:
     return engine.multi_gpu_speedup(count)
 
 
-def cloud_year(offer: CloudOffer, busy_hours: float, relative_speed: float) -> tuple[float, float]:
+def cloud_year(
+    offer: CloudOffer, busy_hours: float, relative_speed: float, horizon_years: float = 3.0
+) -> tuple[float, float]:
     """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs
-    (`relative_speed` already carries any interruption overhead)."""
+    (`relative_speed` already carries any interruption overhead): servers rented by the month
+    bill whole months, and a setup fee is spread over the horizon."""
     hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
     usd = engine.cloud_usd_for_hours(
-        hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
+        billed, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
     )
+    if offer.setup_fee_usd:
+        usd += offer.setup_fee_usd / horizon_years
     return hours, usd
 
 
@@ -336,7 +342,7 @@ def _break_even_utilisation(
         )
 
     def cloud_cost(u: float) -> float:
-        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective)
+        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
         return yearly * a.horizon_years
 
     return engine.break_even_utilisation(desktop_cost, cloud_cost)

@@ -96,6 +96,15 @@ def cloud_hours_for(desktop_hours: float, relative_speed: float) -> float:
     return desktop_hours / relative_speed
 
 
+def billed_hours_per_year(hours: float, increment_s: int) -> float:
+    """Hours a year a provider bills for `hours` of use: exact for hourly or finer billing; whole
+    days or months for servers rented by the day or the month (rented for the months you need)."""
+    if increment_s < 86_400 or hours <= 0:
+        return hours
+    increment_h = increment_s / 3600
+    return math.ceil(hours / increment_h - 1e-9) * increment_h
+
+
 def cloud_usd_for_hours(
     hours_per_year: float,
     usd_per_hour: float,

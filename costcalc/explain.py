@@ -84,6 +84,19 @@ def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanati
             f"{cur(max(0.0, usage - o.included_usd_per_month), m)}) = "
             f"{fmt.usd(result.usd_per_year, m)}"
         )
+    elif o.billing_increment_s >= 86_400 or o.setup_fee_usd:
+        billed = engine.billed_hours_per_year(result.hours_per_year, o.billing_increment_s)
+        unit = num(o.billing_increment_s / 3600)
+        setup = (
+            f" + setup {cur(o.setup_fee_usd, m)} / {num(a.horizon_years)} years"
+            if o.setup_fee_usd
+            else ""
+        )
+        lines += [
+            f"billed: whole periods of {unit} h: {num(billed)} h",
+            f"{per_year} = {num(billed)} h x {cur(o.usd_per_hour, m)}/h{setup} = "
+            f"{fmt.usd(result.usd_per_year, m)}",
+        ]
     else:
         lines.append(
             f"{per_year} = {num(result.hours_per_year)} h x {cur(o.usd_per_hour, m)}/h = "
