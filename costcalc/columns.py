@@ -10,8 +10,8 @@ costcalc.display.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -30,12 +30,31 @@ INF = float("inf")
 
 @dataclass(frozen=True)
 class Context:
-    """What cells need besides the result: the clock (for staleness) and the unit of the
-    $-per-items column, one for the whole column (1, 1,000, 1,000,000 ... items)."""
+    """What cells need besides the result: the clock (for staleness), the unit of the
+    $-per-items column, the currency, the providers' display names and one number format per
+    column (`context_for` chooses them from every value in the column)."""
 
     now: datetime | None = None
     items_unit: int = 1
     money: Money = USD
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Provider display names ('AWS spot' for 'aws-spot'); the key itself when missing."""
+    decimals: Mapping[str, int] = field(default_factory=dict)
+    """Money columns: decimals shared by the whole column ($391 beside $2,073, not $390.95)."""
+    co2_units: Mapping[str, str] = field(default_factory=dict)
+    """CO2 columns: 'g', 'kg' or 't' for the whole column (0.9 kg beside 1.1 kg)."""
+
+    def label(self, provider: str) -> str:
+        return self.labels.get(provider, provider)
+
+    def usd(self, key: str, value: float | None) -> str:
+        if key not in self.decimals:
+            return display.usd(value, self.money)
+        return display.usd_fixed(value, self.money, self.decimals[key])
+
+    def co2(self, key: str, value_kg: float) -> str:
+        unit = self.co2_units.get(key)
+        return display.co2(value_kg) if unit is None else display.co2_in(value_kg, unit)
 
 
 def items_unit(values: Sequence[float | None]) -> int:
@@ -82,10 +101,26 @@ class Column:
 
 
 def _age(r: OfferResult, ctx: Context) -> str:
-    text = display.age(r.price_age_days)
+    text = display.age_days(r.price_age_days)
     if ctx.now is not None and is_stale(r.offer, ctx.now):
-        text += " (stale)"
+        text += " stale"
     return text
+
+
+def _extras(r: OfferResult, ctx: Context) -> str:
+    """What sets apart offers that look alike: a plan's monthly fee, an instance's vCPUs and
+    RAM (g5.xlarge and g5.8xlarge hold the same A10G)."""
+    o = r.offer
+    if o.monthly_fee_usd:
+        return f"plan {display.usd(o.monthly_fee_usd, ctx.money)}/mo"
+    if o.provider == "colab":
+        return "no plan" if o.guaranteed else "free"
+    parts = []
+    if o.vcpus is not None:
+        parts.append(f"{o.vcpus} vCPU")
+    if o.ram_gb is not None:
+        parts.append(f"{o.ram_gb:,.0f} GB")
+    return " ".join(parts) or "-"
 
 
 def _run(
@@ -106,7 +141,7 @@ COLUMNS: tuple[Column, ...] = (
         "provider",
         "provider",
         "label",
-        cell=lambda r, _c: r.offer.provider,
+        cell=lambda r, c: c.label(r.offer.provider),
         sort=lambda r: r.offer.provider,
         json=lambda r: {"provider": r.offer.provider},
     ),
@@ -142,6 +177,18 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {"region": r.offer.region},
     ),
     Column(
+        "extras",
+        "plan/host",
+        "label",
+        cell=_extras,
+        sort=lambda r: (r.offer.monthly_fee_usd, r.offer.vcpus or 0, r.offer.ram_gb or 0.0),
+        json=lambda r: {
+            "monthly_fee_usd": r.offer.monthly_fee_usd,
+            "vcpus": r.offer.vcpus,
+            "ram_gb": r.offer.ram_gb,
+        },
+    ),
+    Column(
         "usd_per_hour",
         "$/h",
         "figure",
@@ -161,7 +208,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_year",
         "$/year",
         "figure",
-        cell=lambda r, c: display.usd(r.usd_per_year, c.money),
+        cell=lambda r, c: c.usd("usd_per_year", r.usd_per_year),
         sort=lambda r: r.usd_per_year,
         json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
         blank_when_unfit=True,
@@ -179,7 +226,7 @@ COLUMNS: tuple[Column, ...] = (
         "co2_kg_per_year",
         "CO2/year",
         "figure",
-        cell=lambda r, _c: display.co2(r.co2_kg_per_year),
+        cell=lambda r, c: c.co2("co2_kg_per_year", r.co2_kg_per_year),
         sort=lambda r: r.co2_kg_per_year,
         json=lambda r: {"co2_kg_per_year": r.co2_kg_per_year},
         blank_when_unfit=True,
@@ -228,7 +275,7 @@ COLUMNS: tuple[Column, ...] = (
         "run_usd",
         "$/run",
         "figure",
-        cell=lambda r, c: display.usd(r.run.usd, c.money) if r.run is not None else "-",
+        cell=lambda r, c: c.usd("run_usd", r.run.usd) if r.run is not None else "-",
         sort=_run_sort(lambda run: run.usd),
         json=lambda r: {},  # inside "run", with time/run
         when="run",
@@ -239,7 +286,7 @@ COLUMNS: tuple[Column, ...] = (
         "$/item",
         "figure",
         cell=lambda r, c: (
-            display.usd(r.run.usd_per_item * c.items_unit, c.money)
+            c.usd("run_usd_per_items", r.run.usd_per_item * c.items_unit)
             if r.run is not None and r.run.usd_per_item is not None
             else "-"
         ),
@@ -253,7 +300,7 @@ COLUMNS: tuple[Column, ...] = (
         "run_co2_kg",
         "CO2/run",
         "figure",
-        cell=_run(lambda run: run.co2_kg, display.co2),
+        cell=lambda r, c: c.co2("run_co2_kg", r.run.co2_kg) if r.run is not None else "-",
         sort=_run_sort(lambda run: run.co2_kg),
         json=lambda r: {},  # inside "run", with time/run
         when="run",
@@ -263,7 +310,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_batch_item",
         "$/batch item",
         "figure",
-        cell=lambda r, c: display.usd(r.usd_per_batch_item, c.money),
+        cell=lambda r, c: c.usd("usd_per_batch_item", r.usd_per_batch_item),
         sort=lambda r: INF if r.usd_per_batch_item is None else r.usd_per_batch_item,
         json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
         when="batch",
@@ -350,3 +397,147 @@ def offer_fields(result: OfferResult) -> dict[str, Any]:
     for column in COLUMNS:
         fields.update(column.json(result))
     return fields
+
+
+# --------------------------------------------------------------------------- fitting a width
+
+PRIORITY: tuple[str, ...] = (
+    "name",
+    "gpus",
+    "usd_per_year",
+    "break_even_days",
+    "run_usd",
+    "run_usd_per_items",
+    "provider",
+    "relative_speed",
+    "price_age_days",
+    "usd_per_hour",
+    "price_kind",
+    "run_hours",
+    "extras",
+    "region",
+    "co2_kg_per_year",
+    "run_co2_kg",
+    "usd_per_batch_item",
+    "interruption",
+)
+"""Which columns a narrow table keeps: the offer, its GPU and the figures that decide first
+(the app and the CLI drop from the end). A test checks every column has a place here."""
+
+MIN_NAME = 12
+"""A name column narrower than this says too little; lower-priority columns go first."""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The columns that fit a width, in display order, and the width each gets."""
+
+    columns: tuple[Column, ...]
+    widths: tuple[int, ...]
+    hidden: int
+    """How many of the candidate columns did not fit (the app says so and moves to them)."""
+
+
+def fit(
+    columns: Sequence[Column],
+    natural: Mapping[str, int],
+    available: int,
+    *,
+    gap: int = 2,
+    skip: int = 0,
+) -> Fitted:
+    """The highest-priority columns of `columns` that fit in `available` characters.
+
+    `natural` is each column's width for its widest cell and title. Columns join in PRIORITY
+    order until the next would not fit (so a lower-priority column never shows while a more
+    important one is hidden); names then shrink towards MIN_NAME to let in more, and any room
+    left widens them again. `skip` drops that many of the most important columns after the
+    first (the offer's name stays), which is how a table moves right one column at a time.
+    """
+    rank = {key: i for i, key in enumerate(PRIORITY)}
+    by_priority = sorted(columns, key=lambda c: rank.get(c.key, len(rank)))
+    if by_priority:
+        first, rest = by_priority[0], by_priority[1:]
+        by_priority = [first, *rest[min(skip, max(len(rest) - 1, 0)) :]]
+
+    def floor(column: Column) -> int:
+        width = natural.get(column.key, len(column.title))
+        return min(width, MIN_NAME) if column.width == "name" else width
+
+    chosen: list[Column] = []
+    used = 0
+    for column in by_priority:
+        need = floor(column) + (gap if chosen else 0)
+        if used + need > available and chosen:
+            break
+        chosen.append(column)
+        used += need
+    widths = {c.key: floor(c) for c in chosen}
+    room = available - used
+    for column in chosen:  # give names back what they lost, most important first
+        if column.width == "name" and room > 0:
+            grow = min(room, natural.get(column.key, widths[column.key]) - widths[column.key])
+            widths[column.key] += grow
+            room -= grow
+    in_order = tuple(c for c in columns if c in chosen)
+    return Fitted(in_order, tuple(widths[c.key] for c in in_order), len(columns) - len(chosen))
+
+
+def natural_widths(
+    columns: Sequence[Column], rows: Iterable[Mapping[str, str]], ctx: Context
+) -> dict[str, int]:
+    """Each column's width for its title and its widest cell among `rows`."""
+    widths = {c.key: len(c.title_in(ctx)) for c in columns}
+    for row in rows:
+        for key, text in row.items():
+            if key in widths and len(text) > widths[key]:
+                widths[key] = len(text)
+    return widths
+
+
+# --------------------------------------------------------------------------- one format a column
+
+MONEY_COLUMNS: dict[str, Callable[[OfferResult, int], float | None]] = {
+    "usd_per_year": lambda r, _u: r.usd_per_year,
+    "run_usd": lambda r, _u: r.run.usd if r.run is not None else None,
+    "run_usd_per_items": lambda r, u: (
+        r.run.usd_per_item * u if r.run is not None and r.run.usd_per_item is not None else None
+    ),
+    "usd_per_batch_item": lambda r, _u: r.usd_per_batch_item,
+}
+CO2_COLUMNS: dict[str, Callable[[OfferResult], float | None]] = {
+    "co2_kg_per_year": lambda r: r.co2_kg_per_year,
+    "run_co2_kg": lambda r: r.run.co2_kg if r.run is not None else None,
+}
+
+
+def context_for(
+    results: Sequence[OfferResult],
+    *,
+    now: datetime | None = None,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    extra: Mapping[str, Sequence[float]] | None = None,
+) -> Context:
+    """The context for a table of `results`: the $-per-items unit and one number format per
+    column, chosen from every value the column holds (and `extra`'s, e.g. the desktop row's)."""
+    extra = extra or {}
+    per_item = [r.run.usd_per_item for r in results if r.run is not None]
+    unit = items_unit([*per_item, *extra.get("run_usd_per_items", ())])
+    decimals = {}
+    for key, get in MONEY_COLUMNS.items():
+        values = [get(r, unit) for r in results if r.fits is not False]
+        values += [v * unit if key == "run_usd_per_items" else v for v in extra.get(key, ())]
+        decimals[key] = display.money_decimals(money.of(v) for v in values if v is not None)
+    units = {}
+    for key, get_kg in CO2_COLUMNS.items():
+        kg = [get_kg(r) for r in results if r.fits is not False]
+        units[key] = display.co2_unit([*(v for v in kg if v is not None), *extra.get(key, ())])
+    return Context(
+        now=now,
+        items_unit=unit,
+        money=money,
+        labels=dict(labels or {}),
+        decimals=decimals,
+        co2_units=units,
+    )

@@ -6,6 +6,7 @@ Rule kept here: formatting only, no arithmetic of its own beyond rounding for di
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from costcalc.compare import Comparison
 from costcalc.fx import USD, Money
@@ -203,3 +204,70 @@ def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Mon
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
         f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
     )
+
+
+def money_decimals(values: Iterable[float]) -> int:
+    """Decimals that suit a whole column of amounts: none once they run to thousands (or all
+    are above $100), cents otherwise, more for fractions of a cent. Zero (a free tier) is
+    shown as 0 whatever the column."""
+    known = [abs(v) for v in values if v and math.isfinite(v)]
+    if not known:
+        return 2
+    low, high = min(known), max(known)
+    if low >= 100 or (high >= 1000 and low >= 10):
+        return 0
+    if low >= 0.1:
+        return 2
+    if low >= 0.01:
+        return 3
+    return 4
+
+
+def usd_fixed(value: float | None, money: Money = USD, decimals: int = 2) -> str:
+    """An amount with the column's decimals: $391, $2,073 (not $390.95 beside $2,073)."""
+    if value is None or math.isnan(value):
+        return "-"
+    amount = money.of(value)
+    if amount == 0:
+        return f"{money.symbol}0"
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{money.symbol}{abs(amount):,.{decimals}f}"
+
+
+def co2_unit(values_kg: Iterable[float]) -> str:
+    """'g', 'kg' or 't' for a whole column: the unit its largest value reads best in."""
+    known = [v for v in values_kg if math.isfinite(v)]
+    high = max(known, default=0.0)
+    if high < 1:
+        return "g"
+    return "t" if min(known) >= 10_000 else "kg"
+
+
+def co2_in(value_kg: float, unit: str) -> str:
+    if unit == "g":
+        return f"{value_kg * 1000:,.0f} g"
+    if unit == "t":
+        return f"{value_kg / 1000:,.1f} t"
+    return f"{value_kg:,.1f} kg"
+
+
+def age_days(value_days: float) -> str:
+    """A price's age in days whatever its size ('<1 d', '60 d', '514 d'), for a column."""
+    return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in `width` characters: cut at a word where one is near, with an ellipsis; a
+    trailing marker (' *', no guaranteed GPU) always stays."""
+    if len(text) <= width:
+        return text
+    marker = " *" if text.endswith(" *") else ""
+    body = text[: len(text) - len(marker)]
+    room = width - len(marker) - 1
+    if room <= 0:
+        return (body[: max(width - len(marker), 0)] + marker)[:width]
+    cut = body[:room]
+    space = cut.rfind(" ")
+    if space >= room * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,(-") + "…" + marker

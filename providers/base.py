@@ -61,6 +61,11 @@ class Provider(Protocol):
     @property
     def label(self) -> str: ...
     @property
+    def short(self) -> str:
+        """The label in a table column ('AWS spot'); empty when the label is short already."""
+        ...
+
+    @property
     def snapshot_file(self) -> str: ...
     @property
     def snapshot_package(self) -> str:
@@ -98,6 +103,7 @@ class FeedProvider:
     label: str
     snapshot_file: str
     fetch: Fetcher | None = None
+    short: str = ""
     """None: a curated table only; `refresh` reports it as skipped, with its age."""
     guaranteed_gpu: bool = True
     stale_after: timedelta = timedelta(days=90)

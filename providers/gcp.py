@@ -10,4 +10,4 @@ from __future__ import annotations
 
 from providers.base import FeedProvider
 
-PROVIDER = FeedProvider(name="gcp", label="Google Cloud", snapshot_file="gcp.yaml")
+PROVIDER = FeedProvider(name="gcp", label="Google Cloud", short="GCP", snapshot_file="gcp.yaml")

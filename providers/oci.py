@@ -166,6 +166,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
 PROVIDER = FeedProvider(
     name=NAME,
     label="Oracle OCI",
+    short="OCI",
     snapshot_file="oci.yaml",
     fetch=refresh,
     env=(

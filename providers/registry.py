@@ -50,6 +50,11 @@ def names() -> tuple[str, ...]:
     return tuple(p.name for p in PROVIDERS)
 
 
+def short_labels() -> dict[str, str]:
+    """What an offer table's provider column says: 'AWS spot' for aws-spot, and so on."""
+    return {p.name: p.short or p.label for p in PROVIDERS}
+
+
 def get(name: str) -> Provider:
     """The provider called `name`, or a one-line error with the closest name."""
     wanted = name.strip().lower()
