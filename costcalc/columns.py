@@ -425,7 +425,9 @@ PRIORITY: tuple[str, ...] = (
 (the app and the CLI drop from the end). A test checks every column has a place here."""
 
 MIN_NAME = 12
-"""A name column narrower than this says too little; lower-priority columns go first."""
+"""A name column narrower than this says too little."""
+COMFORT_NAME = 20
+"""Names keep this much before a column beyond the first four that decide is let in."""
 
 
 @dataclass(frozen=True)
@@ -460,22 +462,30 @@ def fit(
         first, rest = by_priority[0], by_priority[1:]
         by_priority = [first, *rest[min(skip, max(len(rest) - 1, 0)) :]]
 
-    def floor(column: Column) -> int:
-        width = natural.get(column.key, len(column.title))
-        return min(width, MIN_NAME) if column.width == "name" else width
+    def choose(name_floor: int) -> tuple[list[Column], dict[str, int], int]:
+        chosen: list[Column] = []
+        widths: dict[str, int] = {}
+        used = 0
+        for column in by_priority:
+            width = natural.get(column.key, len(column.title))
+            if column.width == "name":
+                width = min(width, name_floor)
+            need = width + (gap if chosen else 0)
+            if used + need > available and chosen:
+                break
+            chosen.append(column)
+            widths[column.key] = width
+            used += need
+        return chosen, widths, available - used
 
-    chosen: list[Column] = []
-    used = 0
-    for column in by_priority:
-        need = floor(column) + (gap if chosen else 0)
-        if used + need > available and chosen:
-            break
-        chosen.append(column)
-        used += need
-    widths = {c.key: floor(c) for c in chosen}
-    room = available - used
-    for column in chosen:  # give names back what they lost, most important first
-        if column.width == "name" and room > 0:
+    # Names first keep a readable width; only if that leaves out one of the columns that
+    # decide (the first four) do they shrink to the minimum.
+    chosen, widths, room = choose(COMFORT_NAME)
+    if len(chosen) < min(4, len(by_priority)):
+        chosen, widths, room = choose(MIN_NAME)
+    names = sorted((c for c in chosen if c.width == "name"), key=lambda c: natural.get(c.key, 0))
+    for column in names:  # give names back what they lost, the shortest need first
+        if room > 0:
             grow = min(room, natural.get(column.key, widths[column.key]) - widths[column.key])
             widths[column.key] += grow
             room -= grow

@@ -176,7 +176,7 @@ def compare(
 
     per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec, str]] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
-    ages: dict[datetime, float] = {}
+    ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
     results: list[OfferResult] = []
     check_fit = bool(w.max_batch) or w.memory_gb is not None
     append = results.append
@@ -196,9 +196,9 @@ def compare(
             g = grid.for_offer(offer.provider, offer.region)
             found_grid = grids[region_key] = (g.gco2_per_kwh, g.pue)
         gco2, pue = found_grid
-        age = ages.get(offer.fetched_at)
+        age = ages.get(id(offer.fetched_at))
         if age is None:
-            age = ages[offer.fetched_at] = age_days(offer.fetched_at, now)
+            age = ages[id(offer.fetched_at)] = age_days(offer.fetched_at, now)
         overhead = spot_overhead(offer, rules) if offer.spot else 1.0
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
 

@@ -553,7 +553,8 @@ INPUTS: tuple[Input, ...] = (
         "--match",
         "Match",
         "words",
-        "only offers whose provider, name, GPU or region contain one of these words: 'a100|h100'",
+        "only offers whose provider, name, GPU or region hold these words; | separates "
+        "alternatives: 'a100|h100', 'rtx 4090|l40s'",
         "text",
         "offers",
         metavar="WORDS",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -120,7 +120,10 @@ def render_table(
     return "\n".join(out)
 
 
-def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
+def to_text(
+    calc: Calculation, data: AppData, top: int | None, labels: Mapping[str, str] | None = None
+) -> str:
+    """The report; `labels` are the providers' names for the verdict (the CLI passes them)."""
     c, a, w = calc.comparison, calc.assumptions, calc.workload
     d = c.desktop
     run = w.run_hours is not None
@@ -190,7 +193,7 @@ def to_text(calc: Calculation, data: AppData, top: int | None) -> str:
             f"  Over {a.horizon_years:g} years the desktop beats the cheapest comparable offer "
             f"above {display.percent(c.break_even_utilisation)} utilisation."
         )
-    lines += ["", display.verdict(c, a, calc.spec, m)]
+    lines += ["", display.verdict(c, a, calc.spec, m, labels)]
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
     return "\n".join(lines)
@@ -270,7 +273,9 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
     }
 
 
-def to_json(calc: Calculation, data: AppData, top: int | None) -> str:
+def to_json(
+    calc: Calculation, data: AppData, top: int | None, labels: Mapping[str, str] | None = None
+) -> str:
     c = calc.comparison
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
@@ -299,7 +304,7 @@ def to_json(calc: Calculation, data: AppData, top: int | None) -> str:
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
-        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money),
+        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money, labels),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,

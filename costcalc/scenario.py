@@ -160,8 +160,8 @@ class Scenario(BaseModel):
     offer_match: str | None = Field(
         default=None,
         max_length=200,
-        description="Only offers whose provider, name, GPU or region contain one of these words "
-        "(a100|h100).",
+        description="Only offers whose provider, name, GPU or region contain these words; "
+        "| separates alternatives ('a100|h100', 'rtx 4090|l40s').",
     )
     scale_out: bool = Field(
         default=False,
@@ -344,24 +344,40 @@ def offers_for(
             and catalog.get(o.gpu).memory_gb < scenario.min_memory_gb
         ):
             continue
-        if words and not any(w in offer_text(o, catalog) for w in words):
-            continue
+        if words:
+            text = offer_text(o, catalog)
+            if not any(all(w in text for w in alternative) for alternative in words):
+                continue
         kept.append(o)
     return kept
 
 
-def match_words(text: str | None) -> tuple[str, ...]:
-    """'a100|h100' or 'a100 h100' -> ('a100', 'h100'): an offer matching any of them passes."""
+def match_words(text: str | None) -> tuple[tuple[str, ...], ...]:
+    """'a100|rtx 4090' -> (('a100',), ('rtx', '4090')): an offer passes when it holds every word
+    of one alternative (what people type: words narrow, | widens)."""
     if not text:
         return ()
-    return tuple(w for w in text.casefold().replace("|", " ").split() if w)
+    alternatives = (part.casefold().split() for part in text.split("|"))
+    return tuple(tuple(words) for words in alternatives if words)
 
 
 def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
     """What the words filter looks in: what the user sees of the offer."""
     spec = catalog.get(offer.gpu)
+    count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
     return " ".join(
-        (offer.provider, offer.name, offer.region, offer.plan or "", spec.name, spec.key)
+        (
+            offer.provider,
+            offer.name,
+            offer.region,
+            offer.plan or "",
+            spec.name,
+            spec.short_name,
+            spec.key,
+            count,
+            "spot" if offer.spot else "on-demand",
+            offer.tier or "",
+        )
     ).casefold()
 
 

@@ -149,13 +149,16 @@ async def test_the_app_and_the_cli_give_the_same_figures(
         assert offer_key(calc.comparison.best) == "|".join(str(cli["best"][k]) for k in KEY_FIELDS)
         by_key = {offer_key(r): r for r in calc.comparison.offers}
         table = screen.query_one(OffersTable)
+        table.action_toggle_all()  # every offer on a row of its own
         for offer in cli["offers"]:
             key = "|".join(
                 str(offer[k]) for k in ("provider", "name", "region", "gpu", "gpu_count")
             )
             assert by_key[key].usd_per_year == offer["usd_per_year"]
             assert by_key[key].break_even_days == offer["break_even_days"]
-            shown = str(table.get_cell(key, "break_even_days"))
+            row = table.row_for_offer(key)
+            assert row is not None
+            shown = table.cell_text(row.key, "break_even_days")
             if offer["fits"] is not False:
                 assert shown == display.days_short(offer["break_even_days"])
         verdict = str(screen.query_one("#verdict-line").render())

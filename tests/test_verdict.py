@@ -203,11 +203,12 @@ async def test_the_app_shows_the_run_columns_and_the_desktop_row() -> None:
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
         table = app.screen.query_one(OffersTable)
-        assert table.ordered_rows[0].key.value == DESKTOP_ROW
-        assert str(table.get_cell(DESKTOP_ROW, "provider")) == "your desktop"
-        titles = [str(c.label) for c in table.ordered_columns]
+        assert table.shown_keys[0] == DESKTOP_ROW
+        assert table.cell_text(DESKTOP_ROW, "provider") == "your desktop"
+        titles = [c.title_in(table.ctx) for c in table.fitted.columns]
         assert any(t.startswith("$/1M items") for t in titles)
-        assert str(table.get_cell(DESKTOP_ROW, "run_usd_per_items")).startswith("$")
+        assert "$/run" in titles
+        assert table.cell_text(DESKTOP_ROW, "run_usd_per_items").startswith("$")
 
 
 def test_filters_narrow_the_answer(capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,6 +226,13 @@ def test_filters_narrow_the_answer(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(o["gpu_memory_gb"] >= 48 for o in roomy["offers"])
     words = quick_json(["--gpu", "rtx3090", "--match", "a100|h100"], capsys)
     assert words["offers"] and all(o["gpu"][:4] in ("a100", "h100") for o in words["offers"])
+    # words narrow, | widens: 'runpod 4090' is RunPod's RTX 4090 offers only
+    both = quick_json(["--gpu", "rtx3090", "--match", "runpod 4090|lambda a10"], capsys)
+    found = {(o["provider"], o["gpu"]) for o in both["offers"]}
+    assert ("runpod", "rtx4090") in found
+    assert {p for p, _ in found} == {"runpod", "lambda"}
+    assert all(g.startswith("a10") for p, g in found if p == "lambda")
+    assert all(g == "rtx4090" for p, g in found if p == "runpod")
 
 
 def test_prices_filters_by_region_and_gpu_family(capsys: pytest.CaptureFixture[str]) -> None:

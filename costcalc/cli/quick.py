@@ -56,11 +56,11 @@ def run(ns: argparse.Namespace) -> int:
     for line in calc.notes:
         print(f"costcalc: note: {line}", file=sys.stderr)
     if ns.json:
-        print(report.to_json(calc, data, top=top))
+        print(report.to_json(calc, data, top=top, labels=registry.labels()))
         return 0
     if note:
         print(note)
-    print(report.to_text(calc, data, top=None if ns.all else top or 10))
+    print(report.to_text(calc, data, top=None if ns.all else top or 10, labels=registry.labels()))
     return 0
 
 
