@@ -1,30 +1,42 @@
-"""The offers table: every cloud offer against the desktop, sortable and filterable.
+"""The offers table: the verdict's offer pinned on top, one row per provider x GPU x tier below.
 
-Columns, cells and sort keys come from costcalc.columns, the table the CLI prints with. The
-cheapest offer (the one the verdict uses) is marked with a star; offers whose GPU cannot hold
-the run are marked and their run cells say "does not fit".
+A Line API widget: it formats only the lines on screen, so a new calculation with 5,000 offers
+costs the grouping and ordering (costcalc.tui.rows, a few ms) plus some thirty rows of cells,
+not a rebuilt table. Columns come from costcalc.columns and fit the width by the same
+priorities the CLI uses: Left and Right move one column at a time to the ones that did not fit.
+
+Keys: Enter opens or folds a row's other tiers and regions, `a` shows every offer, `s` / `S`
+sorts (or click a header), arrows, Page Up/Down, Home/End move.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
-from rich.text import Text
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from costcalc import columns as cols
+from costcalc import display
 from costcalc.columns import Column
-from costcalc.compare import COMPARABLE, SCALE_OUT
 from costcalc.models import OfferResult
 from costcalc.scenario import Calculation
+from costcalc.tui import rows as tables
+from costcalc.tui.rows import DESKTOP_KEY, Row, View
 
 ORDER = (
     "provider",
     "name",
     "gpus",
     "region",
+    "extras",
     "usd_per_hour",
     "usd_per_year",
     "break_even_days",
@@ -39,176 +51,556 @@ ORDER = (
     "interruption",
     "price_age_days",
 )
-"""The report's columns, with the figures that decide (cost, break-even, run) first."""
-COLUMNS: tuple[Column, ...] = tuple(cols.BY_KEY[key] for key in ORDER)
-NARROW_FIRST = ("name", "usd_per_year", "break_even_days", "run_usd", "run_usd_per_items")
-NARROW_COLUMNS: tuple[Column, ...] = tuple(
-    cols.BY_KEY[key] for key in (*NARROW_FIRST, *(k for k in ORDER if k not in NARROW_FIRST))
-)
-"""At 80 columns the offer and the figures that decide come first; who sells it scrolls right."""
-MARK_COLUMN = "mark"
-MAX_WIDTHS = {"name": 22, "gpus": 14}
-"""Long plan names would push the figures off screen; the 'why' panel shows them in full."""
+"""Display order, left to right; which of them show depends on the width (columns.PRIORITY)."""
+
+DESKTOP_ROW = DESKTOP_KEY
+"""The row key of the desktop's own row (pinned first with a run)."""
+
+ROOM = {
+    "provider": 8,
+    "name": 30,
+    "gpus": 12,
+    "region": 12,
+    "extras": 13,
+    "usd_per_hour": 6,
+    "usd_per_year": 8,
+    "break_even_days": 7,
+    "run_usd": 8,
+    "run_usd_per_items": 8,
+    "run_hours": 8,
+    "relative_speed": 5,
+    "usd_per_batch_item": 8,
+    "co2_kg_per_year": 8,
+    "run_co2_kg": 8,
+    "price_kind": 8,
+    "interruption": 7,
+    "price_age_days": 9,
+}
+"""The least width a column gets (its widest cell on screen may widen it): figures never jump
+as the cursor moves."""
+
+NAME_LIMIT = {"name": 34, "gpus": 18, "region": 16, "provider": 10}
+MARK_WIDTH = 2
+GAP = 1
+SAMPLE_ROWS = 30
+"""Rows whose cells size the columns (with the floors in ROOM): the first screen's worth."""
 CHEAPEST = "★"
 DOES_NOT_FIT = "✗"
-DESKTOP_ROW = "desktop"
-"""The row key of the desktop's own row (shown first with a run)."""
-
-
-def group_of(result: OfferResult, scale_out_allowed: bool) -> int:
-    if result.role == COMPARABLE or (scale_out_allowed and result.role == SCALE_OUT):
-        return 0
-    return 1 if result.role == SCALE_OUT else 2
+FOLDED, OPEN = "▸", "▾"
 
 
 def offer_key(result: OfferResult) -> str:
-    """A row key that survives recomputation: the same offer keeps its row and the cursor."""
-    o = result.offer
-    return f"{o.provider}|{o.name}|{o.region}|{o.gpu}|{o.gpu_count}"
+    return tables.offer_key(result)
 
 
-class OffersTable(DataTable[Text]):
-    """Offers as rows; click a header or press s / S to sort."""
+class OffersTable(ScrollView, can_focus=True):
+    """The comparison's offers, folded, sorted and fitted to the width."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "offers--header",
+        "offers--cursor",
+        "offers--even",
+        "offers--section",
+        "offers--pinned",
+    }
+
+    DEFAULT_CSS = """
+    OffersTable {
+        overflow-x: hidden;
+        background: $surface;
+        color: $foreground;
+        & > .offers--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .offers--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .offers--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+        & > .offers--even { background: $surface-lighten-1 50%; }
+        &:dark > .offers--even { background: $surface-darken-1 40%; }
+        & > .offers--section { color: $text-muted; text-style: italic; }
+        & > .offers--pinned { background: $secondary-muted; color: $foreground; }
+    }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(-1)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("left", "shift(-1)", "Columns left", show=False),
+        Binding("right", "shift(1)", "Columns right", show=False),
+        Binding("enter", "toggle_group", "Open"),
+        Binding("a", "toggle_all", "All"),
         Binding("s", "sort_next", "Sort"),
         Binding("S", "sort_reverse", "Reverse", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.sort_column = "usd_per_year"
-        self.sort_reverse = False
+    class Highlighted(Message):
+        """The row under the cursor changed (or was recomputed)."""
+
+        def __init__(self, key: str | None, result: OfferResult | None) -> None:
+            super().__init__()
+            self.key = key
+            self.result = result
+
+    def __init__(self, *, id: str | None = None, labels: Mapping[str, str] | None = None) -> None:
+        super().__init__(id=id)
+        self.labels = dict(labels or {})
         self.calc: Calculation | None = None
+        self.view = View((), (), 0, 0)
+        self.sort_column: str | None = None
+        """None: best first (the cheapest of each provider, then by cost)."""
+        self.sort_reverse = False
+        self.expanded: set[str] = set()
+        self.show_all = False
+        self.skip = 0
+        self.cursor = 0
         self.ctx = cols.Context()
-        self._results: dict[str, OfferResult] = {}
-        self.shown_columns = COLUMNS
+        self.candidates: tuple[Column, ...] = ()
+        self.fitted = cols.Fitted((), (), 0)
+        self._natural: dict[str, int] = {}
+        self._segments: dict[str, list[Segment]] = {}
+        self._fitted_for: tuple[int, int] | None = None
 
     def on_mount(self) -> None:
         self.border_title = "Offers"
-        self._add_columns()
 
-    def _add_columns(self) -> None:
-        self.add_column("", key=MARK_COLUMN, width=1)
-        for column in self.shown_columns:
-            self.add_column(self._title(column), key=column.key, width=MAX_WIDTHS.get(column.key))
+    # ------------------------------------------------------------------ data in
 
-    def set_narrow(self, narrow: bool) -> None:
-        """Put the deciding figures right after the offer's name when the screen is narrow."""
-        wanted = NARROW_COLUMNS if narrow else COLUMNS
-        if wanted == self.shown_columns:
+    def show(self, calc: Calculation, reset: bool = True) -> None:
+        """Show a new calculation. After an input changes (`reset`), the cursor goes back to the
+        verdict's row and the list to its top; a re-sort keeps the row under the cursor."""
+        keep = None if reset else self.cursor_key
+        self.calc = calc
+        run = calc.workload.run_hours is not None
+        desk_run = calc.comparison.desktop_run
+        extra: dict[str, list[float]] = {}
+        if desk_run is not None:
+            extra = {"run_usd": [desk_run.usd], "run_co2_kg": [desk_run.co2_kg]}
+            if desk_run.usd_per_item is not None:
+                extra["run_usd_per_items"] = [desk_run.usd_per_item]
+        self.ctx = cols.context_for(
+            calc.comparison.offers,
+            now=calc.now,
+            money=calc.money,
+            labels=self.labels,
+            extra=extra,
+        )
+        self.candidates = cols.shown(
+            ORDER,
+            run=run,
+            batch=any(r.usd_per_batch_item is not None for r in calc.comparison.offers),
+            items=calc.workload.items_per_run is not None,
+        )
+        if self.sort_column is not None and self.sort_column not in {
+            c.key for c in self.candidates
+        }:
+            self.sort_column = None
+        self._rebuild(keep)
+        if reset:
+            self.scroll_to(y=0, animate=False, immediate=True)
+
+    def _rebuild(self, keep: str | None) -> None:
+        calc = self.calc
+        if calc is None:
             return
-        self.shown_columns = wanted
-        if not self.columns:  # not mounted yet: on_mount adds them in this order
+        self.view = tables.build(
+            calc.comparison,
+            run=calc.workload.run_hours is not None,
+            sort=self.sort_column,
+            reverse=self.sort_reverse,
+            expanded=self.expanded,
+            show_all=self.show_all,
+            desktop_row=calc.comparison.desktop_run is not None,
+        )
+        self._segments = {}
+        self._natural = self._natural_widths()
+        self._fitted_for = None
+        self._fit()
+        rows = self.view.all_rows()
+        keys = [row.key for row in rows]
+        if keep in keys:
+            self.cursor = keys.index(keep)
+        else:
+            verdict = next(
+                (i for i, r in enumerate(rows) if r.kind == "offer" and self._is_best(r)), None
+            )
+            self.cursor = verdict if verdict is not None else self._next_selectable(0, 1)
+        self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
+        self._subtitle()
+        self._scroll_to_cursor()
+        self.refresh()
+        self._announce()
+
+    # ------------------------------------------------------------------ columns
+
+    def _natural_widths(self) -> dict[str, int]:
+        """Widths from the titles, the floors and the first screens' cells; names from every
+        offer (their length is known without formatting anything)."""
+        widths = {
+            c.key: max(ROOM.get(c.key, 6), len(c.title_in(self.ctx)) + 2) for c in self.candidates
+        }
+        sample = [r for r in self.view.all_rows()[:SAMPLE_ROWS] if r.kind != "section"]
+        for row in sample:
+            for key, text in self._cells(row).items():
+                if text == display.DOES_NOT_FIT:
+                    continue  # shown as "no fit" where "does not fit" has no room
+                if key in widths and len(text) > widths[key]:
+                    widths[key] = len(text)
+        offers = self.calc.comparison.offers if self.calc is not None else ()
+        if offers:
+            widths["name"] = max(widths.get("name", 0), max(len(r.offer.name) + 2 for r in offers))
+        for key, limit in NAME_LIMIT.items():
+            if key in widths:
+                widths[key] = min(widths[key], limit)
+        return widths
+
+    def _fit(self) -> None:
+        width = self.scrollable_content_region.width or self.size.width
+        if self._fitted_for == (width, self.skip):
             return
-        keep = self._cursor_key()
-        self.clear(columns=True)
-        self._add_columns()
-        if self.calc is not None:
-            self.show(self.calc, keep)
+        available = max(width - MARK_WIDTH - GAP - 1, 10)
+        self.fitted = cols.fit(self.candidates, self._natural, available, gap=GAP, skip=self.skip)
+        self._fitted_for = (width, self.skip)
+        self._segments = {}
 
-    def _title(self, column: Column) -> Text:
-        arrow = ""
-        if column.key == self.sort_column:
-            arrow = " ▼" if self.sort_reverse else " ▲"
-        title = column.title_in(self.ctx)
-        return Text(title + arrow, justify="right" if column.numeric else "left")
+    def on_resize(self) -> None:
+        self._fitted_for = None
+        self._fit()
+        self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
+        self._subtitle()
+        self.refresh()
 
-    def result_for(self, row_key: str | None) -> OfferResult | None:
-        return self._results.get(row_key or "")
+    # ------------------------------------------------------------------ rendering
+
+    @property
+    def _top(self) -> int:
+        """Lines that never scroll: the header and the pinned rows."""
+        return 1 + len(self.view.pinned)
+
+    def _is_best(self, row: Row) -> bool:
+        best = self.calc.comparison.best if self.calc is not None else None
+        return best is not None and row.result is best
+
+    def _cells(self, row: Row) -> dict[str, str]:
+        if row.kind == "desktop" and self.calc is not None:
+            from costcalc.report import desktop_cells
+
+            return desktop_cells(self.calc, self.candidates, self.ctx)
+        assert row.result is not None
+        return cols.cells(row.result, self.fitted.columns or self.candidates, self.ctx)
+
+    def _mark(self, row: Row) -> str:
+        if row.kind == "desktop":
+            return "⌂ "
+        first = " "
+        if self._is_best(row):
+            first = CHEAPEST
+        elif row.result is not None and row.result.fits is False:
+            first = DOES_NOT_FIT
+        second = " "
+        if row.folded:
+            second = OPEN if row.expanded else FOLDED
+        return first + second
+
+    def _row_segments(self, row: Row, width: int) -> list[Segment]:
+        cached = self._segments.get(row.key)
+        if cached is not None:
+            return cached
+        if row.kind == "section":
+            text = f" {row.title} "
+            segments = [Segment("──" + text + "─" * max(width - len(text) - 2, 0))]
+            self._segments[row.key] = segments
+            return segments
+        cells = self._cells(row)
+        section = "comparable"
+        if row.result is not None and self.calc is not None:
+            section = tables.section_of(row.result, self.calc.comparison.rules.scale_out)
+        faint = section in ("smaller", "unfit")
+        style = Style(dim=faint, bold=self._is_best(row), italic=row.kind == "desktop")
+        segments = [Segment(self._mark(row), Style(bold=True))]
+        for column, col_width in zip(self.fitted.columns, self.fitted.widths, strict=True):
+            text = cells.get(column.key, "-")
+            if column.key == "name" and row.member:
+                text = "  " + text
+            elif column.key == "name" and row.folded and not row.expanded:
+                pass
+            if column.numeric:
+                if len(text) > col_width and text == display.DOES_NOT_FIT:
+                    text = "no fit"
+                text = display.clip(text, col_width).rjust(col_width)
+            else:
+                text = display.clip(text, col_width).ljust(col_width)
+            segments.append(Segment(" " * GAP))
+            segments.append(Segment(text, style))
+        self._segments[row.key] = segments
+        return segments
+
+    def _header_segments(self) -> list[Segment]:
+        segments = [Segment("◂ " if self.skip else "  ")]
+        for column, col_width in zip(self.fitted.columns, self.fitted.widths, strict=True):
+            title = column.title_in(self.ctx)
+            if column.key == self.sort_column:
+                title += " ▼" if self.sort_reverse else " ▲"
+            title = display.clip(title, col_width)
+            segments.append(Segment(" " * GAP))
+            segments.append(
+                Segment(title.rjust(col_width) if column.numeric else title.ljust(col_width))
+            )
+        if self.fitted.hidden:
+            segments.append(Segment(" ▸"))
+        return segments
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.rich_style
+        if y == 0:
+            style = self.get_component_rich_style("offers--header")
+            return (
+                Strip(self._header_segments())
+                .apply_style(base + style)
+                .adjust_cell_length(width, base + style)
+                .crop(0, width)
+            )
+        pinned = self.view.pinned
+        if y < self._top:
+            index = y - 1
+            row = pinned[index]
+        else:
+            position = int(self.scroll_offset.y) + y - self._top
+            if position >= len(self.view.rows):
+                return Strip.blank(width, base)
+            index = len(pinned) + position
+            row = self.view.rows[position]
+        if index == self.cursor:
+            style = base + self.get_component_rich_style("offers--cursor")
+        elif row.kind == "section":
+            style = base + self.get_component_rich_style("offers--section")
+        elif index < len(pinned):
+            style = base + self.get_component_rich_style("offers--pinned")
+        elif index % 2:
+            style = base + self.get_component_rich_style("offers--even")
+        else:
+            style = base
+        segments = self._row_segments(row, width)
+        return Strip(segments).apply_style(style).adjust_cell_length(width, style).crop(0, width)
+
+    # ------------------------------------------------------------------ cursor
+
+    @property
+    def rows(self) -> tuple[Row, ...]:
+        return self.view.all_rows()
+
+    @property
+    def cursor_row(self) -> Row | None:
+        rows = self.rows
+        return rows[self.cursor] if 0 <= self.cursor < len(rows) else None
+
+    @property
+    def cursor_key(self) -> str | None:
+        row = self.cursor_row
+        return row.key if row is not None else None
+
+    def result_for(self, key: str | None) -> OfferResult | None:
+        for row in self.rows:
+            if row.key == key:
+                return row.result
+        return None
+
+    def row_for_offer(self, key: str) -> Row | None:
+        """The row showing the offer with `offer_key` `key`: its own, or its group's head when
+        it is the group's cheapest (folded or not)."""
+        for row in self.rows:
+            if row.result is not None and offer_key(row.result) == key:
+                return row
+        return None
 
     @property
     def shown_keys(self) -> list[str]:
-        return [str(row.key.value) for row in self.ordered_rows]
+        """Keys of the offer rows, top to bottom (pinned first; sections left out)."""
+        return [row.key for row in self.rows if row.kind != "section"]
 
-    # ------------------------------------------------------------------ rows
+    def cell_text(self, key: str, column: str) -> str:
+        """A cell as the table formats it (every candidate column, shown or not)."""
+        for row in self.rows:
+            if row.key == key and row.kind != "section":
+                return self.cell_text_all(row)[column]
+        raise KeyError(key)
 
-    def show(self, calc: Calculation, keep: str | None = None) -> None:
-        """Rebuild the rows from a calculation, keeping the cursor on offer `keep`. With a run,
-        the desktop's own row comes first: what the run costs on the machine you would buy."""
-        self.calc = calc
-        best = calc.comparison.best
-        rows = list(calc.comparison.offers)
-        rows.sort(key=lambda r: cols.sort_key(r, self.sort_column), reverse=self.sort_reverse)
-        # What can do the desktop's job comes first, whatever the sort: comparable offers,
-        # then scale-out, then the rest (less memory per GPU, fewer GPUs).
-        pool = calc.comparison.rules.scale_out
-        rows.sort(key=lambda r: group_of(r, pool))
-        per_item = [r.run.usd_per_item for r in rows if r.run is not None]
-        desk_run = calc.comparison.desktop_run
-        if desk_run is not None:
-            per_item.append(desk_run.usd_per_item)
-        self.ctx = cols.Context(
-            now=calc.now, items_unit=cols.items_unit(per_item), money=calc.money
-        )
-        self._results = {}
-        for result in rows:
-            key = offer_key(result)
-            while key in self._results:  # the same offer listed twice in a price file
-                key += "+"
-            self._results[key] = result
-        self.clear()
-        if desk_run is not None:
-            self.add_row(*self._desktop_cells(calc), key=DESKTOP_ROW)
-        for key, result in self._results.items():
-            self.add_row(*self._cells(result, result is best), key=key)
-        for column in self.shown_columns:
-            self.columns[ColumnKey(column.key)].label = self._title(column)
-        self.border_subtitle = f"{len(rows)} offers"
-        keys = ([DESKTOP_ROW] if desk_run is not None else []) + list(self._results)
-        if keep in keys:
-            self.move_cursor(row=keys.index(keep), animate=False)
+    def _next_selectable(self, start: int, step: int) -> int:
+        rows = self.rows
+        i = start
+        while 0 <= i < len(rows):
+            if rows[i].selectable:
+                return i
+            i += step
+        return max(0, min(start, len(rows) - 1))
 
-    def _desktop_cells(self, calc: Calculation) -> list[Text]:
-        from costcalc.report import desktop_cells
+    def _move_to(self, index: int, step: int) -> None:
+        rows = self.rows
+        if not rows:
+            return
+        index = max(0, min(index, len(rows) - 1))
+        found = self._next_selectable(index, step)
+        if not rows[found].selectable:
+            found = self._next_selectable(index, -step)
+        if found != self.cursor:
+            self.cursor = found
+            self._scroll_to_cursor()
+            self.refresh()
+            self._announce()
 
-        cells = desktop_cells(calc, self.shown_columns, self.ctx)
-        row = [Text("⌂", style="bold")]
-        for column in self.shown_columns:
-            row.append(
-                Text(
-                    cells[column.key], style="italic", justify="right" if column.numeric else "left"
-                )
-            )
-        return row
+    def _scroll_to_cursor(self) -> None:
+        pinned = len(self.view.pinned)
+        position = self.cursor - pinned
+        if position < 0:
+            return
+        body = max(self.scrollable_content_region.height - self._top, 1)
+        top = int(self.scroll_offset.y)
+        if position - 1 < top:  # show the section title above the first row of a section
+            self.scroll_to(y=max(position - 1, 0), animate=False, immediate=True)
+        elif position >= top + body:
+            self.scroll_to(y=position - body + 1, animate=False, immediate=True)
 
-    def _cells(self, result: OfferResult, cheapest: bool) -> list[Text]:
-        cells = cols.cells(result, self.shown_columns, self.ctx)
-        pool = self.calc is not None and self.calc.comparison.rules.scale_out
-        dim = "dim" if result.fits is False or group_of(result, pool) == 2 else ""
-        mark = CHEAPEST if cheapest else (DOES_NOT_FIT if result.fits is False else "")
-        row = [Text(mark, style="bold")]
-        for column in self.shown_columns:
-            row.append(
-                Text(cells[column.key], style=dim, justify="right" if column.numeric else "left")
-            )
-        return row
+    def _announce(self) -> None:
+        row = self.cursor_row
+        self.post_message(self.Highlighted(row.key if row else None, row.result if row else None))
+
+    def action_move(self, step: int) -> None:
+        self._move_to(self.cursor + step, step)
+
+    def action_page(self, step: int) -> None:
+        body = max(self.scrollable_content_region.height - self._top, 1)
+        self._move_to(self.cursor + step * body, step)
+
+    def action_edge(self, step: int) -> None:
+        self._move_to(0 if step < 0 else len(self.rows) - 1, -step)
+
+    def action_shift(self, step: int) -> None:
+        """Move the columns one at a time: right hides the most important column after the
+        offer's name and shows the next one that did not fit; left brings it back."""
+        limit = max(len(self.candidates) - 2, 0)
+        skip = max(0, min(self.skip + step, limit))
+        if step > 0 and not self.fitted.hidden:
+            return
+        if skip != self.skip:
+            self.skip = skip
+            self._fit()
+            self._subtitle()
+            self.refresh()
+
+    def action_toggle_group(self) -> None:
+        row = self.cursor_row
+        if row is None or row.kind != "offer" or self.calc is None:
+            return
+        group = tables.fold_key(row.result) if row.result is not None else None
+        if group is None:
+            return
+        if row.member:
+            self.expanded.discard(group)
+            self._rebuild(tables.head_key(group))
+            return
+        if not row.folded:
+            return
+        if group in self.expanded:
+            self.expanded.discard(group)
+        else:
+            self.expanded.add(group)
+        self._rebuild(row.key)
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        if not self.show_all:
+            self.expanded.clear()
+        self._rebuild(self.cursor_key)
 
     # ------------------------------------------------------------------ sorting
 
-    def sort_by(self, column: str, reverse: bool = False) -> None:
+    def sort_by(self, column: str | None, reverse: bool = False) -> None:
         self.sort_column, self.sort_reverse = column, reverse
-        if self.calc is not None:
-            keep = self._cursor_key()
-            self.show(self.calc, keep)
-
-    def _cursor_key(self) -> str | None:
-        if not self.row_count:
-            return None
-        row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
-        return str(row_key.value)
+        self._rebuild(self.cursor_key)
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in self.shown_columns]
-        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
+        """Best first, then the figures on screen by importance, then the names."""
+        shown = sorted(
+            self.fitted.columns,
+            key=lambda c: (not c.numeric, cols.PRIORITY.index(c.key)),
+        )
+        keys: list[str | None] = [None, *(c.key for c in shown)]
+        current = keys.index(self.sort_column) if self.sort_column in keys else 0
+        self.sort_by(keys[(current + 1) % len(keys)])
 
     def action_sort_reverse(self) -> None:
-        self.sort_by(self.sort_column, not self.sort_reverse)
+        if self.sort_column is not None:
+            self.sort_by(self.sort_column, not self.sort_reverse)
 
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        column = str(event.column_key.value)
-        if column == MARK_COLUMN:
+    # ------------------------------------------------------------------ mouse
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
             return
-        same = column == self.sort_column
-        self.sort_by(column, not self.sort_reverse if same else False)
+        if offset.y == 0:
+            x = MARK_WIDTH
+            for column, col_width in zip(self.fitted.columns, self.fitted.widths, strict=True):
+                x += GAP
+                if x <= offset.x < x + col_width:
+                    same = column.key == self.sort_column
+                    self.sort_by(column.key, not self.sort_reverse if same else False)
+                    return
+                x += col_width
+            return
+        if offset.y < self._top:
+            self._move_to(offset.y - 1, 1)
+        else:
+            position = int(self.scroll_offset.y) + offset.y - self._top
+            if position < len(self.view.rows):
+                self._move_to(len(self.view.pinned) + position, 1)
+
+    # ------------------------------------------------------------------ words
+
+    def _subtitle(self) -> None:
+        view = self.view
+        order = "best first" if self.sort_column is None else "sorted"
+        if self.show_all:
+            shown = f"all {view.offers:,} offers"
+        else:
+            shown = f"{view.groups:,} rows for {view.offers:,} offers"
+        more = f" · {self.fitted.hidden} more columns →" if self.fitted.hidden else ""
+        self.border_subtitle = f"{shown} · {order}{more}"
+
+    # ------------------------------------------------------------------ export
+
+    def export_rows(self) -> list[dict[str, str]]:
+        """The rows as shown (pinned first, open groups open), every column's cell, and which
+        part of the table each row is in."""
+        out: list[dict[str, str]] = []
+        part = ""
+        for row in self.rows:
+            if row.kind == "section":
+                part = row.title
+                continue
+            cells = dict(self.cell_text_all(row))
+            if row.kind == "desktop":
+                cells["part"] = "your desktop"
+            elif self._is_best(row):
+                cells["part"] = "verdict"
+            else:
+                cells["part"] = part
+            out.append(cells)
+        return out
+
+    def cell_text_all(self, row: Row) -> dict[str, str]:
+        if row.kind == "desktop" and self.calc is not None:
+            from costcalc.report import desktop_cells
+
+            return desktop_cells(self.calc, self.candidates, self.ctx)
+        assert row.result is not None
+        return cols.cells(row.result, self.candidates, self.ctx)

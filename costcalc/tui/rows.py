@@ -1,0 +1,216 @@
+"""The rows the offers table shows: folded, ordered and sectioned, as plain data.
+
+One row per provider x GPU x count x tier x spot/on-demand (its cheapest offer); the other plan
+tiers and regions of the same thing fold under it and open with Enter, or all at once. The
+verdict's offer is pinned above the rest. In the default order ("best first") the cheapest of
+each provider comes next, so every provider is on the first screen; any sort keeps offers that
+can do the desktop's job above scale-out boxes, and those above smaller cards.
+
+Rule kept here: no textual and no arithmetic; sort keys come from costcalc.columns. Building
+the rows for 5,000 offers takes a few milliseconds: no cell is formatted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from costcalc import columns as cols
+from costcalc.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.models import OfferResult
+
+RowKind = Literal["offer", "section", "desktop"]
+
+DESKTOP_KEY = "desktop"
+"""The row key of the desktop's own row (pinned first when a run is given)."""
+
+SECTION_TITLES = {
+    "providers": "cheapest of each provider",
+    "comparable": "can do your desktop's job",
+    "scale-out": "scale-out: more GPUs than your desktop",
+    "smaller": "less memory per GPU or fewer GPUs",
+    "unfit": "cannot hold the job",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """A line of the table: an offer (a group's head or one of its folded members), a section
+    title, or the desktop's own row."""
+
+    key: str
+    kind: RowKind = "offer"
+    result: OfferResult | None = None
+    folded: int = 0
+    """Offers folded under this head (its other tiers and regions); 0 for members."""
+    member: bool = False
+    expanded: bool = False
+    title: str = ""
+    """A section's words."""
+
+    @property
+    def selectable(self) -> bool:
+        return self.kind != "section"
+
+
+@dataclass(frozen=True)
+class View:
+    pinned: tuple[Row, ...]
+    rows: tuple[Row, ...]
+    offers: int
+    """How many offers the rows stand for (all of them, folded or not)."""
+    groups: int
+
+    def all_rows(self) -> tuple[Row, ...]:
+        return self.pinned + self.rows
+
+
+def fold_key(result: OfferResult) -> str:
+    return _fold_text(_fold(result))
+
+
+def _fold(result: OfferResult) -> tuple[str, str, int, str | None, bool]:
+    o = result.offer
+    return (o.provider, o.gpu, o.gpu_count, o.tier, o.spot)
+
+
+def _fold_text(fold: tuple[str, str, int, str | None, bool]) -> str:
+    provider, gpu, count, tier, spot = fold
+    return f"{provider}|{gpu}|{count}|{tier or '-'}|{'spot' if spot else 'on-demand'}"
+
+
+def offer_key(result: OfferResult) -> str:
+    """A key that survives recomputation: the same offer keeps its row."""
+    o = result.offer
+    return f"{o.provider}|{o.name}|{o.region}|{o.gpu}|{o.gpu_count}"
+
+
+def head_key(group: str) -> str:
+    return "g:" + group
+
+
+def section_of(result: OfferResult, scale_out_allowed: bool) -> str:
+    if result.fits is False:
+        return "unfit"
+    if result.role == COMPARABLE or (scale_out_allowed and result.role == SCALE_OUT):
+        return "comparable"
+    return "scale-out" if result.role == SCALE_OUT else "smaller"
+
+
+SECTION_ORDER = ("comparable", "scale-out", "smaller", "unfit")
+
+
+def rank_key(result: OfferResult, run: bool) -> tuple[bool, object]:
+    """What 'cheapest' means: $ per run with a run, $ a year otherwise; a free tier without a
+    guaranteed GPU after the rest."""
+    column = "run_usd" if run else "usd_per_year"
+    return (not result.offer.guaranteed, cols.sort_key(result, column))
+
+
+def build(
+    comparison: Comparison,
+    *,
+    run: bool,
+    sort: str | None = None,
+    reverse: bool = False,
+    expanded: Collection[str] = (),
+    show_all: bool = False,
+    desktop_row: bool = False,
+) -> View:
+    """The table's rows for a comparison, its sort, and which groups are open."""
+    best = comparison.best
+    pool = comparison.rules.scale_out
+    by_fold: dict[tuple[str, str, int, str | None, bool], list[OfferResult]] = {}
+    for result in comparison.offers:
+        o = result.offer
+        by_fold.setdefault((o.provider, o.gpu, o.gpu_count, o.tier, o.spot), []).append(result)
+    groups = {_fold_text(fold): results for fold, results in by_fold.items()}
+
+    def rank(result: OfferResult) -> tuple[bool, object]:
+        return rank_key(result, run)
+
+    def order(results: Sequence[OfferResult]) -> list[OfferResult]:
+        ranked = sorted(results, key=rank)
+        if sort is not None:
+            ranked.sort(key=lambda r: cols.sort_key(r, sort), reverse=reverse)
+        return ranked
+
+    heads: dict[str, OfferResult] = {}
+    for group, results in groups.items():
+        if best is not None and any(r is best for r in results):
+            heads[group] = best
+        else:
+            heads[group] = results[0] if len(results) == 1 else min(results, key=rank)
+
+    def members(group: str) -> list[OfferResult]:
+        """The group's other offers, in the table's order (only open groups need them)."""
+        head = heads[group]
+        return order([r for r in groups[group] if r is not head])
+
+    pinned: list[Row] = []
+    if desktop_row:
+        pinned.append(Row(DESKTOP_KEY, kind="desktop"))
+    best_group = fold_key(best) if best is not None else None
+
+    def rows_for(group: str) -> list[Row]:
+        opened = show_all or group in expanded
+        folded = len(groups[group]) - 1
+        head = Row(
+            head_key(group),
+            result=heads[group],
+            folded=folded,
+            expanded=opened and folded > 0,
+        )
+        out = [head] if group != best_group else []
+        if opened and folded:
+            out += [Row(offer_key(r), result=r, member=True) for r in members(group)]
+        return out
+
+    if best_group is not None:
+        pinned.append(
+            Row(
+                head_key(best_group),
+                result=best,
+                folded=len(groups[best_group]) - 1,
+                expanded=(show_all or best_group in expanded) and len(groups[best_group]) > 1,
+            )
+        )
+
+    rows: list[Row] = []
+    if best_group is not None and (show_all or best_group in expanded):
+        rows += rows_for(best_group)
+    placed = {best_group}
+    if sort is None:
+        # The cheapest of each provider first, so that every provider is on the first screen.
+        firsts: dict[str, str] = {}
+        for group in sorted(heads, key=lambda g: _place(heads[g], pool, run)):
+            firsts.setdefault(heads[group].offer.provider, group)
+        shown = [g for g in firsts.values() if g not in placed]
+        if shown:
+            rows.append(_section("providers"))
+            for group in shown:
+                rows += rows_for(group)
+                placed.add(group)
+    by_section: dict[str, list[str]] = {name: [] for name in SECTION_ORDER}
+    for group in heads:
+        if group not in placed:
+            by_section[section_of(heads[group], pool)].append(group)
+    for name in SECTION_ORDER:
+        chosen = by_section[name]
+        if not chosen:
+            continue
+        order_of = {id(r): i for i, r in enumerate(order([heads[g] for g in chosen]))}
+        chosen.sort(key=lambda g: order_of[id(heads[g])])
+        rows.append(_section(name))
+        for group in chosen:
+            rows += rows_for(group)
+    return View(tuple(pinned), tuple(rows), len(comparison.offers), len(groups))
+
+
+def _place(result: OfferResult, pool: bool, run: bool) -> tuple[int, tuple[bool, object]]:
+    return SECTION_ORDER.index(section_of(result, pool)), rank_key(result, run)
+
+
+def _section(name: str) -> Row:
+    return Row("section:" + name, kind="section", title=SECTION_TITLES[name])
