@@ -7,13 +7,14 @@ latest bench result, saving settings. All of them run in threads and answer with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
-from textual.app import App
+from textual import events, work
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from costcalc.errors import CostcalcError
 from costcalc.loaders import load_app_data, utc_now
@@ -35,7 +36,8 @@ class CostcalcApp(App[None]):
     TITLE = "costcalc"
     SUB_TITLE = "rent cloud GPUs or buy a desktop?"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "quit", "Quit", show=False),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
@@ -66,6 +68,16 @@ class CostcalcApp(App[None]):
         self._theme_known = settings.theme in self.available_themes
         if self._theme_known:
             self.theme = settings.theme
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys go to the main screen first, which handles them in arrival order
+        (MainScreen.route_key says why)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, MainScreen) and await screen.route_key(event):
+                self.app_focus = True
+                return
+        await super().on_event(event)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
@@ -184,6 +196,14 @@ class CostcalcApp(App[None]):
             severity="information" if message.ok else "warning",
             timeout=8,
         )
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The app's own commands first (refresh, bench, fields, sorting, export), then
+        Textual's (themes, keys, quit)."""
+        main = self.main
+        if main is not None and screen is main:
+            yield from main.commands()
+        yield from super().get_system_commands(screen)
 
     def action_help(self) -> None:
         from costcalc.tui.screens.help import HelpScreen

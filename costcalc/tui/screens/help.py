@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,25 +14,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS: tuple[tuple[str, str], ...] = (
-    ("u", "utilisation: type 60 (or 60%, 0.6) and Enter"),
-    ("g", "desktop GPU: type part of a name; Enter takes the completion"),
-    ("/", "filter the offers by text (name, GPU, region)"),
-    ("s / S", "sort by the next column / reverse (or click a header)"),
+    ("↑ ↓ PgUp PgDn", "move in the offers table (Home / End: first / last)"),
+    ("← →", "show the columns that did not fit, one at a time"),
+    ("Enter", "open or fold a row: the same GPU's other tiers and regions"),
+    ("a", "every offer on its own row / folded again"),
+    ("s / S", "sort: best first, then each column in turn / reverse (or click a header)"),
+    ("/", "filter by words: 'a100|rtx 4090' (| between alternatives); Enter applies"),
+    ("Esc", "leave a field for the table (a setup field goes back to its value)"),
     ("e", "break-even view: both curves, full size"),
-    ("w", "switch between the curves and 'why this number'"),
+    ("w", "switch between the curves and 'why this number' (80 columns: show them)"),
+    ("D", "compare desktop builds: n x card, consumer and pro, with their fit"),
+    ("x", "export the table as shown to a CSV file (the palette also has Markdown)"),
     ("r", "refresh prices from the providers (in the background)"),
     ("b", "benchmark this machine, quick mode (in the background)"),
-    ("t", "back to the offers table"),
-    ("tab", "next field; Enter applies a field"),
-    ("ctrl+p", "command palette: themes, keys"),
+    ("F2", "show or hide the setup panel (80 columns)"),
+    ("ctrl+p", "command palette: every command, sorting, export, themes"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q, ctrl+c", "quit"),
 )
 
+FIELDS_TITLE = "Setup fields (the key is shown beside each label; Enter applies):"
 NOTES = """
-★ the cheapest offer with a guaranteed GPU that fits: the one the verdict uses.
-✗ the offer's GPU cannot hold the run ("does not fit"). A * after a name: no
-  guaranteed GPU (free tiers), shown for reference only.
+★ the verdict's offer, pinned on top: the cheapest comparable offer with a
+  guaranteed GPU that fits. ▸ a row with other tiers or regions folded under it
+  (Enter opens it). ✗ the GPU cannot hold the run ("does not fit"). A * after a
+  name: no guaranteed GPU (free tiers), shown for reference only.
 
 Utilisation is the share of ALL hours of the year the GPU works. Most personal
 machines sit at 5-10 %, a PhD desktop below 15 %, a group cluster above 35 %,
@@ -43,14 +51,29 @@ Settings are saved to your config file as you change them.
 """
 
 
-def help_text() -> Text:
-    text = Text()
-    width = max(len(key) for key, _ in KEYS)
+def field_keys() -> tuple[tuple[str, str], ...]:
+    from costcalc import inputs
+    from costcalc.tui.widgets.setup import FIELD_KEYS, key_text
+
+    return tuple(
+        (key_text(field), f"{inputs.BY_FIELD[field].label}: {inputs.BY_FIELD[field].what}")
+        for field in FIELD_KEYS
+    )
+
+
+def help_text() -> Group:
+    """Keys in a grid, so a long line wraps under its own column."""
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(justify="right", style="bold", no_wrap=True)
+    keys.add_column()
     for key, does in KEYS:
-        text.append(f"{key:>{width}}  ", style="bold")
-        text.append(does + "\n")
-    text.append(NOTES)
-    return text
+        keys.add_row(key, does)
+    fields = Table.grid(padding=(0, 1))
+    fields.add_column(justify="right", style="bold", no_wrap=True)
+    fields.add_column()
+    for key, what in field_keys():
+        fields.add_row(key, what)
+    return Group(keys, Text("\n" + FIELDS_TITLE), fields, Text(NOTES))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -1,21 +1,40 @@
-"""The main screen: your setup on the left; verdict, offers, break-even and 'why' on the right.
+"""The main screen: the verdict on top, the offers table under it, your setup on the left and the
+break-even curves and 'why this number' below.
 
-Inputs live in one reactive, `settings`; its watcher calls the engine (through `calc.calculate`)
-and the result, `calc`, is handed to every widget. The engine is fast enough (a few ms for a
-thousand offers) to run on every change in the UI thread; nothing here blocks.
+Inputs live in one reactive, `settings`; its watcher calls the engine (`scenario.evaluate`) and
+the result, `calc`, is handed to every widget. The engine takes a few ms for a thousand offers
+and the table formats only the lines on screen, so all of it runs in the UI thread.
+
+Keys: every setup field has one (shown beside its label, in the help and in the palette);
+Escape leaves any field for the table, Enter applies it and returns.
+
+Keys that arrive in one burst (a paste, a fast typist: `u` then `C-a C-k 6 0 Enter`) must land
+where they would one by one. In Textual they do not: the app hands each key to the widget that
+has focus *when the key is read*, and runs a widget's key bindings only after the key has
+bubbled back up, so the `u` that moves focus to a field acts after the digits went to the table,
+and an Input's own `C-k` may act after the digits typed behind it (upstream:
+Textualize/textual#6605, "Input/TextArea action synchronization bug"; #1009 "Add input queue").
+`route_key` works around both: while this screen is on top, the app gives it every key first,
+and it handles the key completely, in arrival order: a binding's action runs before the next
+key is read, a character is typed into the focused field at once, and Enter / Escape move
+focus before the next key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
-from textual.app import ComposeResult
+from textual import events
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.reactive import var
+from textual.reactive import Reactive, var
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Header, Input, TabbedContent, TabPane
 
 from costcalc import inputs
 from costcalc.errors import CostcalcError
@@ -25,8 +44,9 @@ from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
-from costcalc.tui.widgets.offers import OffersTable, offer_key
-from costcalc.tui.widgets.setup import SetupPanel
+from costcalc.tui.widgets.keybar import KeyBar
+from costcalc.tui.widgets.offers import OffersTable
+from costcalc.tui.widgets.setup import FIELD_KEYS, SetupPanel, key_text
 from costcalc.tui.widgets.verdict import VerdictBar
 from costcalc.tui.widgets.why import WhyPanel
 
@@ -35,36 +55,68 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 120
 """From this width on, everything shows at once; below it, the 80-column layout."""
+TALL_ROWS = 40
+"""From this height on, the curves get more room."""
+
+SHOWN_FIELD_KEYS = ("gpu", "utilisation")
+"""Field keys the footer shows; all of them are in the help, the palette and beside the labels."""
+
+
+def _field_binding(field: str, key: str) -> Binding:
+    label = inputs.BY_FIELD[field].label
+    return Binding(
+        key,
+        f"focus_field('{field}')",
+        label,
+        show=field in SHOWN_FIELD_KEYS,
+        key_display=None if key != "dollar_sign" else "$",
+    )
 
 
 class MainScreen(Screen[None]):
-    """Everything at once: first paint shows the offers and the break-even curves."""
+    """Everything at once: first paint shows the verdict and the offers."""
 
     AUTO_FOCUS = "#offers"
     """Focus the table at once: moving focus after mount restyles the whole screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "focus_utilisation", "Utilisation"),
-        Binding("g", "focus_gpu", "GPU", show=False),
-        Binding("slash", "focus_filter", "Filter", show=False),
-        Binding("e", "break_even", "Break-even"),
-        Binding("w", "toggle_why", "Why"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("b", "bench", "Bench"),
+        *(_field_binding(field, key) for field, key in FIELD_KEYS.items()),
+        Binding("slash", "focus_field('text')", "Filter", key_display="/"),
+        Binding("escape", "leave_field", "Table", show=False),
         Binding("t", "focus_table", "Table", show=False),
+        Binding("e", "break_even", "Break-even", show=False),
+        Binding("w", "toggle_why", "Why"),
+        Binding("x", "export('csv')", "Export", show=False),
+        Binding("D", "desktops", "Desktops", show=False),
+        Binding("r", "refresh", "Refresh"),
+        Binding("b", "bench", "Bench", show=False),
+        Binding("f2", "toggle_setup", "Setup", show=False),
     ]
 
     settings: var[Settings] = var(Settings, init=False)
     calc: var[Calculation | None] = var(None, init=False)
-    selected_key: var[str | None] = var(None, init=False)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """Textual repaints the whole screen when focus moves (a tenth of a second here); the two
+    widgets concerned repaint themselves with their :focus styles, which is all that changes."""
 
     app: CostcalcApp
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         self.set_reactive(MainScreen.settings, settings)
+        self.selected_key: str | None = None
+        self._selected: OfferResult | None = None
+        self._narrow = False
+        self._setup_open = False
+        """At 80 columns the setup panel shows only while a field is being edited (or F2)."""
+        self._details = "breakeven-pane"
+        """At 80 columns the curves and 'why' show only when asked for (w)."""
+        self._details_open = False
+        self._drawn: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
+        from providers.registry import short_labels
+
         data = self.app.data
         yield Header()
         yield VerdictBar(id="verdict")
@@ -72,22 +124,20 @@ class MainScreen(Screen[None]):
             yield SetupPanel(data, id="setup")
             with Vertical(id="results"):
                 yield FilterBar(data, id="filters")
-                yield OffersTable(id="offers")
+                yield OffersTable(id="offers", labels=short_labels())
                 with TabbedContent(id="details"):
                     with TabPane("Break-even", id="breakeven-pane"):
                         yield BreakEvenView(data, id="breakeven")
                     with TabPane("Why this number", id="why-pane"):
                         yield WhyPanel(data, id="why")
-        yield Footer(compact=True)
+        yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
-        """Fit 80 columns: a slimmer setup panel, no header, the cumulative curve only.
-
-        Styles are set on the few widgets concerned rather than through a class on the screen,
-        which would restyle all hundred widgets (a tenth of a second at start-up).
-        """
+        """Fit 80 columns: the table takes the width (the setup panel shows while editing), no
+        header, the curves on request. Styles are set on the few widgets concerned rather than
+        through a class on the screen, which would restyle every widget."""
         narrow = self.size.width < WIDE_COLUMNS
-        self.query_one(SetupPanel).styles.width = 29 if narrow else 34
+        self._narrow = narrow
         self.query_one(Header).display = not narrow
         self.query_one("#desktop-line").display = not narrow
         verdict = self.query_one(VerdictBar)
@@ -96,11 +146,17 @@ class MainScreen(Screen[None]):
             if self.calc is not None:
                 verdict.show(self.calc)
         self.query_one(BreakEvenView).show_utilisation(not narrow)
-        table = self.query_one(OffersTable)
-        table.fixed_columns = 0 if narrow else 3  # frozen names leave no room at 80 columns
-        table.set_class(narrow, "-flat")
-        table.set_narrow(narrow)
-        self.query_one("#details").styles.height = 11 if narrow else "1fr"
+        self._layout()
+
+    def _layout(self) -> None:
+        setup = self.query_one(SetupPanel)
+        setup.display = not self._narrow or self._setup_open
+        setup.styles.width = 32 if self._narrow else 35
+        details = self.query_one("#details")
+        details.display = not self._narrow or self._details_open
+        details.styles.height = (
+            12 if self._narrow else (15 if self.size.height >= TALL_ROWS else 11)
+        )
 
     def on_mount(self) -> None:
         self.recalculate()
@@ -131,36 +187,49 @@ class MainScreen(Screen[None]):
         self.query_one(SetupPanel).show(calc, self.settings)
         self.query_one(FilterBar).show(self.settings)
         self.query_one(VerdictBar).show(calc)
-        keep = self.selected_key
-        if keep is None and calc.comparison.best is not None:
-            keep = offer_key(calc.comparison.best)
-        self.query_one(OffersTable).show(calc, keep)
-        self._draw_details()
-
-    def watch_selected_key(self) -> None:
+        table = self.query_one(OffersTable)
+        table.show(calc, reset=True)
+        # The cursor is back on the verdict's row: draw its details now, in the same frame as
+        # the table, rather than when the table's message arrives.
+        row = table.cursor_row
+        self.selected_key = row.key if row is not None else None
+        self._selected = row.result if row is not None else None
         self._draw_details()
 
     @property
     def selected(self) -> OfferResult | None:
-        table = self.query_one(OffersTable)
-        found = table.result_for(self.selected_key)
-        if found is None and self.calc is not None:
-            return self.calc.comparison.best
-        return found
+        if self._selected is not None:
+            return self._selected
+        return self.calc.comparison.best if self.calc is not None else None
+
+    def on_offers_table_highlighted(self, event: OffersTable.Highlighted) -> None:
+        self.selected_key = event.key
+        self._selected = event.result
+        self._draw_details()
 
     def _draw_details(self) -> None:
+        """Draw the visible tab for the selected offer, once per calculation and offer."""
         if self.calc is None:
             return
-        selected = self.selected
-        self.query_one(BreakEvenView).draw(self.calc, selected)
-        self.query_one(WhyPanel).show(self.calc, selected)
+        tabs = self.query_one(TabbedContent)
+        if not tabs.display:
+            return
+        drawn = (self.calc, self.selected, tabs.active)
+        if self._drawn is not None and all(a is b for a, b in zip(drawn, self._drawn, strict=True)):
+            return
+        self._drawn = drawn
+        if tabs.active == "why-pane":
+            self.query_one(WhyPanel).show(self.calc, self.selected)
+        else:
+            self.query_one(BreakEvenView).draw(self.calc, self.selected)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._draw_details()
 
     # ------------------------------------------------------------------ messages
 
     def on_settings_changed(self, message: SettingsChanged) -> None:
         message.stop()
-        if message.submitted:
-            self.query_one(OffersTable).focus()
         merged = inputs.merge(self.settings.model_dump(), message.update)
         try:
             self.settings = Settings.model_validate(merged)
@@ -169,31 +238,114 @@ class MainScreen(Screen[None]):
             field = ".".join(str(p) for p in first["loc"])
             self.notify(f"{field}: {first['msg']}", title="Not applied", severity="error")
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
-            self.selected_key = str(event.row_key.value)
+    # ------------------------------------------------------------------ fields and focus
+
+    async def route_key(self, event: events.Key) -> bool:
+        """Handle a key at once, in the order keys arrive (see the module's docstring); False
+        leaves it to Textual (priority bindings, selects and their menus, Tab)."""
+        key = event.key
+        active = self.active_bindings.get(key)
+        if active is not None and active.binding.priority:
+            return False
+        focused = self.focused
+        if isinstance(focused, Input):
+            if key == "enter":
+                self._submit(focused)
+                return True
+            if key == "escape":
+                self.action_leave_field()
+                return True
+            if event.is_printable and event.character is not None:
+                selection = focused.selection
+                if selection.is_empty:
+                    focused.insert_text_at_cursor(event.character)
+                else:
+                    focused.replace(event.character, *selection)
+                return True
+        elif not isinstance(focused, OffersTable):
+            return False  # a select and its menu keep Textual's handling
+        if key in ("tab", "shift+tab"):
+            return False
+        if active is not None and active.enabled:
+            return bool(await self.app.run_action(active.binding.action, active.node))
+        return False
+
+    def _submit(self, field: Input) -> None:
+        """Enter in a field: apply it and go back to the table before the next key."""
+        if field.id == "text":  # the words filter applies as it is typed
+            self.action_focus_table()
+            return
+        if self.query_one(SetupPanel).apply(field, submitted=True):
+            self.action_focus_table()
+
+    def action_focus_field(self, field: str) -> None:
+        """Focus a field at once, its text selected: what follows replaces it."""
+        try:
+            widget = self.query_one(f"#{field}", Widget)
+        except Exception:
+            return
+        if self._narrow and self._in_setup(widget):
+            self._setup_open = True
+            self._layout()
+        self.set_focus(widget)
+        if isinstance(widget, Input):
+            widget.select_all()
+
+    def action_leave_field(self) -> None:
+        """Escape: back to the table. A setup field being typed in goes back to its applied
+        value (Escape cancels); the words filter applies as it is typed, so it stays."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            self.query_one(SetupPanel).revert(focused)
+        self.action_focus_table()
+
+    def action_focus_table(self) -> None:
+        self.set_focus(self.query_one(OffersTable))
+        if self._narrow and self._setup_open:
+            self._setup_open = False
+            self._layout()
+
+    def action_toggle_setup(self) -> None:
+        if not self._narrow:
+            self.action_focus_field("gpu")
+            return
+        self._setup_open = not self._setup_open
+        self._layout()
+        if self._setup_open:
+            self.action_focus_field("gpu")
+        else:
+            self.action_focus_table()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Tab into the setup panel at 80 columns opens it."""
+        if self._narrow and not self._setup_open and self._in_setup(event.widget):
+            self._setup_open = True
+            self._layout()
+
+    def _in_setup(self, widget: Widget) -> bool:
+        return self.query_one(SetupPanel) in widget.ancestors
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter reaches here only when route_key did not see it (another screen on top)."""
+        event.stop()
+        self._submit(event.input)
 
     # ------------------------------------------------------------------ actions
 
-    def action_focus_utilisation(self) -> None:
-        self._focus_input("#utilisation")
-
-    def action_focus_gpu(self) -> None:
-        self._focus_input("#gpu")
-
-    def action_focus_filter(self) -> None:
-        self._focus_input("#text")
-
-    def _focus_input(self, selector: str) -> None:
-        field = self.query_one(selector, Input)
-        field.focus()
-        field.select_all()
-
-    def action_focus_table(self) -> None:
-        self.query_one(OffersTable).focus()
-
     def action_toggle_why(self) -> None:
         tabs = self.query_one(TabbedContent)
+        if self._narrow:
+            # hidden -> why -> curves -> hidden
+            if not self._details_open:
+                self._details_open = True
+                tabs.active = "why-pane"
+            elif tabs.active == "why-pane":
+                tabs.active = "breakeven-pane"
+            else:
+                self._details_open = False
+            self._layout()
+            self._draw_details()
+            return
         tabs.active = "breakeven-pane" if tabs.active == "why-pane" else "why-pane"
 
     def action_break_even(self) -> None:
@@ -201,6 +353,11 @@ class MainScreen(Screen[None]):
 
         if self.calc is not None:
             self.app.push_screen(BreakEvenScreen(self.calc, self.selected))
+
+    def action_desktops(self) -> None:
+        from costcalc.tui.screens.desktops import DesktopsScreen
+
+        self.app.push_screen(DesktopsScreen(self.settings))
 
     def action_refresh(self) -> None:
         from costcalc.tui.screens.refresh import RefreshScreen
@@ -211,6 +368,82 @@ class MainScreen(Screen[None]):
         from costcalc.tui.screens.bench import BenchScreen
 
         self.app.push_screen(BenchScreen())
+
+    def action_export(self, kind: str) -> None:
+        """Write the table as it is shown (rows, order, filters; every column) to a file in the
+        working directory."""
+        from pathlib import Path
+
+        from costcalc.export import export_text
+
+        table = self.query_one(OffersTable)
+        if self.calc is None:
+            return
+        stamp = self.calc.now.strftime("%Y%m%d-%H%M%S")
+        path = Path.cwd() / f"costcalc-offers-{stamp}.{'md' if kind == 'markdown' else 'csv'}"
+        text = export_text(table.export_rows(), table.candidates, table.ctx, kind)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"cannot write {path}: {exc.strerror}", title="Export", severity="error")
+            return
+        self.notify(f"{len(table.export_rows())} rows written to {path}", title="Export")
+
+    def commands(self) -> Iterable[SystemCommand]:
+        """What the command palette offers on this screen."""
+        table = self.query_one(OffersTable)
+        yield SystemCommand("Refresh prices", "download current prices (r)", self.action_refresh)
+        yield SystemCommand(
+            "Benchmark this machine", "quick bench with PyTorch (b)", self.action_bench
+        )
+        for field in FIELD_KEYS:
+            spec = inputs.BY_FIELD[field]
+            yield SystemCommand(
+                f"Set {spec.what}",
+                f"{spec.help} ({key_text(field)})",
+                partial(self.action_focus_field, field),
+            )
+        yield SystemCommand(
+            "Filter the offers by words",
+            "a100|rtx 4090 (/)",
+            partial(self.action_focus_field, "text"),
+        )
+        yield SystemCommand(
+            "Sort: best first", "the cheapest of each provider first", partial(table.sort_by, None)
+        )
+        for column in table.candidates:
+            title = column.title_in(table.ctx)
+            yield SystemCommand(
+                f"Sort by {title}",
+                f"order the offers by {title}",
+                partial(table.sort_by, column.key),
+            )
+        yield SystemCommand(
+            "Show every offer" if not table.show_all else "Fold tiers and regions",
+            "one row per offer, or per provider x GPU x tier (a)",
+            table.action_toggle_all,
+        )
+        yield SystemCommand(
+            "Export the table as CSV",
+            "the rows shown, every column, to a file (x)",
+            partial(self.action_export, "csv"),
+        )
+        yield SystemCommand(
+            "Export the table as Markdown",
+            "the rows shown, every column, to a file",
+            partial(self.action_export, "markdown"),
+        )
+        yield SystemCommand("Break-even view", "both curves, full size (e)", self.action_break_even)
+        yield SystemCommand(
+            "Why this number",
+            "the selected offer's figures step by step (w)",
+            self.action_toggle_why,
+        )
+        yield SystemCommand(
+            "Add your own price",
+            "an offer you have been quoted, in $/h ($)",
+            partial(self.action_focus_field, "cloud_prices"),
+        )
 
     def apply(self, **update: Any) -> None:
         """Change settings from code (GPU detection, a finished bench) as if typed."""

@@ -32,6 +32,9 @@ class FilterBar(Horizontal):
         super().__init__(id=id)
         self.data = data
         self._settings: Settings | None = None
+        self._sent: str | None = None
+        """The words last applied from this field."""
+        self._shown_once = False
 
     def compose(self) -> ComposeResult:
         from providers.registry import PROVIDERS
@@ -63,7 +66,9 @@ class FilterBar(Horizontal):
             with select.prevent(Select.Changed):
                 select.value = value
         text = self.query_one("#text", Input)
-        if not text.has_focus:
+        if not self._shown_once:  # the saved words; after that, the field is where they change
+            self._shown_once = True
+            self._sent = settings.offer_match
             text.value = settings.offer_match or ""
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -85,9 +90,12 @@ class FilterBar(Horizontal):
             self.post_message(SettingsChanged(update))
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        """Apply the words as typed: the field's text now (keys typed in a burst change it
+        several times before the first message arrives)."""
         event.stop()
-        words = event.value.strip() or None
-        if self._settings is not None and words != self._settings.offer_match:
+        words = event.input.value.strip() or None
+        if self._settings is not None and words != self._sent:
+            self._sent = words
             self.post_message(SettingsChanged({"offer_match": words}))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

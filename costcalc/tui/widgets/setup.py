@@ -48,6 +48,38 @@ SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
 }
+FIELD_KEYS: dict[str, str] = {
+    "gpu": "g",
+    "gpu_count": "n",
+    "desktop_price_usd": "p",
+    "gpu_watts": "W",
+    "system_watts": "R",
+    "idle_watts": "I",
+    "used": "U",
+    "psu_efficiency": "P",
+    "resale_share": "v",
+    "horizon_years": "y",
+    "embodied": "E",
+    "utilisation": "u",
+    "always_on": "o",
+    "home_region": "l",
+    "usd_per_kwh": "k",
+    "currency": "c",
+    "run_hours": "h",
+    "items_per_run": "i",
+    "memory_gb": "m",
+    "kind": "K",
+    "dtype": "d",
+    "bench": "B",
+    "cloud_prices": "dollar_sign",
+    "cloud_gpus": "C",
+    "min_memory_gb": "M",
+    "scale_out": "O",
+    "spot_checkpoint_minutes": "z",
+    "spot_restart_minutes": "Z",
+}
+"""The key that jumps to each field (shown beside its label, in the help and the palette)."""
+KEY_SHOWN = {"dollar_sign": "$"}
 SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
 PLACEHOLDERS = {
     "gpu_count": "1",
@@ -70,9 +102,19 @@ PLACEHOLDERS = {
 }
 
 
-def _row(label: str, widget: Input | Select[Any], tooltip: str) -> Horizontal:
-    widget.tooltip = tooltip
-    return Horizontal(Label(label, classes="field-label"), widget, classes="field")
+def key_text(field: str) -> str:
+    key = FIELD_KEYS.get(field, "")
+    return KEY_SHOWN.get(key, key)
+
+
+def _row(label: str, widget: Input | Select[Any], tooltip: str, key: str = "") -> Horizontal:
+    widget.tooltip = tooltip + (f" (key: {key})" if key else "")
+    return Horizontal(
+        Label(key, classes="field-key"),
+        Label(label, classes="field-label"),
+        widget,
+        classes="field",
+    )
 
 
 def _is_select(field: str) -> bool:
@@ -110,7 +152,7 @@ class SetupPanel(VerticalScroll):
                     compact=True,
                     suggester=suggester,
                 )
-            yield _row(spec.label, widget, spec.help)
+            yield _row(spec.label, widget, spec.help, key_text(field))
             if field == "utilisation":
                 yield _row(
                     "Preset",
@@ -134,7 +176,7 @@ class SetupPanel(VerticalScroll):
             text = self._text_for(field, calc, s)
             widget = self.query_one(f"#{field}", Input)
             self._shown[field] = text
-            if not widget.has_focus and widget.value != text:
+            if widget is not self.screen.focused and widget.value != text:
                 widget.value = text
                 widget.remove_class("-invalid")
         preset = next((v for _, v in UTILISATION_PRESETS if v == s.utilisation), None)
@@ -170,16 +212,22 @@ class SetupPanel(VerticalScroll):
             return self.data.grid.home(value).code
         return value
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._apply(event.input, submitted=True)
+    def revert(self, widget: Input) -> None:
+        """Escape: the field shows its applied value again, nothing is applied."""
+        if widget.id in self._shown:
+            widget.value = self._shown[widget.id]
+            widget.remove_class("-invalid")
+
+    def apply(self, widget: Input, submitted: bool = False) -> bool:
+        """Apply a field now (Enter); False when its text is refused (it stays, marked)."""
+        return self._apply(widget, submitted)
 
     def on_input_blurred(self, event: Input.Blurred) -> None:
         event.stop()
         if event.input.id and event.value != self._shown.get(event.input.id):
             self._apply(event.input)
 
-    def _apply(self, widget: Input, submitted: bool = False) -> None:
+    def _apply(self, widget: Input, submitted: bool = False) -> bool:
         field = widget.id or ""
         try:
             if isinstance(widget, GpuInput):
@@ -194,10 +242,11 @@ class SetupPanel(VerticalScroll):
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")
-            return
+            return False
         widget.remove_class("-invalid")
         self._shown[field] = widget.value
         self.post_message(SettingsChanged({field: value}, submitted=submitted))
+        return True
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
