@@ -125,14 +125,26 @@ def cells(b: BuildResult) -> dict[str, str]:
 
 
 def to_text(c: DesktopsComparison, hw: DesktopHardware, catalog: GpuCatalog) -> str:
-    lines = [*_header(c, hw), "", render_table(COLUMNS, [cells(b) for b in c.builds])]
-    lines += _table_key(c)
+    lines = [*header_lines(c, hw), "", render_table(COLUMNS, [cells(b) for b in c.builds])]
+    lines += after_table_lines(c, catalog)
+    return "\n".join(lines)
+
+
+def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
+    """What the comparison assumes: use, place, horizon, baseline and the box it is built in."""
+    return _header(c, hw)
+
+
+def after_table_lines(c: DesktopsComparison, catalog: GpuCatalog) -> list[str]:
+    """Everything under the table: its key, why builds do not fit, the cloud offers they are
+    weighed against, the verdict, what is not priced and the notes (the CLI and the app)."""
+    lines = _table_key(c)
     lines += _why_not(c)
     lines += _cloud_lines(c, catalog)
     lines += ["", _verdict(c)]
     lines += _reliability_lines(c)
     lines += [f"Note: {n}." for n in c.notes]
-    return "\n".join(lines)
+    return lines
 
 
 def _header(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
