@@ -55,6 +55,7 @@ FIXED_OFFERS: tuple[CloudOffer, ...] = (
     _offer("aws-spot", "p3.2xlarge", "v100_sxm2_16gb", 0.92, spot=True, interruption_bucket=3),
     _offer("aws-spot", "p4d.24xlarge", "a100_sxm4_40gb", 11.2, gpu_count=8, spot=True),
     _offer("aws-ondemand", "g5.xlarge", "a10g", 1.006),
+    _offer("aws-ondemand", "g5.xlarge", "a10g", 1.123, region="eu-west-1"),
     _offer("aws-ondemand", "g6e.xlarge", "l40s", 1.861),
     _offer("aws-ondemand", "p3.2xlarge", "v100_sxm2_16gb", 3.06, region="eu-west-1"),
     _offer("paperspace", "A4000", "rtx_a4000", 0.76, region="NY2"),
@@ -64,7 +65,8 @@ FIXED_OFFERS: tuple[CloudOffer, ...] = (
     ),
     _offer("colab", "Pay As You Go T4", "t4", 0.107, region="global", guaranteed=False),
 )
-"""A dozen offers that never change, so snapshots do not move when the bundled prices do."""
+"""A dozen offers that never change (one folded under its cheaper region), so snapshots do not
+move when the bundled prices do."""
 
 
 @pytest.fixture
@@ -103,3 +105,26 @@ def app_factory(data: AppData) -> MakeApp:
         return make_app(data, settings or Settings(gpu="rtx3090"), FIXED_NOW, **options)
 
     return factory
+
+
+def burst(app: CostcalcApp, *keys: str) -> None:
+    """Send keys the way a paste or a fast typist's keys arrive: all at once, no waiting
+    between them (Pilot's `press` lets the app go idle after every key)."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        original = REPLACED_KEYS.get(key, key)
+        try:
+            char: str | None = unicodedata.lookup(_get_unicode_name_from_key(original))
+        except KeyError:
+            char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        driver.send_message(event)

@@ -8,8 +8,10 @@ from costcalc.compare import Comparison, compare
 from costcalc.models import Workload
 from costcalc.scenario import AppData, build_assumptions, build_desktop, scale_fn
 from costcalc.settings import Settings
+from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
-from costcalc.tui.widgets.offers import OffersTable, group_of, offer_key
+from costcalc.tui.widgets.offers import OffersTable, offer_key
+from providers import registry
 from tests.tui.conftest import FIXED_NOW, MakeApp
 
 
@@ -36,8 +38,13 @@ def engine_comparison(data: AppData, gpu: str, utilisation: float) -> Comparison
     )
 
 
-def cell(table: OffersTable, row_key: str, column: str) -> str:
-    return str(table.get_cell(row_key, column))
+def cell(table: OffersTable, offer: str, column: str) -> str:
+    """A cell of the row that shows the offer with key `offer` (its own or its group's)."""
+    row = table.row_for_offer(offer)
+    assert row is not None, f"{offer} is not on a row"
+    if column == "mark":
+        return table._mark(row).strip("▸▾ ")
+    return table.cell_text(row.key, column)
 
 
 async def test_u_then_60_enter_gives_the_engines_break_even(
@@ -66,9 +73,13 @@ async def test_u_then_60_enter_gives_the_engines_break_even(
         shown = cell(table, best_key, "break_even_days")
         assert shown == fmt.days_short(expected.best.break_even_days)
         assert shown != fmt.days_short(before.best.break_even_days)
-        assert str(table.get_cell(best_key, "mark")) == "★"
+        assert cell(table, best_key, "mark") == "★"
         verdict = str(screen.query_one("#verdict-line").render())
-        assert verdict == fmt.verdict(expected, screen.calc.assumptions, screen.calc.spec)
+        named = registry.labels()
+        assert verdict == fmt.verdict(
+            expected, screen.calc.assumptions, screen.calc.spec, labels=named
+        )
+        assert named[expected.best.offer.provider] in verdict  # a name, not a key
 
 
 async def test_utilisation_accepts_percent_and_share(app_factory: MakeApp) -> None:
@@ -129,35 +140,62 @@ async def test_utilisation_preset(app_factory: MakeApp) -> None:
         assert screen.settings.utilisation == 0.05
 
 
+def assert_sorted(table: OffersTable, column: str | None, reverse: bool = False) -> None:
+    """Pinned verdict first; then, section by section, the heads in the column's order (best
+    first: the cheapest of each provider, one each, before the sections)."""
+    calc = table.calc
+    assert calc is not None
+    pinned = [r for r in table.view.pinned if r.kind == "offer"]
+    assert [r.result for r in pinned] == [calc.comparison.best]
+    sections: dict[str, list[rows.Row]] = {}
+    current = ""
+    for row in table.view.rows:
+        if row.kind == "section":
+            current = row.key
+            continue
+        sections.setdefault(current, []).append(row)
+    names = list(sections)
+    if column is None:
+        assert names[0] == "section:providers"
+        providers = [r.result.offer.provider for r in sections.pop(names[0]) if r.result]
+        assert len(providers) == len(set(providers))
+        everyone = {r.offer.provider for r in calc.comparison.offers}
+        assert set(providers) | {calc.comparison.best.offer.provider} == everyone  # type: ignore[union-attr]
+    order = [n.removeprefix("section:") for n in sections]
+    assert order == [n for n in rows.SECTION_ORDER if n in order]
+    for heads in sections.values():
+        keys = [
+            rows.rank_key(r.result, False) if column is None else columns.sort_key(r.result, column)
+            for r in heads
+            if r.result is not None
+        ]
+        assert keys == sorted(keys, reverse=reverse)
+
+
 async def test_sort_by_key_and_by_header(app_factory: MakeApp) -> None:
     app = app_factory()
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         table = screen.query_one(OffersTable)
-        assert screen.calc is not None
-        results = {offer_key(r): r for r in screen.calc.comparison.offers}
-
-        def order_by(column: str, reverse: bool = False) -> list[str]:
-            """Comparable offers first, then scale-out, then the rest; sorted within each."""
-            ranked = sorted(
-                results.values(), key=lambda r: columns.sort_key(r, column), reverse=reverse
-            )
-            ranked.sort(key=lambda r: group_of(r, False))
-            return [offer_key(r) for r in ranked]
-
-        assert table.shown_keys == order_by("usd_per_year")
-        table.focus()
-        await pilot.press("s")  # the next column: break-even
+        assert table.sort_column is None
+        assert_sorted(table, None)
+        await pilot.press("s")  # the most important figure on screen: $ a year
+        assert table.sort_column == "usd_per_year"
+        assert_sorted(table, "usd_per_year")
+        await pilot.press("s")
         assert table.sort_column == "break_even_days"
-        assert table.shown_keys == order_by("break_even_days")
+        assert_sorted(table, "break_even_days")
         await pilot.press("S")
-        assert table.shown_keys == order_by("break_even_days", reverse=True)
+        assert_sorted(table, "break_even_days", reverse=True)
+        # no screen of "does not fit" rows at the top, whatever the order
+        first = table.view.rows[1].result
+        assert first is not None and first.fits is not False
 
-        await pilot.click(OffersTable, offset=(6, 1))  # the "provider" header, inside the border
+        await pilot.click(OffersTable, offset=(5, 1))  # the "provider" header, inside the border
         await pilot.pause()
         assert table.sort_column == "provider"
-        assert table.shown_keys == order_by("provider")
+        assert_sorted(table, "provider")
 
 
 async def test_filter_by_text_region_provider_and_spot(app_factory: MakeApp) -> None:
@@ -200,8 +238,9 @@ async def test_does_not_fit_is_marked(app_factory: MakeApp) -> None:
         assert screen.calc is not None
         small = next(r for r in screen.calc.comparison.offers if r.fits is False)
         key = offer_key(small)
-        assert str(table.get_cell(key, "mark")) == "✗"
-        assert str(table.get_cell(key, "run_usd")) == fmt.DOES_NOT_FIT
+        table.action_toggle_all()  # it may be folded under a sibling in another region
+        assert cell(table, key, "mark") == "✗"
+        assert cell(table, key, "run_usd") == fmt.DOES_NOT_FIT
 
 
 async def test_why_panel_explains_the_selected_offer(app_factory: MakeApp) -> None:

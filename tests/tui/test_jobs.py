@@ -70,7 +70,7 @@ async def test_refresh_against_a_local_server_updates_the_table(
         assert after[("us-east-1", "p4d.24xlarge")] == 11.2
         assert len({region for region, _ in after}) > 1
         table = main.query_one(OffersTable)
-        assert table.row_count == len(after)
+        assert table.view.offers == len(after)
         log = "\n".join(str(line.text) for line in app.screen.query_one("#job-log").lines)
         assert "aws-spot: ok" in log
         await pilot.press("escape")
@@ -119,7 +119,7 @@ async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
         assert load_latest() == app.bench_result
         assert main.calc is not None and main.calc.workload.max_batch  # memory fit per GPU
         table = main.query_one(OffersTable)
-        cells = {str(table.get_cell(key, "usd_per_batch_item")) for key in table.shown_keys}
+        cells = {table.cell_text(key, "usd_per_batch_item") for key in table.shown_keys}
         assert cells - {"-"}, "a $ per batch item for offers once the bench is known"
 
 

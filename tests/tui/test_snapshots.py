@@ -17,18 +17,43 @@ def settings() -> Settings:
     return Settings(gpu="rtx3090", run_hours=10, memory_gb=16)
 
 
+def plain() -> Settings:
+    return Settings(gpu="rtx3090")
+
+
 def test_main_screen_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(settings()), terminal_size=(80, 24))
+    assert snap_compare(fixed_app_factory(plain()), terminal_size=(80, 24))
 
 
 def test_main_screen_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(plain()), terminal_size=(140, 45))
+
+
+def test_expanded_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(plain()), press=["a"], terminal_size=(80, 24))
+
+
+def test_expanded_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(plain()), press=["a"], terminal_size=(140, 45))
+
+
+def test_run_cost_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(fixed_app_factory(settings()), terminal_size=(80, 24))
+
+
+def test_run_cost_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(fixed_app_factory(settings()), terminal_size=(140, 45))
 
 
 def test_main_screen_after_u_60(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(
-        fixed_app_factory(settings()), press=["u", "6", "0", "enter"], terminal_size=(140, 45)
+        fixed_app_factory(plain()), press=["u", "6", "0", "enter"], terminal_size=(140, 45)
     )
+
+
+def test_setup_field_at_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    """At 80 columns the setup panel opens while a field is being typed in."""
+    assert snap_compare(fixed_app_factory(plain()), press=["u", "4"], terminal_size=(80, 24))
 
 
 def test_break_even_view(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:

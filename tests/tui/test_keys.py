@@ -1,0 +1,291 @@
+"""Keys as people press them: one by one and in one burst, Escape and Enter in every field, a
+key for every setup field, the first screen at 80 and 140 columns, folding, export, palette."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select
+
+from costcalc import columns as cols
+from costcalc.scenario import AppData
+from costcalc.settings import Settings
+from costcalc.tui.app import CostcalcApp
+from costcalc.tui.screens.main import MainScreen
+from costcalc.tui.widgets.offers import OffersTable
+from costcalc.tui.widgets.setup import FIELD_KEYS
+from tests.tui.conftest import MakeApp, burst
+
+
+def main_of(app: CostcalcApp) -> MainScreen:
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+async def settle(pilot: object) -> None:
+    for _ in range(3):
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------- bursts
+
+
+BURSTS = [
+    # (keys, what the settings then say, the field's text)
+    (("u", "ctrl+a", "ctrl+k", "6", "0", "enter"), {"utilisation": 0.60}, ("utilisation", "60%")),
+    (("u", "3", "5", "%", "enter"), {"utilisation": 0.35}, ("utilisation", "35%")),
+    (("g", *"rtx 4090", "enter"), {"gpu": "rtx4090"}, ("gpu", "GeForce RTX 4090")),
+    (("y", "5", "enter", "u", "4", "0", "enter"), {"horizon_years": 5, "utilisation": 0.4}, None),
+    (("h", "1", "2", "enter"), {"run_hours": 12}, ("run_hours", "12")),
+    (("i", *"1000000", "enter"), {"items_per_run": 1e6}, ("items_per_run", "1,000,000")),
+]
+
+
+@pytest.mark.parametrize(("keys", "wanted", "field"), BURSTS)
+@pytest.mark.parametrize("how", ["one by one", "burst"])
+async def test_keys_in_a_burst_land_as_keys_typed_slowly(
+    app_factory: MakeApp,
+    keys: tuple[str, ...],
+    wanted: dict[str, object],
+    field: tuple[str, str] | None,
+    how: str,
+) -> None:
+    """The failure seen by users: `u` then `C-a C-k 6 0 Enter` in one write left the field
+    empty. Cause: Textual's `Widget.focus()` moves focus only after the keys already waiting
+    are handled, so they went to the table; the app now moves focus at once
+    (`Screen.set_focus`)."""
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        if how == "burst":
+            burst(app, *keys)
+        else:
+            await pilot.press(*keys)
+        await settle(pilot)
+        screen = main_of(app)
+        for name, value in wanted.items():
+            assert getattr(screen.settings, name) == value
+        if field is not None:
+            assert screen.query_one(f"#{field[0]}", Input).value == field[1]
+        assert isinstance(screen.focused, OffersTable)  # Enter applies and returns
+
+
+async def test_a_burst_after_enter_goes_to_the_table(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        burst(app, "u", "6", "0", "enter", "s", "s")
+        await settle(pilot)
+        table = main_of(app).query_one(OffersTable)
+        assert main_of(app).settings.utilisation == 0.60
+        assert table.sort_column == "break_even_days"  # best first -> $/year -> break-even
+
+
+# ---------------------------------------------------------------------- Escape and Enter
+
+
+@pytest.mark.parametrize("field", sorted(FIELD_KEYS))
+async def test_every_field_has_a_key_and_escape_leaves_it(app_factory: MakeApp, field: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        before = screen.settings
+        await pilot.press(FIELD_KEYS[field])
+        await pilot.pause()
+        focused = screen.focused
+        assert focused is not None and focused.id == field
+        if isinstance(focused, Input):
+            await pilot.press("9")  # typed, then abandoned
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(screen.focused, OffersTable)
+        assert screen.settings == before  # Escape applied nothing
+        if isinstance(focused, Input):
+            assert "9" not in focused.value or "9" in str(getattr(before, field))
+
+
+async def test_escape_and_enter_in_the_words_filter(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        burst(app, "/", "f", "r", "e", "e", "escape", "t")
+        await settle(pilot)
+        assert screen.query_one("#text", Input).value == "free"
+        assert screen.settings.offer_match == "free"
+        assert isinstance(screen.focused, OffersTable)
+        await pilot.press("/", "ctrl+a", "ctrl+k", *"a100|h100", "enter", "s")
+        await settle(pilot)
+        assert screen.settings.offer_match == "a100|h100"
+        assert isinstance(screen.focused, OffersTable)
+        assert screen.query_one(OffersTable).sort_column == "usd_per_year"  # s reached the table
+        assert screen.calc is not None
+        assert {r.offer.gpu[:4] for r in screen.calc.comparison.offers} <= {"a100", "h100"}
+
+
+async def test_a_select_field_takes_its_key_and_escape(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        await pilot.press("K")
+        assert isinstance(screen.focused, Select)
+        await pilot.press("enter", "down", "enter")  # open, next kind, choose
+        await settle(pilot)
+        assert screen.settings.kind != "generic"
+        await pilot.press("escape")
+        assert isinstance(screen.focused, OffersTable)
+
+
+async def test_ctrl_c_quits(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("u", "ctrl+c")
+    assert app.return_code == 0
+
+
+# ---------------------------------------------------------------------- the first screen
+
+
+def visible_rows(table: OffersTable) -> int:
+    """How many of the table's scrolling rows fit under its header and pinned rows."""
+    return table.scrollable_content_region.height - 1 - len(table.view.pinned)
+
+
+async def test_first_screen_at_140x45_answers(app_factory: MakeApp, data: AppData) -> None:
+    """Done when: the verdict row and at least one offer from every provider, with offer, GPU
+    name, $/year, break-even, speed and price age visible."""
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        table = screen.query_one(OffersTable)
+        calc = screen.calc
+        assert calc is not None and calc.comparison.best is not None
+        assert table.view.pinned[0].result is calc.comparison.best
+        assert table.cursor == 0  # the cursor starts on the verdict
+        shown = {c.key for c in table.fitted.columns}
+        assert {"name", "gpus", "usd_per_year", "break_even_days"} <= shown
+        assert {"relative_speed", "price_age_days", "provider"} <= shown
+        on_screen = table.view.rows[: visible_rows(table)]
+        providers = {r.result.offer.provider for r in on_screen if r.result is not None}
+        providers.add(calc.comparison.best.offer.provider)
+        assert providers == {o.provider for o in data.book.offers}
+        # display names, never cut without an ellipsis, and the markers on screen
+        lines = [table.render_line(y).text for y in range(table.size.height)]
+        assert lines[1].startswith("★")
+        assert not any("aws-spot" in line for line in lines)
+        assert any("AWS spot" in line for line in lines)
+
+
+async def test_first_screen_at_80x24_keeps_the_first_four_columns(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = main_of(app).query_one(OffersTable)
+        shown = [c.key for c in table.fitted.columns]
+        assert {"name", "gpus", "usd_per_year", "break_even_days"} <= set(shown)
+        lines = [table.render_line(y).text for y in range(table.size.height)]
+        assert all(len(line) <= table.size.width for line in lines)
+        assert visible_rows(table) >= 8
+        # the columns that did not fit are one key away, one at a time
+        hidden = table.fitted.hidden
+        assert hidden > 0
+        await pilot.press("right")
+        moved = [c.key for c in table.fitted.columns]
+        assert "name" in moved and moved != shown
+        assert set(moved) - set(shown)
+        await pilot.press("left")
+        assert [c.key for c in table.fitted.columns] == shown
+
+
+async def test_the_cursor_returns_to_the_verdict_after_a_change(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        table = main_of(app).query_one(OffersTable)
+        await pilot.press("down", "down", "down", "pagedown")
+        assert table.cursor > 3
+        await pilot.press("u", "4", "0", "enter")
+        await settle(pilot)
+        assert table.cursor == 0
+        assert table.scroll_offset.y == 0
+        assert table.cursor_row is not None
+        assert table.cursor_row.result is main_of(app).calc.comparison.best  # type: ignore[union-attr]
+
+
+async def test_enter_opens_a_folded_row_and_a_shows_them_all(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        table = main_of(app).query_one(OffersTable)
+        folded = next(i for i, r in enumerate(table.rows) if r.folded and r.kind == "offer")
+        head = table.rows[folded]
+        table.cursor = folded
+        await pilot.press("enter")
+        rows = table.rows
+        at = next(i for i, r in enumerate(rows) if r.key == head.key)
+        members = rows[at + 1 : at + 1 + head.folded]
+        assert len(members) == head.folded and all(r.member for r in members)
+        assert head.result is not None
+        groups = {cols.BY_KEY["gpus"].cell(r.result, table.ctx) for r in members if r.result}
+        assert groups == {cols.BY_KEY["gpus"].cell(head.result, table.ctx)}
+        await pilot.press("enter")
+        assert len(table.rows) == len(rows) - head.folded
+        await pilot.press("a")
+        offers = [r for r in table.rows if r.kind == "offer"]
+        assert len(offers) == table.view.offers
+        assert "all" in str(table.border_subtitle)
+
+
+# ---------------------------------------------------------------------- export and palette
+
+
+@pytest.mark.parametrize("kind", ["csv", "markdown"])
+async def test_export_writes_the_rows_shown(
+    app_factory: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = app_factory(Settings(gpu="rtx3090", offer_match="runpod"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        screen.action_export(kind)
+        await pilot.pause()
+        files = list(tmp_path.glob("costcalc-offers-*"))
+        assert len(files) == 1
+        text = files[0].read_text(encoding="utf-8")
+        table = screen.query_one(OffersTable)
+        lines = text.strip().splitlines()
+        body = lines[1:] if kind == "csv" else lines[2:]
+        assert len(body) == len([r for r in table.rows if r.kind != "section"])
+        assert "RunPod" in text and "verdict" in text
+        assert "$/year" in lines[0]
+        if kind == "markdown":
+            assert lines[1].startswith("|---")
+
+
+async def test_the_palette_offers_the_apps_commands(app_factory: MakeApp) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in (
+            "Refresh prices",
+            "Benchmark this machine",
+            "Set desktop GPU",
+            "Set utilisation",
+            "Sort by $/year",
+            "Export the table as CSV",
+            "Add your own price",
+        ):
+            assert wanted in titles
+        command = next(
+            c for c in app.get_system_commands(app.screen) if c.title == "Sort by break-even"
+        )
+        command.callback()
+        assert main_of(app).query_one(OffersTable).sort_column == "break_even_days"
