@@ -103,6 +103,8 @@ async def test_each_provider_gets_one_plain_line_as_it_happens(
         assert subtitle(screen) == DONE
         assert not screen.query_one("#job-spinner").display
         assert status(screen).startswith("Finished: 1 updated, 2 failed, 1 curated tables kept")
+        # the window says it is done first; the app's notification follows as a message
+        await wait_for(app, lambda: bool(app._notifications))
         notes = [n.message for n in app._notifications]
         assert any("refresh failed for Vast.ai, Azure" in n for n in notes), notes
 
