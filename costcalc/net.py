@@ -21,7 +21,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -254,6 +254,8 @@ class HttpClient:
         self.session = make_session(self.settings)
         self.ends_at = time.monotonic() + self.settings.refresh_deadline_s
         """The refresh's own deadline: no download starts, or runs, past it."""
+        self.on_request: Callable[[str], None] | None = None
+        """Told the host of every download as it starts (the refresh says whom it is asking)."""
 
     def close(self) -> None:
         self.session.close()
@@ -311,6 +313,8 @@ class HttpClient:
         body: Any,
         max_bytes: int,
     ) -> Iterator[bytes]:
+        if self.on_request is not None:
+            self.on_request(host_and_port(url))
         deadline = self._deadline(url)
         with deadline:
             try:
@@ -386,15 +390,20 @@ def _line(data: bytearray) -> str:
     return data.decode("utf-8-sig", errors="replace").rstrip("\r") + "\n"
 
 
+def host_and_port(url: str) -> str:
+    """'api.runpod.io', or '127.0.0.1:8080' when the URL names a port: how messages name a
+    server (never the path or query, which may be long, percent-encoded or carry keys)."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.hostname or url}{port}"
+
+
 def _where(url: str) -> str:
     """How a message names a download: the host and path, without a query string (which may
     carry keys) and without percent-encoding noise."""
     from urllib.parse import unquote
 
-    parts = urlsplit(url)
-    host = parts.hostname or url
-    port = f":{parts.port}" if parts.port else ""
-    return f"{host}{port}{unquote(parts.path)}"
+    return f"{host_and_port(url)}{unquote(urlsplit(url).path)}"
 
 
 def _reason(exc: BaseException) -> str:

@@ -8,6 +8,8 @@ Rules kept here:
 - Every observation goes into the history database, one transaction per refresh.
 - Nothing is pretended: providers without a machine-readable price list are reported as
   skipped, with the age of the curated table that stays in use.
+- Progress is told as it happens, as events (a provider started, asked a host, said something,
+  finished), so the app can keep one line per provider and the CLI can print a log.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
+from urllib.parse import urlsplit
 
 from costcalc import locations
 from costcalc.errors import CostcalcError, DataFileError
@@ -39,18 +42,6 @@ KEEP_AT_LEAST = 0.5
 NAMES_SHOWN = 10
 """Unknown GPU names a result's message lists; `refresh --json` lists them all."""
 
-Progress = Callable[[str], None]
-
-
-class RefreshLocked(CostcalcError):
-    """Another refresh holds the lock."""
-
-    exit_code = 3
-
-
-class Refused(Exception):
-    """A payload that parsed but fails the checks; the message says which."""
-
 
 @dataclass(frozen=True)
 class ProviderResult:
@@ -63,6 +54,81 @@ class ProviderResult:
     skipped: bool = False
     unknown_gpus: tuple[str, ...] = ()
     """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
+    label: str = ""
+    """The provider as people name it: 'AWS EC2 spot'."""
+    hosts: tuple[str, ...] = ()
+    """The servers asked, in order (host, or host:port when the URL names a port)."""
+    summary: str = ""
+    """What happened in a few plain words, without the hosts: '1,059 offers',
+    'HTTP 500 Internal Server Error after 3 retries', 'curated table, 40 d old (...)'."""
+
+    @property
+    def line(self) -> str:
+        """The summary and whom it came from: '1,059 offers (api.runpod.io)'."""
+        hosts = f" ({', '.join(self.hosts)})" if self.hosts else ""
+        return f"{self.summary or self.message}{hosts}"
+
+
+# --------------------------------------------------------------------------- progress events
+
+
+@dataclass(frozen=True)
+class ProviderStarted:
+    """A provider's turn began: the `index`-th of `total` (1-based)."""
+
+    provider: str
+    label: str
+    index: int
+    total: int
+
+    def __str__(self) -> str:
+        return f"{self.provider}: started ({self.index} of {self.total})"
+
+
+@dataclass(frozen=True)
+class ProviderAsking:
+    """A provider began its first download from `host` (each host is told once)."""
+
+    provider: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}: asking {self.host}"
+
+
+@dataclass(frozen=True)
+class ProviderSaid:
+    """A provider's own progress line ('downloading 6 price lists', 'page 3')."""
+
+    provider: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.text}"
+
+
+@dataclass(frozen=True)
+class ProviderFinished:
+    result: ProviderResult
+
+    def __str__(self) -> str:
+        r = self.result
+        return f"{r.provider}: {'ok' if r.ok else 'failed'}: {r.message}"
+
+
+RefreshEvent: TypeAlias = ProviderStarted | ProviderAsking | ProviderSaid | ProviderFinished
+Progress = Callable[[RefreshEvent], None]
+"""Told each event as it happens, from the refresh's own thread."""
+
+
+class RefreshLocked(CostcalcError):
+    """Another refresh holds the lock."""
+
+    exit_code = 3
+
+
+class Refused(Exception):
+    """A payload that parsed but fails the checks; the message says which."""
 
 
 @dataclass
@@ -147,19 +213,53 @@ def _previous(provider: Provider) -> PriceSnapshot | None:
 # --------------------------------------------------------------------------- providers
 
 
-def _skipped(provider: Provider, now: datetime, hint: str) -> str:
+def _skipped(provider: Provider, now: datetime, hint: str) -> ProviderResult:
     """What a provider without a fetch keeps: its curated prices, and their age."""
     bundled = load_bundled(provider)
     days = age_days(bundled.fetched_at, now)
-    hint = f"{hint}, or " if hint else ""
-    return (
+    also = f"{hint}, or " if hint else ""
+    message = (
         f"no machine-readable price list; kept the curated prices of "
-        f"{bundled.fetched_at:%Y-%m-%d} ({days:.0f} days old); {hint}"
+        f"{bundled.fetched_at:%Y-%m-%d} ({days:.0f} days old); {also}"
         f"override any price in {locations.price_overrides_file()}"
+    )
+    summary = f"curated table, {days:.0f} d old ({hint or 'no public price feed'})"
+    return ProviderResult(
+        provider.name, True, message, skipped=True, label=provider.label, summary=summary
     )
 
 
+def without_host(message: str, hosts: Sequence[str]) -> str:
+    """An error without the 'host/path: ' or 'https://host/path: ' it starts with, when that
+    host is one of `hosts` (the line names its hosts once, at its end)."""
+    head, sep, rest = message.partition(": ")
+    if not sep:
+        return message
+    if "://" in head:
+        parts = urlsplit(head)
+        server = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+    else:
+        server = head.split("/", 1)[0]
+    return rest if server in hosts else message
+
+
+class _Asked:
+    """The hosts one provider asks, each told to `progress` the first time."""
+
+    def __init__(self, provider: str, progress: Progress) -> None:
+        self.provider = provider
+        self.progress = progress
+        self.hosts: list[str] = []
+
+    def __call__(self, host: str) -> None:
+        if host not in self.hosts:
+            self.hosts.append(host)
+            self.progress(ProviderAsking(self.provider, host))
+
+
 # --------------------------------------------------------------------------- data feeds
+
+FX_LABEL = "ECB exchange rates"
 
 
 def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> ProviderResult:
@@ -172,18 +272,36 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
     from providers import ecb
     from providers.common import FeedError
 
+    asked = _Asked(ecb.NAME, progress)
+    client.on_request = asked
+
+    def failed(message: str) -> ProviderResult:
+        hosts = tuple(asked.hosts)
+        summary = without_host(message, hosts)
+        return ProviderResult(
+            ecb.NAME, False, message, label=FX_LABEL, hosts=hosts, summary=summary
+        )
+
     try:
-        progress(f"{ecb.NAME}: downloading {ecb.url()}")
+        progress(ProviderSaid(ecb.NAME, f"downloading {ecb.url()}"))
         rates = ecb.fetch(client)
         write_model_yaml(
             fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
         )
     except (FetchError, FeedError, CostcalcError) as exc:
-        return ProviderResult(ecb.NAME, False, str(exc))
+        return failed(str(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
-        return ProviderResult(ecb.NAME, False, f"unexpected {type(exc).__name__}: {exc}")
+        return failed(f"unexpected {type(exc).__name__}: {exc}")
+    finally:
+        client.on_request = None
+    summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
     return ProviderResult(
-        ecb.NAME, True, f"refreshed, {len(rates.per_eur)} euro reference rates of {rates.day}"
+        ecb.NAME,
+        True,
+        f"refreshed, {summary}",
+        label=FX_LABEL,
+        hosts=tuple(asked.hosts),
+        summary=summary,
     )
 
 
@@ -198,15 +316,21 @@ def _refresh_one(
     from providers.common import FeedError
 
     name = provider.name
+    asked = _Asked(name, progress)
+    client.on_request = asked
 
-    def say(message: str) -> None:
-        progress(f"{name}: {message}")
+    def failed(message: str) -> tuple[ProviderResult, list[CloudOffer]]:
+        hosts = tuple(asked.hosts)
+        summary = without_host(message, hosts)
+        result = ProviderResult(
+            name, False, message, label=provider.label, hosts=hosts, summary=summary
+        )
+        return result, []
 
     try:
-        outcome = provider.refresh(client, now, say)
+        outcome = provider.refresh(client, now, lambda text: progress(ProviderSaid(name, text)))
         if isinstance(outcome, Skip):
-            message = _skipped(provider, now, outcome.hint)
-            return ProviderResult(name, True, message, skipped=True), []
+            return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()
         if isinstance(outcome, Fetched):
             unknown = outcome.unknown_gpus
@@ -216,16 +340,33 @@ def _refresh_one(
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
-        return ProviderResult(name, False, str(exc)), []
+        return failed(str(exc))
     except Exception as exc:  # one provider's bug must not stop the others
-        return ProviderResult(name, False, f"unexpected {type(exc).__name__}: {exc}"), []
+        return failed(f"unexpected {type(exc).__name__}: {exc}")
+    finally:
+        client.on_request = None
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
     message += _unknown_note(unknown)
-    return ProviderResult(name, True, message, offers=count, unknown_gpus=unknown), observed
+    summary = f"{count:,} offers" + (
+        f", {len(unknown)} unknown GPU {'name' if len(unknown) == 1 else 'names'} skipped"
+        if unknown
+        else ""
+    )
+    result = ProviderResult(
+        name,
+        True,
+        message,
+        offers=count,
+        unknown_gpus=unknown,
+        label=provider.label,
+        hosts=tuple(asked.hosts),
+        summary=summary,
+    )
+    return result, observed
 
 
 def _unknown_note(unknown: tuple[str, ...]) -> str:
@@ -255,10 +396,11 @@ def run_refresh(
     providers: Sequence[str] | None = None,
     *,
     force: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
     settings: FetchSettings | None = None,
 ) -> RefreshReport:
-    """Refresh the given providers (all by default). Raises RefreshLocked if one is running."""
+    """Refresh the given providers (all by default), telling `progress` each event as it
+    happens. Raises RefreshLocked if another refresh is running."""
     import filelock
 
     from costcalc import history
@@ -267,7 +409,8 @@ def run_refresh(
 
     names = list(dict.fromkeys(providers or registry.names()))
     wanted = [registry.get(p) for p in names]
-    say = progress or (lambda _message: None)
+    say = progress or (lambda _event: None)
+    total = len(wanted) + (0 if providers else 1)
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(path, timeout=0)
@@ -281,16 +424,20 @@ def run_refresh(
         clear_temp_files(locations.snapshots_dir(), older_than_s=0)
         _record(report, history.reconcile, refreshed_observations())
         with HttpClient(settings) as client:
-            for provider in wanted:
+            for index, provider in enumerate(wanted, start=1):
+                say(ProviderStarted(provider.name, provider.label, index, total))
                 result, observed = _refresh_one(provider, client, now, force, say)
                 report.results.append(result)
-                say(f"{provider.name}: {'ok' if result.ok else 'failed'}: {result.message}")
+                say(ProviderFinished(result))
                 if observed:  # right after its snapshot: a kill here is back-filled next time
                     _record(report, lambda offers: history.record(offers, now), observed)
             if not providers:  # a full refresh also renews the exchange rates
+                from providers import ecb
+
+                say(ProviderStarted(ecb.NAME, FX_LABEL, total, total))
                 result = refresh_fx(client, now, say)
                 report.results.append(result)
-                say(f"{result.provider}: {'ok' if result.ok else 'failed'}: {result.message}")
+                say(ProviderFinished(result))
         return report
     finally:
         lock.release()

@@ -390,3 +390,55 @@ def test_log_lines_carry_a_timestamp_when_not_on_a_terminal(
     stamp, rest = done.stdout.strip().split(" ", 1)
     assert stamp.endswith("Z") and stamp[:2] == "20"
     assert rest.startswith("colab: skipped")
+
+
+# --------------------------------------------------------------------------- progress events
+
+
+def test_progress_tells_each_provider_as_it_goes(aws_feeds: Any) -> None:
+    """Started, then each host asked (once), then how it ended; the result's line names hosts,
+    never URLs."""
+    from costcalc.refresh import ProviderAsking, ProviderFinished, ProviderStarted
+
+    aws_feeds.serve("/spot.json", status(500))
+    events: list[object] = []
+    report = run_refresh(["aws-spot", "hetzner"], progress=events.append)
+    host = aws_feeds.base_url.removeprefix("http://")
+
+    started = [e for e in events if isinstance(e, ProviderStarted)]
+    assert [(e.provider, e.label, e.index, e.total) for e in started] == [
+        ("aws-spot", "AWS EC2 spot", 1, 2),
+        ("hetzner", "Hetzner", 2, 2),
+    ]
+    spot = events[: events.index(started[1])]
+    assert [e for e in spot if isinstance(e, ProviderAsking)] == [ProviderAsking("aws-spot", host)]
+    finished = [e.result for e in events if isinstance(e, ProviderFinished)]
+    assert finished == report.results
+    failed, curated = finished
+    assert failed.line == f"HTTP 500 INTERNAL SERVER ERROR after 2 retries ({host})"
+    assert "spot.json" in failed.message  # the CLI's and --json's message keep the path
+    assert curated.skipped and curated.hosts == ()
+    assert curated.line.startswith("curated table, ") and "(no public price feed)" in curated.line
+
+
+@pytest.mark.parametrize(
+    ("message", "plain"),
+    [
+        ("api.runpod.io/graphql: HTTP 500 Server Error", "HTTP 500 Server Error"),
+        (
+            "https://api.runpod.io/graphql: the API answered an error: x",
+            "the API answered an error: x",
+        ),
+        ("127.0.0.1:8080/spot.json: no answer within 0.5 s", "no answer within 0.5 s"),
+        (
+            "implausible price: g5 in us-east-1 at $900",
+            "implausible price: g5 in us-east-1 at $900",
+        ),
+        ("other.example/x: HTTP 404 Not Found", "other.example/x: HTTP 404 Not Found"),
+        ("no colon here", "no colon here"),
+    ],
+)
+def test_a_reason_loses_the_host_its_line_names_at_the_end(message: str, plain: str) -> None:
+    from costcalc.refresh import without_host
+
+    assert without_host(message, ["api.runpod.io", "127.0.0.1:8080"]) == plain

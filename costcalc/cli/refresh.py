@@ -51,7 +51,7 @@ def run(ns: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from costcalc.display import safe
-    from costcalc.refresh import run_refresh
+    from costcalc.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
 
     if ns.print_cron:
         print(cron_line())
@@ -67,9 +67,12 @@ def run(ns: argparse.Namespace) -> int:
             return text
         return f"{datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%SZ} {text}"
 
-    def progress(message: str) -> None:
-        if not ns.quiet and not ns.json and not log_style:
-            print(f"costcalc: {safe(message)}", file=sys.stderr)
+    chatty = not ns.quiet and not ns.json and not log_style
+
+    def progress(event: RefreshEvent) -> None:
+        # a terminal sees what each provider says and how it ended; cron's log has the summary
+        if chatty and isinstance(event, (ProviderSaid, ProviderFinished)):
+            print(f"costcalc: {safe(str(event))}", file=sys.stderr)
 
     report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
     for result in report.failed:

@@ -1,21 +1,33 @@
 """The break-even curves the plots draw, as plain lists of numbers.
 
-Rule kept here: no textual and no arithmetic of its own: cumulative costs come from
+Rules kept here: no textual and no arithmetic of its own: cumulative costs come from
 `engine.horizon_cost_usd`, break-even days at each utilisation from the engine calls `compare`
-makes, so the curve passes exactly through the figure in the table (a test checks it).
+makes, so the curve passes exactly through the figure in the table (tests/tui/test_curves.py
+checks it). Each curve is cached on the values it is made from (prices, electricity, speed,
+horizon, the desktop and the offer), never on object identity, so a keypress that recomputes
+the calculation without changing them costs a dictionary look-up.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from costcalc import engine
 from costcalc.compare import cloud_year, desktop_result
-from costcalc.models import OfferResult
+from costcalc.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
 from costcalc.scenario import Calculation
 
 UTILISATION_STEPS = tuple(step / 100 for step in range(1, 101))
 """1 % to 100 %: utilisation must be above zero for the engine."""
+
+POINTS = 2
+"""Points along a cumulative curve: both costs grow by the same amount every day (price plus
+electricity, or the yearly bill, spread evenly), so two ends are the whole line, and a line
+of two points is a third of the drawing's cost of one of sixty."""
+
+CACHED = 64
+"""Curves kept: the selected and the cheapest offer for the last few dozen inputs."""
 
 
 @dataclass(frozen=True)
@@ -29,28 +41,53 @@ class Cumulative:
     crossing_usd: float | None
 
 
-def cumulative(calc: Calculation, offer: OfferResult, points: int = 60) -> Cumulative:
-    """Both costs from day 0 to past the crossing (or to the horizon when there is none)."""
-    horizon_days = calc.assumptions.horizon_years * engine.DAYS_PER_YEAR
+def cumulative_end_days(crossing_day: float | None, horizon_years: float) -> float:
+    """How far the cumulative plot should reach: past the crossing (half as far again), or to
+    the horizon when there is none; at least a month, at most twenty years."""
+    if crossing_day is None:
+        return horizon_years * engine.DAYS_PER_YEAR
+    return max(min(crossing_day * 1.5, 20 * 365), 30.0)
+
+
+def cumulative(calc: Calculation, offer: OfferResult, end_days: float | None = None) -> Cumulative:
+    """Both costs from day 0 to `end_days` (by default `cumulative_end_days`)."""
     crossing = offer.break_even_days
-    end = horizon_days if crossing is None else max(min(crossing * 1.5, 20 * 365), 30.0)
-    days = tuple(end * i / (points - 1) for i in range(points))
-    electricity = calc.comparison.desktop.electricity_usd_per_year
+    return cumulative_curve(
+        calc.desktop.price_usd,
+        calc.comparison.desktop.electricity_usd_per_year,
+        offer.usd_per_year,
+        crossing,
+        cumulative_end_days(crossing, calc.assumptions.horizon_years)
+        if end_days is None
+        else end_days,
+    )
+
+
+@lru_cache(maxsize=CACHED)
+def cumulative_curve(
+    price_usd: float,
+    electricity_usd_per_year: float,
+    cloud_usd_per_year: float,
+    crossing_day: float | None,
+    end_days: float,
+) -> Cumulative:
+    """`cumulative` from the values it depends on."""
+    days = tuple(end_days * i / (POINTS - 1) for i in range(POINTS))
     desktop = tuple(
-        engine.horizon_cost_usd(calc.desktop.price_usd, electricity, d / engine.DAYS_PER_YEAR)
+        engine.horizon_cost_usd(price_usd, electricity_usd_per_year, d / engine.DAYS_PER_YEAR)
         for d in days
     )
     cloud = tuple(
-        engine.horizon_cost_usd(0.0, offer.usd_per_year, d / engine.DAYS_PER_YEAR) for d in days
+        engine.horizon_cost_usd(0.0, cloud_usd_per_year, d / engine.DAYS_PER_YEAR) for d in days
     )
     crossing_usd = (
         None
-        if crossing is None
+        if crossing_day is None
         else engine.horizon_cost_usd(
-            calc.desktop.price_usd, electricity, crossing / engine.DAYS_PER_YEAR
+            price_usd, electricity_usd_per_year, crossing_day / engine.DAYS_PER_YEAR
         )
     )
-    return Cumulative(days, desktop, cloud, crossing, crossing_usd)
+    return Cumulative(days, desktop, cloud, crossing_day, crossing_usd)
 
 
 @dataclass(frozen=True)
@@ -66,21 +103,28 @@ def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
 
     The offer's relative speed does not depend on utilisation, so only the desktop's
     electricity and the cloud's yearly bill are recomputed (compare would also bisect for the
-    break-even utilisation at every step, which the curve does not need).
+    break-even utilisation at every step, which the curve does not need). The user's own
+    utilisation is not part of the curve, so moving it alone finds the curve in the cache.
     """
-    o = offer.offer
+    any_utilisation = calc.assumptions.model_copy(update={"utilisation": 1.0})
+    return utilisation_curve(calc.desktop, any_utilisation, offer.offer, offer.effective_speed)
+
+
+@lru_cache(maxsize=CACHED)
+def utilisation_curve(
+    desktop: DesktopBuild, assumptions: Assumptions, offer: CloudOffer, speed: float
+) -> ByUtilisation:
+    """`by_utilisation` from the values it depends on (`assumptions.utilisation` is ignored)."""
     days: list[float | None] = []
     for u in UTILISATION_STEPS:
-        assumptions = calc.assumptions.model_copy(update={"utilisation": u})
-        desktop, _ = desktop_result(calc.desktop, assumptions)
-        _, usd_year = cloud_year(
-            o, u * engine.HOURS_PER_YEAR, offer.effective_speed, calc.assumptions.horizon_years
-        )
+        at_u = assumptions.model_copy(update={"utilisation": u})
+        desktop_at_u, _ = desktop_result(desktop, at_u)
+        _, usd_year = cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, assumptions.horizon_years)
         days.append(
             engine.break_even_days(
-                calc.desktop.price_usd,
+                desktop.price_usd,
                 usd_year / engine.DAYS_PER_YEAR,
-                desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR,
+                desktop_at_u.electricity_usd_per_year / engine.DAYS_PER_YEAR,
             )
         )
     return ByUtilisation(UTILISATION_STEPS, tuple(days))

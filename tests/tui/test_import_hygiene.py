@@ -12,6 +12,7 @@ PURE = (
     "costcalc.scenario",
     "costcalc.inputs",
     "costcalc.tui.curves",
+    "costcalc.tui.ticks",
     "costcalc.tui.detect",
     "costcalc.cli.tui",
 )

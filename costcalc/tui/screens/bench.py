@@ -2,22 +2,22 @@
 
 torch is imported here and only here, inside the worker, when the user asked for a bench. A
 missing bench module or torch, or any failure while measuring, becomes a line and a
-notification. The saved result reaches the app as a BenchFinished message.
+notification. The saved result reaches the app as a BenchFinished message. When the bench ends,
+well or not, the window says so (costcalc.tui.screens.job).
 """
 
 from __future__ import annotations
 
 import importlib.util
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, RichLog
 
 from costcalc.tui.messages import BenchFinished
+from costcalc.tui.screens.job import RUNNING, JobScreen
 
 if TYPE_CHECKING:
     from costcalc.tui.app import CostcalcApp
@@ -44,10 +44,8 @@ def bench_summary(result: Any) -> str:
     return ", ".join(parts)
 
 
-class BenchScreen(ModalScreen[None]):
+class BenchScreen(JobScreen):
     """Live progress of `costcalc.bench.run_bench` (quick mode)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
     app: CostcalcApp
 
@@ -61,16 +59,13 @@ class BenchScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="job-body") as body:
             body.border_title = f"Bench ({self.mode})"
-            body.border_subtitle = "Esc to close (the bench goes on)"
+            body.border_subtitle = RUNNING
             yield Label("Loading torch…", id="job-status")
             yield ProgressBar(total=1.0, show_eta=False, id="job-progress")
             yield RichLog(id="job-log", wrap=True, markup=False)
 
     def on_mount(self) -> None:
         self.run_bench()
-
-    def action_close(self) -> None:
-        self.dismiss()
 
     def _progress(self, line: str, fraction: float | None) -> None:
         if not self.is_attached:
@@ -79,15 +74,18 @@ class BenchScreen(ModalScreen[None]):
             self.query_one(ProgressBar).update(progress=max(0.0, min(1.0, fraction)))
         status = self.query_one("#job-status", Label)
         if line and str(status.content) != line:
-            status.update(line)
+            self._status(line)
             self.query_one("#job-log", RichLog).write(line)
 
     def _failed(self, text: str) -> None:
-        self._progress(text, None)
+        if self.is_attached:
+            self.query_one("#job-log", RichLog).write(text)
+        self.finish(text, failed=True)
         self.notify(text, title="Bench", severity="error", timeout=10)
 
     def _done(self, message: BenchFinished) -> None:
         self._progress(message.summary, 1.0)
+        self.finish(message.summary, failed=False)
         self.app.post_message(message)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench")
@@ -108,8 +106,11 @@ class BenchScreen(ModalScreen[None]):
         except Exception as exc:  # out of memory, no torch, a driver error: a message
             app.call_from_thread(self._failed, f"bench failed: {type(exc).__name__}: {exc}")
             return
+        summary = bench_summary(result)
         try:
             save_result(result)
         except Exception as exc:  # a full disk loses the saved copy, not this result
-            app.call_from_thread(self._failed, f"bench result not saved: {exc}")
-        app.call_from_thread(self._done, BenchFinished(result, bench_summary(result)))
+            text = f"bench result not saved: {exc}"
+            app.call_from_thread(self.notify, text, title="Bench", severity="error", timeout=10)
+            summary += " (not saved)"
+        app.call_from_thread(self._done, BenchFinished(result, summary))

@@ -1,76 +1,179 @@
-"""The refresh screen: download fresh prices in a thread, show each step as it happens.
+"""The refresh window: one line per provider, written as that provider's refresh goes.
 
-The worker never raises into the app: a missing refresh module, another refresh holding the
-lock, or any failure becomes a line here and a notification. When it ends, the reloaded offers
-go to the app in a PricesRefreshed message and the tables update. Escape closes the window at
-any time; a refresh still running finishes in the background and reports when done.
+`costcalc.refresh.run_refresh` runs in a thread worker and tells each event as it happens. A
+provider's line reads `… RunPod  asking api.runpod.io` while it runs, then `✓ RunPod  1,059
+offers (api.runpod.io)`, `✗ …  why (host)` or `– …  curated table, 40 d old (why)`, in place.
+Servers are named by host, never by URL. The worker never raises into the app: another refresh
+holding the lock, or any failure, becomes a line and a notification. When the refresh ends the
+window says so, and the reloaded offers go to the app in a PricesRefreshed message. Escape
+closes the window at any time; a refresh still running finishes in the background and reports
+when done.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Literal
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Label, LoadingIndicator, RichLog
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Label, LoadingIndicator, Static
 
+from costcalc.display import safe
 from costcalc.tui.messages import PricesRefreshed
+from costcalc.tui.screens.job import RUNNING, JobScreen
 
 if TYPE_CHECKING:
+    from costcalc.refresh import ProviderResult, RefreshEvent, RefreshReport
     from costcalc.tui.app import CostcalcApp
 
+State = Literal["running", "ok", "failed", "skipped"]
 
-class RefreshScreen(ModalScreen[None]):
-    """Live progress of `costcalc.refresh.run_refresh`."""
+MARKS: dict[State, tuple[str, str]] = {
+    "running": ("…", "$text-warning"),
+    "ok": ("✓", "$text-success"),
+    "failed": ("✗", "$text-error"),
+    "skipped": ("–", "$text-muted"),
+}
+"""The glyph that starts a provider's line, and its colour."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+LABEL_WIDTH = 19
+"""Room for the longest provider label ('ECB exchange rates') and a space."""
+
+
+def state_of(result: ProviderResult) -> State:
+    if not result.ok:
+        return "failed"
+    return "skipped" if result.skipped else "ok"
+
+
+def who(state: State, label: str) -> Content:
+    """The left column of a provider's line: its glyph and its name."""
+    glyph, colour = MARKS[state]
+    return Content.assemble((glyph, f"bold {colour}"), " ", (label, "bold"))
+
+
+def counts(report: RefreshReport) -> str:
+    """'2 updated, 1 failed, 8 curated tables kept': the window's last status line."""
+    done = sum(1 for r in report.results if r.ok and not r.skipped)
+    kept = sum(1 for r in report.results if r.skipped)
+    return f"{done} updated, {len(report.failed)} failed, {kept} curated tables kept"
+
+
+def refresh_summary(report: RefreshReport) -> str:
+    """One sentence for the notification, naming what failed."""
+    if report.failed:
+        names = ", ".join(r.label or r.provider for r in report.failed)
+        text = f"refresh failed for {names} (their last prices stay); {counts(report)}"
+    else:
+        text = f"prices refreshed: {counts(report)}"
+    if report.history_error:
+        text += f"; price history not updated: {report.history_error}"
+    return text
+
+
+class ProviderLine(Horizontal):
+    """One provider's line: glyph and name on the left, what happened on the right (a long
+    reason wraps under itself, not under the name)."""
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(id=f"line-{provider}", classes="job-line")
+        self.who = Static(classes="job-who")
+        self.what = Static(classes="job-what")
+
+    def compose(self) -> ComposeResult:
+        yield self.who
+        yield self.what
+
+    def show(self, state: State, label: str, what: str) -> None:
+        self.who.update(who(state, label))
+        self.say(what)
+
+    def say(self, what: str) -> None:
+        self.what.update(Content(safe(what)))
+
+
+class RefreshScreen(JobScreen):
+    """Live progress of `costcalc.refresh.run_refresh`, one line per provider."""
+
+    DEFAULT_CSS = """
+    RefreshScreen .job-line { height: auto; }
+    RefreshScreen .job-who { width: 22; }
+    RefreshScreen .job-what { width: 1fr; }
+    """
 
     app: CostcalcApp
 
     def __init__(self, providers: Sequence[str] | None = None) -> None:
         super().__init__()
         self.providers = list(providers) if providers else None
+        self._asking: dict[str, list[str]] = {}
+        """The hosts each running provider has asked so far."""
+        self._lines: dict[str, ProviderLine] = {}
+        """The hosts each running provider has asked so far."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="job-body") as body:
             body.border_title = "Refresh prices"
-            body.border_subtitle = "Esc to close (the refresh goes on)"
+            body.border_subtitle = RUNNING
             yield Label("Starting…", id="job-status")
             yield LoadingIndicator(id="job-spinner")
-            yield RichLog(id="job-log", wrap=True, markup=False)
+            yield VerticalScroll(id="job-log")
 
     def on_mount(self) -> None:
         self.refresh_prices()
 
-    def action_close(self) -> None:
-        self.dismiss()
+    # ------------------------------------------------------------------ lines
 
-    def _say(self, line: str) -> None:
-        if self.is_attached:
-            self.query_one("#job-log", RichLog).write(line)
-            self.query_one("#job-status", Label).update(line)
+    def _show(self, provider: str, state: State, label: str, what: str) -> None:
+        """Write a provider's line, or rewrite it in place."""
+        line = self._lines.get(provider)
+        if line is None:
+            line = self._lines[provider] = ProviderLine(provider)
+            self.query_one("#job-log", VerticalScroll).mount(line)
+        line.show(state, label, what)
+        self.call_after_refresh(self._follow)
 
-    def _done(self, message: PricesRefreshed) -> None:
+    def _follow(self) -> None:
+        """Keep the newest line in view once it has its height (a long reason wraps)."""
         if self.is_attached:
-            self.query_one("#job-spinner").display = False
-            self._say(message.summary)
+            self.query_one("#job-log", VerticalScroll).scroll_end(animate=False)
+
+    def _event(self, event: RefreshEvent) -> None:
+        from costcalc.refresh import ProviderAsking, ProviderFinished, ProviderStarted
+
+        if not self.is_attached:
+            return
+        if isinstance(event, ProviderStarted):
+            self._status(f"Refreshing {event.index} of {event.total}: {event.label}")
+            self._show(event.provider, "running", event.label, "starting")
+        elif isinstance(event, ProviderAsking):
+            hosts = self._asking.setdefault(event.provider, [])
+            hosts.append(event.host)
+            self._lines[event.provider].say(f"asking {', '.join(hosts)}")
+        elif isinstance(event, ProviderFinished):
+            r = event.result
+            self._show(r.provider, state_of(r), r.label or r.provider, r.line)
+
+    # ------------------------------------------------------------------ the job
+
+    def _done(self, message: PricesRefreshed, status: str | None = None) -> None:
+        self.finish(status or message.summary, failed=message.data is None)
         self.app.post_message(message)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
     def refresh_prices(self) -> None:
         app = self.app
 
-        def say(line: str) -> None:
-            app.call_from_thread(self._say, line)
+        def tell(event: RefreshEvent) -> None:
+            app.call_from_thread(self._event, event)
 
         from costcalc.refresh import RefreshLocked, run_refresh
 
         try:
-            report = run_refresh(self.providers, progress=say)
+            report = run_refresh(self.providers, progress=tell)
         except RefreshLocked as exc:
             app.call_from_thread(self._done, PricesRefreshed(None, str(exc), False))
             return
@@ -78,13 +181,8 @@ class RefreshScreen(ModalScreen[None]):
             text = f"refresh failed: {type(exc).__name__}: {exc}"
             app.call_from_thread(self._done, PricesRefreshed(None, text, False))
             return
-        failed = [r for r in report.results if not r.ok]
-        summary = (
-            "prices refreshed"
-            if not failed
-            else "refresh failed for " + "; ".join(f"{r.provider}: {r.message}" for r in failed)
-        )
-        say("reloading prices…")
+        summary = refresh_summary(report)
+        app.call_from_thread(self._status, "Reloading prices…")
         from costcalc.loaders import load_app_data
 
         try:
@@ -93,4 +191,8 @@ class RefreshScreen(ModalScreen[None]):
             text = f"{summary}; reloading failed: {exc}"
             app.call_from_thread(self._done, PricesRefreshed(None, text, False))
             return
-        app.call_from_thread(self._done, PricesRefreshed(data, summary, not failed))
+        ok = not report.failed and not report.history_error
+        status = f"Finished: {counts(report)}; prices reloaded"
+        if report.history_error:
+            status += f"; price history not updated: {report.history_error}"
+        app.call_from_thread(self._done, PricesRefreshed(data, summary, ok), status)

@@ -1,0 +1,41 @@
+"""Snapshot tests of the break-even plots: two offers and the desktop, at both sizes, and in
+another currency. Fixed offers and a fixed clock (tests/tui/conftest.py).
+
+Update after an intended change with `pytest tests/tui --snapshot-update` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from costcalc.settings import Settings
+from tests.tui.conftest import MakeApp
+
+SnapCompare = Callable[..., bool]
+
+SECOND_OFFER = ["t", "down"]
+"""Select the row below the cheapest, so both plots carry two offers and the desktop."""
+
+
+def settings(**more: object) -> Settings:
+    return Settings.model_validate({"gpu": "rtx3090", "run_hours": 10, **more})
+
+
+def test_two_offers_at_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(
+        fixed_app_factory(settings()), press=["w", "w", *SECOND_OFFER], terminal_size=(80, 24)
+    )
+
+
+def test_two_offers_in_the_break_even_view(
+    snap_compare: SnapCompare, fixed_app_factory: MakeApp
+) -> None:
+    assert snap_compare(
+        fixed_app_factory(settings()), press=[*SECOND_OFFER, "e"], terminal_size=(140, 45)
+    )
+
+
+def test_money_axis_in_euros(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
+    assert snap_compare(
+        fixed_app_factory(settings(currency="EUR")), press=["e"], terminal_size=(140, 45)
+    )
