@@ -6,7 +6,7 @@ Rule kept here: formatting only, no arithmetic of its own beyond rounding for di
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from costcalc.compare import Comparison
 from costcalc.fx import USD, Money
@@ -107,13 +107,15 @@ TIER_LABELS = {
 }
 
 
-def offer_label(result: OfferResult) -> str:
-    """'aws-spot p3.2xlarge (V100 SXM2 16GB, us-east-1; spot)' as a person reads it."""
+def offer_label(result: OfferResult, labels: Mapping[str, str] | None = None) -> str:
+    """'AWS EC2 spot p3.2xlarge (V100 SXM2 16GB, us-east-1), spot, ...' as a person reads it;
+    `labels` maps provider keys to their names (the key itself without one)."""
     offer = result.offer
     parts = [gpus(result.spec.short_name, offer.gpu_count)]
     if offer.region != "-":
         parts.append(offer.region)
-    label = f"{offer.provider} {offer.name} ({', '.join(parts)})"
+    provider = (labels or {}).get(offer.provider, offer.provider)
+    label = f"{provider} {offer.name} ({', '.join(parts)})"
     kind = offer_kind_text(result)
     return f"{label}, {kind}" if kind else label
 
@@ -163,8 +165,15 @@ def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) ->
     return f"{count}{more} with at least {gb(rules.memory_gb)} each ({why})"
 
 
-def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Money = USD) -> str:
-    """One line that answers the question: buy or rent, and by how much."""
+def verdict(
+    comparison: Comparison,
+    a: Assumptions,
+    desktop: GpuSpec,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+) -> str:
+    """One line that answers the question: buy or rent, and by how much (`labels`: the
+    providers' names, as offer_label)."""
     best = comparison.best
     desk = comparison.desktop
     at = f"at {percent(a.utilisation)} utilisation"
@@ -177,7 +186,7 @@ def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Mon
         if best is None:
             return f"{head}; no offer among your filters has {need} per GPU either."
         return (
-            f"{head}; the cheapest offer that can is {offer_label(best)} "
+            f"{head}; the cheapest offer that can is {offer_label(best, labels)} "
             f"({usd(best.usd_per_year, money)} a year {at})."
         )
     if best is None:
@@ -185,7 +194,7 @@ def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Mon
             f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
             f"--scale-out); the desktop costs {usd(desk.price_usd, money)}."
         )
-    label = offer_label(best)
+    label = offer_label(best, labels)
     cloud_year = usd(best.usd_per_year, money)
     if best.break_even_days is None:
         return (

@@ -50,6 +50,11 @@ def names() -> tuple[str, ...]:
     return tuple(p.name for p in PROVIDERS)
 
 
+def labels() -> dict[str, str]:
+    """Each provider's name as people write it: 'AWS EC2 spot' for aws-spot."""
+    return {p.name: p.label for p in PROVIDERS}
+
+
 def short_labels() -> dict[str, str]:
     """What an offer table's provider column says: 'AWS spot' for aws-spot, and so on."""
     return {p.name: p.short or p.label for p in PROVIDERS}

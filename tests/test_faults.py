@@ -258,8 +258,8 @@ def test_escape_sequences_in_a_feed_never_reach_the_terminal(
     monkeypatch.setenv("COSTCALC_DIGITALOCEAN_TOKEN", "secret")
     assert refresh(capsys, "--provider", "paperspace")[0] == 0
     for argv in (
-        ["prices", "--provider", "paperspace"],
-        ["history", "--provider", "paperspace"],
+        ["prices", "--provider", "paperspace", "--wide"],  # whole names, not cut to 80
+        ["history", "--provider", "paperspace", "--wide"],
         ["quick", "--gpu", "rtx3090", "--provider", "paperspace", "--top", "40"],
     ):
         assert main(argv) == 0

@@ -78,7 +78,11 @@ class VerdictBar(Vertical):
     """At 80 columns the basis line keeps only the kind and age of the verdict's price."""
 
     def show(self, calc: Calculation) -> None:
-        verdict = fmt.verdict(calc.comparison, calc.assumptions, calc.spec, calc.money)
+        from providers.registry import labels
+
+        verdict = fmt.verdict(
+            calc.comparison, calc.assumptions, calc.spec, calc.money, labels=labels()
+        )
         self.query_one("#verdict-line", Static).update(Text(verdict, style="bold"))
         basis = basis_text(calc)
         if self.narrow and "That is" in basis:
