@@ -324,3 +324,44 @@ def test_bare_costcalc_in_a_pipe_prints_help_instead_of_starting_the_app(stdin: 
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: costcalc")
     assert "quick" in done.stdout and "Traceback" not in done.stderr
+    assert "Examples:" in done.stdout
+
+
+def test_a_desktop_a100_is_the_pcie_card_and_the_output_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "a100", "--desktop-price", "9000"], capsys)
+    assert code == 0, err
+    assert out.startswith("Desktop: 1x A100 PCIe 40GB, $9,000 up front")
+    first, *rest = err.splitlines()  # one note, wrapped to the terminal with a hanging indent
+    assert all(line.startswith("  ") for line in rest) and len(first) <= 80
+    assert " ".join(line.strip() for line in [first, *rest]) == (
+        "costcalc: note: 'a100' read as the A100 PCIe 40GB, the desktop card; "
+        "say SXM for the A100 SXM4 40GB server module"
+    )
+    doc = run_json(["quick", "--gpu", "A100 80GB", "--desktop-price", "15000"], capsys)
+    assert doc["inputs"]["scenario"]["gpu"] == "a100_pcie_80gb"
+    assert doc["desktop"]["load_w"] == 300 + 100  # the PCIe card's 300 W, not the SXM's 400
+    assert any("A100 PCIe 80GB" in note for note in doc["notes"])
+    sxm = run_json(["quick", "--gpu", "A100 80GB SXM4", "--desktop-price", "15000"], capsys)
+    assert sxm["inputs"]["scenario"]["gpu"] == "a100_sxm4_80gb" and sxm["notes"] == doc["notes"][1:]
+    h100 = run_json(["quick", "--gpu", "h100", "--desktop-price", "30000"], capsys)
+    assert h100["inputs"]["scenario"]["gpu"] == "h100_pcie_80gb"
+
+
+def test_a_cloud_a100_is_still_every_a100(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["quick", "--gpu", "a100", "--desktop-price", "9000", "--cloud-gpu", "a100"]
+    doc = run_json([*argv, "--scale-out"], capsys)
+    assert {o["gpu"] for o in doc["offers"]} >= {"a100_sxm4_40gb", "a100_sxm4_80gb"}
+
+
+def test_a_desktop_a100_without_a_price_is_one_line_naming_the_card(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "a100"], capsys)
+    assert code == 2 and not out
+    assert err == (  # one line (a log keeps it whole) that says why this card was chosen
+        "costcalc: error: no desktop price known for A100 PCIe 40GB; pass --desktop-price USD "
+        "('a100' read as the A100 PCIe 40GB, the desktop card; say SXM for the A100 SXM4 40GB "
+        "server module)\n"
+    )

@@ -255,3 +255,11 @@ def test_saved_settings_fill_only_the_inputs_desktops_uses(
     assert "at 30% utilisation" in out
     _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "1", "--no-config"], capsys)
     assert "at 15% utilisation" in out
+
+
+def test_a_desktop_a100_or_h100_is_the_pcie_card(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["desktops", "--gpu", "a100", "--gpu", "H100", "--count", "1"], capsys)
+    assert {b["gpu"] for b in doc["builds"]} == {"a100_pcie_40gb", "h100_pcie_80gb"}
+    server = run_json(["desktops", "--gpu", "A100 SXM4", "--count", "1"], capsys)
+    (build,) = server["builds"]
+    assert build["gpu"] == "a100_sxm4_40gb" and build["fits"] is False  # a module needs a server
