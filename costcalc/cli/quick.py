@@ -70,24 +70,19 @@ def run(ns: argparse.Namespace) -> int:
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     width = output.width()
-    labels = registry.labels()
     for line in calc.notes:
         print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
     if ns.json:
-        print(report.to_json(calc, data, top=top, labels=labels, with_explain=ns.explain))
+        print(report.to_json(calc, data, top=top, with_explain=ns.explain))
         return 0
     if note:
         print("\n".join(fill(note, width)))
     rows = None if ns.all else top or 10
     short = registry.short_labels()
-    print(
-        report.to_text(
-            calc, data, rows, labels=labels, width=width, wide=ns.wide, short_labels=short
-        )
-    )
+    print(report.to_text(calc, data, rows, width=width, wide=ns.wide, short_labels=short))
     if ns.explain:
         print()
-        print(report.explain_text(calc, data, width, labels))
+        print(report.explain_text(calc, data, width))
     return 0
 
 

@@ -78,11 +78,7 @@ class VerdictBar(Vertical):
     """At 80 columns the basis line keeps only the kind and age of the verdict's price."""
 
     def show(self, calc: Calculation) -> None:
-        from providers.registry import labels
-
-        verdict = fmt.verdict(
-            calc.comparison, calc.assumptions, calc.spec, calc.money, labels=labels()
-        )
+        verdict = fmt.verdict(calc.comparison, calc.assumptions, calc.spec, calc.money)
         self.query_one("#verdict-line", Static).update(Text(verdict, style="bold"))
         basis = basis_text(calc)
         if self.narrow and "That is" in basis:
