@@ -126,6 +126,33 @@ class GpuCatalog:
                 raise UnknownGpu(name, sorted(keys))
         raise UnknownGpu(name, self.suggest(name))
 
+    def resolve_desktop(self, name: str) -> tuple[GpuSpec, str | None]:
+        """The card a desktop is built with, and a note when the name left a choice.
+
+        As `resolve`, except that a name that does not say SXM means the PCIe card: an SXM
+        module needs a server board, so a desktop 'A100' or 'H100 80GB' is the PCIe card of
+        that model and memory (the catalog's bare names follow the clouds, which rent SXM)."""
+        spec = self.resolve(name)
+        if spec.form_factor != "SXM" or any(t.startswith("sxm") for t in _tokens(name)):
+            return spec, None
+        model = _tokens(spec.short_name)[0]
+        pcie = [
+            s
+            for s in self
+            if s.form_factor == "PCIe"
+            and s.memory_gb == spec.memory_gb
+            and s.architecture == spec.architecture
+            and _tokens(s.short_name)[0] == model
+        ]
+        if len(pcie) != 1:
+            return spec, None
+        card = pcie[0]
+        note = (
+            f"{name!r} read as the {card.short_name}, the desktop card; "
+            f"say SXM for the {spec.short_name} server module"
+        )
+        return card, note
+
     def family(self, name: str) -> list[GpuSpec]:
         """Every GPU whose names contain all the words of `name`: 'a100' is every A100 variant,
         'A100 80GB' the PCIe and SXM 80 GB cards; an exact name or key is that GPU alone.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from costcalc import display
 from costcalc.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
@@ -456,14 +456,46 @@ def fit(
     left widens them again. `skip` drops that many of the most important columns after the
     first (the offer's name stays), which is how a table moves right one column at a time.
     """
-    rank = {key: i for i, key in enumerate(PRIORITY)}
+    shown, widths, hidden = fit_columns(
+        columns, natural, available, priority=PRIORITY, gap=gap, skip=skip
+    )
+    return Fitted(shown, widths, hidden)
+
+
+class Fittable(Protocol):
+    """What fitting a width needs of a column: its key, its title and its width class."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def width(self) -> Width: ...
+
+
+F = TypeVar("F", bound=Fittable)
+
+
+def fit_columns(
+    columns: Sequence[F],
+    natural: Mapping[str, int],
+    available: int,
+    *,
+    priority: Sequence[str],
+    gap: int = 2,
+    skip: int = 0,
+) -> tuple[tuple[F, ...], tuple[int, ...], int]:
+    """`fit` for any table's columns (the CLI's listings too), ranked by `priority` (keys
+    missing from it come last, in table order): the columns shown, their widths, how many
+    were left out."""
+    rank = {key: i for i, key in enumerate(priority)}
     by_priority = sorted(columns, key=lambda c: rank.get(c.key, len(rank)))
     if by_priority:
         first, rest = by_priority[0], by_priority[1:]
         by_priority = [first, *rest[min(skip, max(len(rest) - 1, 0)) :]]
 
-    def choose(name_floor: int) -> tuple[list[Column], dict[str, int], int]:
-        chosen: list[Column] = []
+    def choose(name_floor: int) -> tuple[list[F], dict[str, int], int]:
+        chosen: list[F] = []
         widths: dict[str, int] = {}
         used = 0
         for column in by_priority:
@@ -490,7 +522,7 @@ def fit(
             widths[column.key] += grow
             room -= grow
     in_order = tuple(c for c in columns if c in chosen)
-    return Fitted(in_order, tuple(widths[c.key] for c in in_order), len(columns) - len(chosen))
+    return in_order, tuple(widths[c.key] for c in in_order), len(columns) - len(chosen)
 
 
 def natural_widths(

@@ -15,9 +15,11 @@ from typing import Any
 
 from costcalc import display
 from costcalc.catalog import GpuCatalog
+from costcalc.columns import Width
 from costcalc.desktops import BuildResult, DesktopsComparison
 from costcalc.hardware import DesktopHardware
 from costcalc.report import cloud_offer_json, finite, render_table
+from costcalc.terminal import fill_all
 
 UNKNOWN = "?"
 
@@ -32,6 +34,11 @@ class BuildColumn:
     ranking: bool = False
     """A figure that ranks builds: '-' for a build that cannot win (does not fit, too little
     memory, no price), as a GPU that cannot hold a job gets no price in the offer table."""
+
+    @property
+    def width(self) -> Width:
+        """A build's name is never cut (fewer figures make way): it is what the table is about."""
+        return "figure" if self.numeric else "label"
 
 
 def _yes_no(value: bool | None) -> str:
@@ -115,6 +122,22 @@ COLUMNS: tuple[BuildColumn, ...] = (
 )
 BY_KEY = {c.key: c for c in COLUMNS}
 
+PRIORITY: tuple[str, ...] = (
+    "build",
+    "fits",
+    "tco_per_work_hour",
+    "break_even",
+    "price_usd",
+    "speed",
+    "memory",
+    "tco",
+    "electricity",
+    "wall_w",
+    "co2",
+    "ecc",
+)
+"""Which columns a narrow terminal keeps: the build, whether it fits, and what ranks it."""
+
 
 def cells(b: BuildResult) -> dict[str, str]:
     """Every cell of a build's row; ranking figures are '-' for a build that cannot win."""
@@ -124,10 +147,20 @@ def cells(b: BuildResult) -> dict[str, str]:
 # --------------------------------------------------------------------------- text
 
 
-def to_text(c: DesktopsComparison, hw: DesktopHardware, catalog: GpuCatalog) -> str:
-    lines = [*header_lines(c, hw), "", render_table(COLUMNS, [cells(b) for b in c.builds])]
-    lines += after_table_lines(c, catalog)
-    return "\n".join(lines)
+def to_text(
+    c: DesktopsComparison,
+    hw: DesktopHardware,
+    catalog: GpuCatalog,
+    *,
+    width: int | None = None,
+    wide: bool = False,
+) -> str:
+    """The comparison as text: prose wrapped to `width`, the table fit to it unless `wide`."""
+    rows = [cells(b) for b in c.builds]
+    table = render_table(COLUMNS, rows, width=None if wide else width, priority=PRIORITY)
+    lines = after_table_lines(c, catalog)
+    head = [*header_lines(c, hw), ""]
+    return "\n".join([*fill_all(head, width), table, *fill_all(lines, width)])
 
 
 def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:

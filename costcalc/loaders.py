@@ -111,12 +111,16 @@ def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
 
 
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
-    fx = load_converter()
+    rates = load_fx()
+    fx = Converter(rates.rates)
+    book = load_price_book(providers)
+    if rates.warning is not None:  # a broken refreshed rates file is said, as a price file is
+        book.problems.append(rates.warning)
     return AppData(
         catalog=load_catalog(),
         grid=load_grid(),
         desktop_defaults=load_desktop_defaults(),
-        book=load_price_book(providers),
+        book=book,
         predictor=load_predictor(),
         scaling=load_scaling(),
         electricity=load_electricity_index(fx),

@@ -15,12 +15,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from costcalc import columns as cols
-from costcalc import display, engine
+from costcalc import display, engine, explain
 from costcalc.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.grid import describe
 from costcalc.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.offers import is_stale
 from costcalc.scenario import AppData, Calculation
+from costcalc.terminal import fill, fill_all
 
 
 class TableColumn(Protocol):
@@ -30,6 +31,8 @@ class TableColumn(Protocol):
     def title(self) -> str: ...
     @property
     def numeric(self) -> bool: ...
+    @property
+    def width(self) -> cols.Width: ...
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,12 @@ class Plain:
     key: str
     title: str
     numeric: bool = True
+    clip: bool = False
+    """A name that may be cut with an ellipsis to fit the width."""
+
+    @property
+    def width(self) -> cols.Width:
+        return "name" if self.clip else "figure" if self.numeric else "label"
 
 
 def ranked(results: Sequence[OfferResult], run: bool) -> list[OfferResult]:
@@ -98,38 +107,108 @@ def render_table(
     columns: Sequence[TableColumn],
     rows: Sequence[dict[str, str]],
     ctx: cols.Context | None = None,
+    *,
+    width: int | None = None,
+    priority: Sequence[str] | None = None,
 ) -> str:
-    titles = [
-        c.title_in(ctx) if ctx is not None and isinstance(c, cols.Column) else c.title
-        for c in columns
-    ]
-    widths = [
-        max([len(title), *(len(r[c.key]) for r in rows)])
-        for title, c in zip(titles, columns, strict=True)
-    ]
+    """The table as text. With `width`, only the columns that fit it, chosen by `priority`
+    (the offer columns' PRIORITY by default; for a listing, its own order), with names cut
+    to fit and a line under the table that says what was left out."""
+
+    def title_of(column: TableColumn) -> str:
+        if ctx is not None and isinstance(column, cols.Column):
+            return column.title_in(ctx)
+        return column.title
+
+    natural = {c.key: max([len(title_of(c)), *(len(r[c.key]) for r in rows)]) for c in columns}
+    shown, widths, hidden = tuple(columns), tuple(natural[c.key] for c in columns), 0
+    if width is not None:
+        ranking = cols.PRIORITY if priority is None else priority
+        shown, widths, hidden = cols.fit_columns(columns, natural, width, priority=ranking)
 
     def line(cells: Sequence[str]) -> str:
         parts = [
-            cell.rjust(w) if col.numeric else cell.ljust(w)
-            for cell, w, col in zip(cells, widths, columns, strict=True)
+            display.clip(cell, w).rjust(w) if col.numeric else display.clip(cell, w).ljust(w)
+            for cell, w, col in zip(cells, widths, shown, strict=True)
         ]
         return "  ".join(parts).rstrip()
 
-    out = [line(titles)]
-    out += [line([r[c.key] for c in columns]) for r in rows]
+    out = [line([title_of(c) for c in shown])]
+    out += [line([r[c.key] for c in shown]) for r in rows]
+    if hidden:
+        left_out = ", ".join(title_of(c) for c in columns if c not in shown)
+        more = f"{hidden} more column{'s' if hidden > 1 else ''}"
+        out += fill(f"  --wide shows {more}: {left_out}", width, hang="    ")
     return "\n".join(out)
 
 
 def to_text(
-    calc: Calculation, data: AppData, top: int | None, labels: Mapping[str, str] | None = None
+    calc: Calculation,
+    data: AppData,
+    top: int | None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    width: int | None = None,
+    wide: bool = False,
+    short_labels: Mapping[str, str] | None = None,
 ) -> str:
-    """The report; `labels` are the providers' names for the verdict (the CLI passes them)."""
-    c, a, w = calc.comparison, calc.assumptions, calc.workload
-    d = c.desktop
+    """The answer as text. `labels`: the providers' names for the verdict (the CLI passes
+    them); `short_labels`: the names a table's provider column gives them; `width`: the
+    terminal's, which prose wraps to and tables fit (None: no limit); `wide`: tables show every
+    column whatever the width."""
+    c, w = calc.comparison, calc.workload
     run = w.run_hours is not None
+    comparable, scale_out, rest = groups(c)
+    shown = cols.shown(
+        cols.CLI_RUN_COLUMNS if run else cols.CLI_COLUMNS,
+        run=run,
+        batch=False,
+        items=w.items_per_run is not None,
+    )
+    rows = pick_rows(comparable, top, run)
+    scale_rows = pick_rows(scale_out, 3 if top else None, run)
+    ctx = table_context(calc, [*rows, *scale_rows], short_labels)
+    table_width = None if wide else width
+
+    def prose(*texts: str) -> list[str]:  # tables are fit to the width, never wrapped
+        return fill_all(texts, width)
+
+    which = "all offers" if top is None else "cheapest offers"
+    order = "cost per run" if run else "cost per year"
+    out = prose(
+        *desktop_lines(calc, data),
+        "",
+        f"Comparable cloud offers: {display.comparable_text(c, calc.spec, calc.desktop.gpu_count)}"
+        f"; {which} by {order}, speed relative to your desktop:",
+    )
+    table = [cols.cells(r, shown, ctx) for r in rows]
+    if run and c.desktop_run is not None:
+        table.insert(0, desktop_cells(calc, shown, ctx))
+    if table:
+        out.append(render_table(shown, table, ctx, width=table_width))
+    else:
+        out += prose(
+            "  no offers match your choice of providers (with only `custom`, give --cloud-price)"
+        )
+    if any(not r.offer.guaranteed for r in rows):
+        out += prose("  * no guaranteed GPU (free tier): shown for reference, never the verdict")
+    if scale_out:
+        out += prose(
+            "",
+            f"Scale-out: more GPUs than your desktop ({scaling_text(data, w.kind)}); "
+            "--scale-out lets them be the verdict:",
+        )
+        scale_table = [cols.cells(r, shown, ctx) for r in scale_rows]
+        out.append(render_table(shown, scale_table, ctx, width=table_width))
+    out += prose(*closing_lines(calc, len(rest), labels))
+    return "\n".join(out)
+
+
+def desktop_lines(calc: Calculation, data: AppData) -> list[str]:
+    """What the desktop costs to buy and to run, and the currency amounts are in."""
+    d, a, m = calc.comparison.desktop, calc.assumptions, calc.money
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     grid = data.grid.home(a.home_region)
-    m = calc.money
     lines = [
         f"Desktop: {gpus}, {display.usd(d.price_usd, m)} up front{card_text(calc)}, "
         f"{d.load_w:,.0f} W under load",
@@ -143,49 +222,32 @@ def to_text(
             f"  amounts in {m.code} at {m.symbol.strip()}{m.per_usd:.4g} per US dollar "
             f"(ECB reference rates of {m.as_of:%Y-%m-%d})"
         )
-    comparable, scale_out, rest = groups(c)
-    shown = cols.shown(
-        cols.CLI_RUN_COLUMNS if run else cols.CLI_COLUMNS,
-        run=run,
-        batch=False,
-        items=w.items_per_run is not None,
-    )
-    per_item = [r.run.usd_per_item for r in comparable if r.run is not None]
-    if c.desktop_run is not None:
-        per_item.append(c.desktop_run.usd_per_item)
-    ctx = cols.Context(now=calc.now, items_unit=cols.items_unit(per_item), money=m)
-    which = "all offers" if top is None else "cheapest offers"
-    order = "cost per run" if run else "cost per year"
-    lines += [
-        "",
-        f"Comparable cloud offers: {display.comparable_text(c, calc.spec, calc.desktop.gpu_count)}"
-        f"; {which} by {order}, speed relative to your desktop:",
-    ]
-    rows = pick_rows(comparable, top, run)
-    table = [cols.cells(r, shown, ctx) for r in rows]
-    if run and c.desktop_run is not None:
-        table.insert(0, desktop_cells(calc, shown, ctx))
-    lines.append(
-        render_table(shown, table, ctx)
-        if table
-        else "  no offers match your choice of providers (with only `custom`, give --cloud-price)"
-    )
-    if any(not r.offer.guaranteed for r in rows):
-        lines.append("  * no guaranteed GPU (free tier): shown for reference, never the verdict")
-    if scale_out:
-        lines += [
-            "",
-            f"Scale-out: more GPUs than your desktop ({scaling_text(data, w.kind)}); "
-            "--scale-out lets them be the verdict:",
-            render_table(
-                shown,
-                [cols.cells(r, shown, ctx) for r in pick_rows(scale_out, 3 if top else None, run)],
-                ctx,
-            ),
-        ]
-    if rest:
+    return lines
+
+
+def table_context(
+    calc: Calculation, rows: Sequence[OfferResult], labels: Mapping[str, str] | None
+) -> cols.Context:
+    """One number format per column over every row shown, the desktop's own row included."""
+    desk = calc.comparison.desktop_run if calc.workload.run_hours is not None else None
+    extra: dict[str, list[float]] = {}
+    if desk is not None:
+        extra = {"run_usd": [desk.usd], "run_co2_kg": [desk.co2_kg]}
+        if desk.usd_per_item is not None:
+            extra["run_usd_per_items"] = [desk.usd_per_item]
+    return cols.context_for(rows, now=calc.now, money=calc.money, labels=labels, extra=extra)
+
+
+def closing_lines(
+    calc: Calculation, left_out: int, labels: Mapping[str, str] | None = None
+) -> list[str]:
+    """Under the tables: what was left out, the break-even utilisation, the verdict and the
+    price it rests on."""
+    c, a = calc.comparison, calc.assumptions
+    lines = []
+    if left_out:
         lines.append(
-            f"  {len(rest)} offers with less memory per GPU or fewer GPUs are left out "
+            f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
             "(--memory-gb admits smaller cards when the job needs less; --json lists them all)."
         )
     if c.break_even_utilisation is not None and c.best is not None:
@@ -193,10 +255,10 @@ def to_text(
             f"  Over {a.horizon_years:g} years the desktop beats the cheapest comparable offer "
             f"above {display.percent(c.break_even_utilisation)} utilisation."
         )
-    lines += ["", display.verdict(c, a, calc.spec, m, labels)]
+    lines += ["", display.verdict(c, a, calc.spec, calc.money, labels)]
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
-    return "\n".join(lines)
+    return lines
 
 
 def card_text(calc: Calculation) -> str:
@@ -222,11 +284,11 @@ def desktop_cells(
         "usd_per_hour": "-",
         "relative_speed": display.speed(1.0),
         "run_hours": f"{r.hours:,.2f} h",
-        "run_usd": display.usd(r.usd, ctx.money),
-        "run_usd_per_items": display.usd(r.usd_per_item * ctx.items_unit, ctx.money)
+        "run_usd": ctx.usd("run_usd", r.usd),
+        "run_usd_per_items": ctx.usd("run_usd_per_items", r.usd_per_item * ctx.items_unit)
         if r.usd_per_item is not None
         else "-",
-        "run_co2_kg": display.co2(r.co2_kg),
+        "run_co2_kg": ctx.co2("run_co2_kg", r.co2_kg),
         "price_kind": "-",
         "price_age_days": "-",
     }
@@ -273,9 +335,50 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
     }
 
 
-def to_json(
-    calc: Calculation, data: AppData, top: int | None, labels: Mapping[str, str] | None = None
+def explain_lines(calc: Calculation, data: AppData) -> list[str]:
+    """How the verdict's offer gets its figures, step by step: the app's "why this number"
+    text (costcalc.explain), one string a line; none without a verdict offer."""
+    best = calc.comparison.best
+    if best is None:
+        return []
+    parts = explain.explain_offer(
+        best,
+        calc.comparison,
+        calc.desktop,
+        calc.assumptions,
+        calc.workload,
+        data.catalog,
+        data.grid,
+        calc.money,
+    )
+    return explain.to_text(parts).split("\n")
+
+
+def explain_text(
+    calc: Calculation,
+    data: AppData,
+    width: int | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> str:
+    """`explain_lines` under a heading that names the offer, wrapped to `width`."""
+    lines = explain_lines(calc, data)
+    best = calc.comparison.best
+    if best is None:
+        return "No verdict offer, so no figures to derive (see the filters and --scale-out)."
+    head = f"Why these figures, for {display.offer_label(best, labels)}:"
+    return "\n".join(fill_all([head, *lines], width))
+
+
+def to_json(
+    calc: Calculation,
+    data: AppData,
+    top: int | None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    with_explain: bool = False,
+) -> str:
+    """The whole answer as one JSON document; `with_explain` adds the derivation of the verdict
+    offer's figures ("explain": the lines `--explain` prints)."""
     c = calc.comparison
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
@@ -331,6 +434,8 @@ def to_json(
         "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }
+    if with_explain:
+        doc["explain"] = explain_lines(calc, data)
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 
 

@@ -452,7 +452,9 @@ def evaluate(
     gpu_name = scenario.gpu or (desktop_gpu(bench) if bench is not None else None) or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec = data.catalog.resolve(gpu_name)
+    spec, card_note = data.catalog.resolve_desktop(gpu_name)
+    if card_note is not None:
+        notes.append(card_note)
     found = None
     if bench is not None:
         found = effects(
@@ -484,6 +486,11 @@ def evaluate(
         if card is not None:
             base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
             price_usd = card.usd * scenario.gpu_count + base
+    if price_usd is None and spec.desktop_price_usd is None and card_note is not None:
+        # the PCIe card a desktop name means may have no sourced price: say why it was chosen
+        raise CostcalcError(
+            f"no desktop price known for {spec.name}; pass --desktop-price USD ({card_note})"
+        )
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
@@ -615,7 +622,7 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
     """The prefilled desktop price: street price of the GPUs plus the base system."""
-    spec = data.catalog.resolve(scenario.gpu or gpu)
+    spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
     if spec.desktop_price_usd is None:
         return None
     return build_desktop(spec, data.desktop_defaults, scenario.gpu_count).price_usd

@@ -53,6 +53,20 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 
 @pytest.fixture(autouse=True)
+def pipe_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees the width a pipe gets, 80 columns, whatever terminal runs the suite;
+    a test of another width sets COLUMNS itself."""
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+@pytest.fixture
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 200-column terminal: prose on one line each, every column of a table shown. For
+    tests about what the text says; tests/test_cli_width.py checks the narrow layout."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture(autouse=True)
 def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
     """Refuse any connection that is not to this machine: tests never touch the internet."""
 

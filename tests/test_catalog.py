@@ -84,3 +84,49 @@ def test_catalog_has_the_required_coverage() -> None:
         "b200",
     ):
         assert key in catalog
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("a100", "a100_pcie_40gb"),
+        ("A100 40GB", "a100_pcie_40gb"),
+        ("A100 80GB", "a100_pcie_80gb"),
+        ("A100-80G", "a100_pcie_80gb"),
+        ("h100", "h100_pcie_80gb"),
+        ("H100 80GB", "h100_pcie_80gb"),
+        ("V100 32GB", "v100_pcie_32gb"),
+    ],
+)
+def test_a_desktop_card_without_sxm_in_its_name_is_the_pcie_card(typed: str, key: str) -> None:
+    catalog = load_catalog()
+    spec, note = catalog.resolve_desktop(typed)
+    assert spec.key == key and spec.form_factor == "PCIe"
+    assert note is not None and repr(typed) in note and spec.short_name in note
+    server = catalog.resolve(typed)  # what the clouds rent under the same name
+    assert server.form_factor == "SXM" and server.short_name in note
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("A100 SXM4", "a100_sxm4_40gb"),
+        ("A100 80GB SXM4", "a100_sxm4_80gb"),
+        ("a100_sxm4_80gb", "a100_sxm4_80gb"),
+        ("H100 SXM", "h100_sxm5_80gb"),
+        ("A100 PCIe", "a100_pcie_40gb"),
+        ("H100 NVL", "h100_nvl_94gb"),
+        ("h200", "h200_sxm_141gb"),  # no PCIe H200 in the catalog: the one there is
+        ("rtx4090", "rtx4090"),
+    ],
+)
+def test_a_desktop_card_named_exactly_is_taken_as_named(typed: str, key: str) -> None:
+    spec, note = load_catalog().resolve_desktop(typed)
+    assert spec.key == key and note is None
+
+
+def test_cloud_names_keep_their_meaning() -> None:
+    catalog = load_catalog()
+    assert catalog.resolve("A100").key == "a100_sxm4_40gb"  # AWS p4d, Colab, Paperspace
+    family = {spec.key for spec in catalog.family("a100")}
+    assert {"a100_pcie_40gb", "a100_sxm4_40gb", "a100_pcie_80gb", "a100_sxm4_80gb"} <= family

@@ -63,6 +63,7 @@ def test_reference_case_reproduces_dettmers(capsys: pytest.CaptureFixture[str]) 
     assert doc["desktop"]["co2_kg_per_year"] > 0
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_reference_case_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run([*REFERENCE, "--provider", "custom"], capsys)
     assert code == 0, err
@@ -173,10 +174,15 @@ def test_run_hours_costs_every_offer(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_run_hours_table_shows_run_columns(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10"], capsys)
+    code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10", "--wide"], capsys)
     assert code == 0
     header = next(line for line in out.splitlines() if line.startswith("provider"))
     assert "$/run" in header and "time/run" in header and "CO2/run" in header
+    assert "$/year" not in header
+    code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10"], capsys)
+    header = next(line for line in out.splitlines() if line.startswith("provider"))
+    assert "$/run" in header and "CO2/run" not in header  # 80 columns keep what decides
+    assert "--wide shows" in out
 
 
 def test_memory_need_marks_small_gpus_as_not_fitting(capsys: pytest.CaptureFixture[str]) -> None:
@@ -284,6 +290,7 @@ def test_json_offers_carry_the_cost_efficiency_ratios(capsys: pytest.CaptureFixt
     assert ratios["per_fp32_tflops"] == pytest.approx(0.17, abs=0.01)
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_the_table_fills_with_guaranteed_offers(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(["quick", "--gpu", "rtx3090", "--top", "8"], capsys)
     rows = out.split("speed relative to your desktop:\n", 1)[1].split("\n  ")[0].splitlines()[1:]
@@ -292,17 +299,69 @@ def test_the_table_fills_with_guaranteed_offers(capsys: pytest.CaptureFixture[st
     assert len(free) <= 1  # the free tier stands for Colab once; the rest can be rented for sure
 
 
-def test_bare_costcalc_in_a_pipe_prints_help_instead_of_starting_the_app() -> None:
+@pytest.mark.parametrize("stdin", ["devnull", "terminal"])
+def test_bare_costcalc_in_a_pipe_prints_help_instead_of_starting_the_app(stdin: str) -> None:
+    """`costcalc | cat` from cron (no terminal at all) or typed in a shell (a terminal on
+    stdin, a pipe on stdout): help and exit 0, never the app waiting for keys that never come."""
+    import os
+    import pty
     import subprocess
     import sys
 
-    done = subprocess.run(
-        [sys.executable, "-m", "costcalc"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    controller, terminal = pty.openpty() if stdin == "terminal" else (None, None)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "costcalc"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL if terminal is None else terminal,
+        )
+    finally:
+        for fd in (controller, terminal):
+            if fd is not None:
+                os.close(fd)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: costcalc")
     assert "quick" in done.stdout and "Traceback" not in done.stderr
+    assert "Examples:" in done.stdout
+
+
+def test_a_desktop_a100_is_the_pcie_card_and_the_output_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "a100", "--desktop-price", "9000"], capsys)
+    assert code == 0, err
+    assert out.startswith("Desktop: 1x A100 PCIe 40GB, $9,000 up front")
+    first, *rest = err.splitlines()  # one note, wrapped to the terminal with a hanging indent
+    assert all(line.startswith("  ") for line in rest) and len(first) <= 80
+    assert " ".join(line.strip() for line in [first, *rest]) == (
+        "costcalc: note: 'a100' read as the A100 PCIe 40GB, the desktop card; "
+        "say SXM for the A100 SXM4 40GB server module"
+    )
+    doc = run_json(["quick", "--gpu", "A100 80GB", "--desktop-price", "15000"], capsys)
+    assert doc["inputs"]["scenario"]["gpu"] == "a100_pcie_80gb"
+    assert doc["desktop"]["load_w"] == 300 + 100  # the PCIe card's 300 W, not the SXM's 400
+    assert any("A100 PCIe 80GB" in note for note in doc["notes"])
+    sxm = run_json(["quick", "--gpu", "A100 80GB SXM4", "--desktop-price", "15000"], capsys)
+    assert sxm["inputs"]["scenario"]["gpu"] == "a100_sxm4_80gb" and sxm["notes"] == doc["notes"][1:]
+    h100 = run_json(["quick", "--gpu", "h100", "--desktop-price", "30000"], capsys)
+    assert h100["inputs"]["scenario"]["gpu"] == "h100_pcie_80gb"
+
+
+def test_a_cloud_a100_is_still_every_a100(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["quick", "--gpu", "a100", "--desktop-price", "9000", "--cloud-gpu", "a100"]
+    doc = run_json([*argv, "--scale-out"], capsys)
+    assert {o["gpu"] for o in doc["offers"]} >= {"a100_sxm4_40gb", "a100_sxm4_80gb"}
+
+
+def test_a_desktop_a100_without_a_price_is_one_line_naming_the_card(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "a100"], capsys)
+    assert code == 2 and not out
+    assert err == (  # one line (a log keeps it whole) that says why this card was chosen
+        "costcalc: error: no desktop price known for A100 PCIe 40GB; pass --desktop-price USD "
+        "('a100' read as the A100 PCIe 40GB, the desktop card; say SXM for the A100 SXM4 40GB "
+        "server module)\n"
+    )

@@ -56,13 +56,14 @@ def builds(
 # --------------------------------------------------------------------------- done when
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_the_issue_command_shows_six_builds_and_why_four_4090s_do_not_fit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, err = run(DONE_WHEN, capsys)
     assert code == 0, err
     table = out.split("\n\n", 2)[1].splitlines()
-    assert len(table) == 1 + 6 + 1  # title row, six builds, the key line
+    assert table[7].startswith("  TCO: ")  # title row, six builds, then the key
     rows = {line.split("  ")[0]: line for line in table[1:7]}
     names = ("GeForce RTX 4090", "RTX 6000 Ada Generation")
     assert set(rows) == {f"{n}x {name}" for n in (1, 2, 4) for name in names}
@@ -146,7 +147,7 @@ def test_help_ends_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["desktops", "--help"])
     out = capsys.readouterr().out
-    tail = out.rstrip().split("examples:\n", 1)[1].splitlines()
+    tail = out.rstrip().split("Examples:\n", 1)[1].splitlines()
     assert 2 <= len(tail) <= 3
     assert all(line.strip().startswith("costcalc desktops") for line in tail)
 
@@ -171,8 +172,10 @@ def test_memory_is_per_gpu_and_marks_builds_that_cannot_hold_the_job(
     held = {b.spec.key: b.holds_job for b in result.builds}
     assert held == {"rtx4090": False, "rtx_a6000": True}  # 2x 24 GB is not 48 GB for one model
     assert result.best is not None and result.best.spec.key == "rtx_a6000"
-    _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "2", "--memory-gb", "40"], capsys)
-    assert "2x 24 GB (too small)" in out and "the model is not split across GPUs" in out
+    argv = ["desktops", "--gpu", "rtx4090", "--count", "2", "--memory-gb", "40"]
+    _, out, _ = run([*argv, "--wide"], capsys)
+    assert "2x 24 GB (too small)" in out
+    assert "the model is not split across GPUs" in " ".join(out.split())
 
 
 def test_figures_come_from_the_engine_and_the_price_table(
@@ -238,6 +241,7 @@ def test_the_reliability_factors_are_listed_beside_the_figures(
     assert "$" not in after.split("Note:")[0]  # said in words, never turned into dollars
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_saved_settings_fill_only_the_inputs_desktops_uses(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -251,3 +255,11 @@ def test_saved_settings_fill_only_the_inputs_desktops_uses(
     assert "at 30% utilisation" in out
     _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "1", "--no-config"], capsys)
     assert "at 15% utilisation" in out
+
+
+def test_a_desktop_a100_or_h100_is_the_pcie_card(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(["desktops", "--gpu", "a100", "--gpu", "H100", "--count", "1"], capsys)
+    assert {b["gpu"] for b in doc["builds"]} == {"a100_pcie_40gb", "h100_pcie_80gb"}
+    server = run_json(["desktops", "--gpu", "A100 SXM4", "--count", "1"], capsys)
+    (build,) = server["builds"]
+    assert build["gpu"] == "a100_sxm4_40gb" and build["fits"] is False  # a module needs a server

@@ -34,3 +34,17 @@ def test_the_readme_documents_every_quick_option() -> None:
     readme = (ROOT / "README.md").read_text()
     for spec in inputs.INPUTS:
         assert spec.flag in readme, spec.flag
+
+
+def test_the_readme_names_every_option_of_every_command() -> None:
+    from costcalc.cli import build_parser
+
+    readme = (ROOT / "README.md").read_text()
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sub.choices
+    for name, command in sub.choices.items():  # type: ignore[union-attr]
+        for action in command._actions:
+            for option in action.option_strings:
+                if option.startswith("--") and option != "--help":
+                    assert option in readme, f"costcalc {name} {option}"

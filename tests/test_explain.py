@@ -149,3 +149,87 @@ def test_a_wrong_formula_would_be_caught() -> None:
         check_arithmetic("kWh/year = 350 W x 0.15 x 8,760 h / 1000 = 591.3 kWh")
     with pytest.raises(AssertionError):
         check_arithmetic("d = 2,200 / (7.704 - 0.1944) = 290.00 days")
+
+
+# ---------------------------------------------------------------- costcalc quick --explain
+
+REFERENCE = [
+    "quick", "--gpu", "rtx3090", "--util", "0.15", "--desktop-price", "2200", "--gpu-watts", "350",
+    "--system-watts", "100", "--kwh-price", "0.12", "--cloud-price", "2.14", "--provider", "custom",
+    "--run-hours", "10", "--no-config",
+]  # fmt: skip
+
+
+def quick(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from costcalc.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def formula(lines: list[str], start: str, nth: int = 0) -> str:
+    found = [line.strip() for line in lines if line.strip().startswith(start)]
+    return found[nth]
+
+
+def result_of(line: str) -> float:
+    return stated(line.split(" = ")[-1].split(" (")[0])
+
+
+def test_quick_explain_derives_the_json_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    doc = json.loads(quick([*REFERENCE, "--json", "--explain"], capsys))
+    lines, desk, best = doc["explain"], doc["desktop"], doc["best"]
+    for line in lines:
+        if line.strip().startswith((*FORMULAS, "desktop:")):
+            check_arithmetic(line.strip())  # each sum, redone from its own numbers ...
+    # ... lands on the figure --json gives
+    assert result_of(formula(lines, "load =")) == pytest.approx(desk["load_w"])
+    assert result_of(formula(lines, "kWh/year =")) == pytest.approx(desk["kwh_per_year"], abs=0.05)
+    electricity = result_of(formula(lines, "$/year =", 0))
+    assert electricity == pytest.approx(desk["electricity_usd_per_year"], abs=0.005)
+    assert result_of(formula(lines, "hours/year =")) == pytest.approx(best["hours_per_year"])
+    assert result_of(formula(lines, "$/year =", 1)) == pytest.approx(best["usd_per_year"], abs=0.5)
+    assert formula(lines, "d =").endswith(f"= {best['break_even_days']:,.2f} days")
+    assert result_of(formula(lines, "cloud:")) == pytest.approx(best["co2_kg_per_year"], abs=0.05)
+    assert result_of(formula(lines, "cost =")) == pytest.approx(best["run"]["usd"], abs=0.005)
+    assert {k for k in doc if k != "explain"} == set(
+        json.loads(quick([*REFERENCE, "--json"], capsys))
+    )  # --explain adds a field and changes none
+
+
+def test_quick_explain_text_is_the_json_lines_and_the_apps_panel(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, data: AppData
+) -> None:
+    import json
+
+    from costcalc import report
+    from costcalc.tui.widgets.why import why_text
+
+    monkeypatch.setenv("COLUMNS", "200")
+    text = quick([*REFERENCE, "--explain"], capsys)
+    head, derivation = text.split("\nWhy these figures, for custom $2.14/h (RTX 3090):\n")
+    assert head.rstrip().endswith("That is your own price (--cloud-price).")  # after the answer
+    doc = json.loads(quick([*REFERENCE, "--json", "--explain"], capsys))
+    assert derivation.rstrip("\n").split("\n") == doc["explain"]
+    scenario = Scenario(gpu="rtx3090", run_hours=10, items_per_run=1000, utilisation=0.4)
+    calc = evaluate(scenario, data, NOW)
+    assert calc.comparison.best is not None
+    panel = why_text(calc, calc.comparison.best, data).plain
+    assert panel.rstrip("\n").split("\n") == report.explain_lines(calc, data)
+
+
+def test_quick_explain_in_another_currency(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    argv = ["quick", "--gpu", "rtx4090", "--region", "DE", "--currency", "EUR", "--no-config"]
+    doc = json.loads(quick([*argv, "--json", "--explain"], capsys))
+    per_usd = doc["currency"]["per_usd"]
+    cloud_year = formula(doc["explain"], "€/year =", 1)
+    euros = float(cloud_year.rsplit("€", 1)[1].replace(",", ""))
+    assert euros == pytest.approx(doc["best"]["usd_per_year"] * per_usd, rel=0.002, abs=0.5)
+    text = quick([*argv, "--explain"], capsys)
+    assert "€/year =" in text and all(len(line) <= 80 for line in text.splitlines())

@@ -258,8 +258,8 @@ def test_escape_sequences_in_a_feed_never_reach_the_terminal(
     monkeypatch.setenv("COSTCALC_DIGITALOCEAN_TOKEN", "secret")
     assert refresh(capsys, "--provider", "paperspace")[0] == 0
     for argv in (
-        ["prices", "--provider", "paperspace"],
-        ["history", "--provider", "paperspace"],
+        ["prices", "--provider", "paperspace", "--wide"],  # whole names, not cut to 80
+        ["history", "--provider", "paperspace", "--wide"],
         ["quick", "--gpu", "rtx3090", "--provider", "paperspace", "--top", "40"],
     ):
         assert main(argv) == 0
@@ -317,3 +317,28 @@ def test_a_home_that_cannot_hold_files_is_one_line(
         _out, err = capsys.readouterr()
         assert code in codes, (argv, err)
         assert "Traceback" not in err and len(err.strip().splitlines()) <= 2, (argv, err)
+
+
+def test_broken_user_files_cost_a_warning_or_one_line_never_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from importlib import resources
+
+    from costcalc import locations
+    from costcalc.snapshots import fx_path
+
+    bundled = resources.files("prices").joinpath("fx.yaml").read_text(encoding="utf-8")
+    fx_path().parent.mkdir(parents=True, exist_ok=True)
+    fx_path().write_text(bundled[: len(bundled) // 2])  # a refresh cut off mid-write
+    locations.config_file().parent.mkdir(parents=True, exist_ok=True)
+    locations.config_file().write_text("util: [unclosed\n  : : garbage\n")
+    argv = ["quick", "--gpu", "rtx3090", "--currency", "EUR"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "amounts in EUR" in " ".join(out.split())
+    assert "config.yaml: not valid YAML" in err and "; using defaults" in err
+    assert "fx.yaml" in err and "using the bundled exchange rates instead" in err
+    locations.price_overrides_file().write_bytes(b"overrides:\n  - provider: \xff bad\n")
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert not out and "not UTF-8" in err.splitlines()[-1] and "Traceback" not in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
@@ -97,10 +98,39 @@ def test_history_command_shows_a_sparkline_per_offer(capsys: pytest.CaptureFixtu
         history.record(
             [offer("g4dn.xlarge", usd, T0 + timedelta(hours=hours))], T0 + timedelta(hours=hours)
         )
-    assert main(["history", "--gpu", "T4"]) == 0
-    out = capsys.readouterr().out
-    assert "aws-spot g4dn.xlarge us-test-1" in out
-    assert "▁█▅" in out and "$0.25/h" in out and "3 points" in out
+    assert main(["history", "--gpu", "T4", "--wide"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    titles = re.split(r"\s{2,}", header.strip())
+    assert titles == [
+        "provider", "offer", "region", "GPU", "trend", "$/h", "low", "high", "points", "observed"
+    ]  # fmt: skip
+    (row,) = [re.split(r"\s{2,}", r.strip()) for r in rows if "us-test-1" in r]
+    assert row == [
+        "aws-spot", "g4dn.xlarge", "us-test-1", "T4", "▁█▅", "0.25", "0.2", "0.3", "3",
+        "2026-11-01 .. 2026-11-02",
+    ]  # fmt: skip
+    assert main(["history", "--gpu", "T4"]) == 0  # 80 columns: the offer, its price, its trend
+    header, *rows = capsys.readouterr().out.splitlines()
+    (row,) = [r for r in rows if "us-test-1" in r]
+    assert row.startswith("aws-spot") and "▁█▅" in row and " 0.25" in row
+    assert len(header) <= 80 and all(len(r) <= 80 for r in rows)
+    assert any(r.strip().startswith("--wide shows") for r in rows[-3:])
+
+
+def test_the_trend_shows_the_latest_prices_and_wide_shows_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    prices = [0.10 + 0.01 * (i % 8) for i in range(40)]
+    for i, usd in enumerate(prices):
+        when = T0 + timedelta(hours=i)
+        history.record([offer("g4dn.xlarge", usd, when)], when)
+    assert main(["history", "--gpu", "T4", "--region", "us-test-1", "--wide"]) == 0
+    everything = capsys.readouterr().out
+    assert history.sparkline(prices) in everything
+    assert main(["history", "--gpu", "T4", "--region", "us-test-1"]) == 0
+    latest = capsys.readouterr().out
+    assert history.sparkline(prices[-30:]) in latest
+    assert history.sparkline(prices) not in latest
 
 
 def test_history_json_points(capsys: pytest.CaptureFixture[str]) -> None:

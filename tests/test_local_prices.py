@@ -23,6 +23,7 @@ def quick_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
     return json.loads(out)
 
 
+@pytest.mark.usefixtures("wide_terminal")
 @pytest.mark.parametrize(
     ("region", "label", "currency"),
     [
@@ -98,6 +99,7 @@ def test_the_2026_desktop_price_is_dated_and_sourced(capsys: pytest.CaptureFixtu
     assert doc["desktop_price"]["condition"] in ("new", "used", "new or used")
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_an_old_card_price_says_so(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -127,6 +127,7 @@ def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(
     assert not any(o["gpu"] == "t4_renamed" for o in json.loads(out)["offers"])
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_empty_listings_are_said_not_crashed_on(capsys: pytest.CaptureFixture[str]) -> None:
     from costcalc.cli import main
 

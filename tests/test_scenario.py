@@ -80,6 +80,7 @@ def test_flags_and_saved_settings_give_byte_identical_json(
     assert doc["inputs"]["assumptions"]["home_region"] == "DE"
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_saved_settings_are_said_on_the_first_line_and_no_config_ignores_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -48,6 +48,7 @@ def test_the_default_verdict_names_a_single_gpu_with_enough_memory(
     assert best["name"] in doc["verdict"]
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_scale_out_offers_are_labelled_and_win_only_when_allowed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -175,6 +176,7 @@ async def test_no_catalog_key_on_the_app_screens() -> None:
                 await pilot.press("escape")
 
 
+@pytest.mark.usefixtures("wide_terminal")
 def test_run_mode_answers_the_run_question(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         ["quick", "--gpu", "rtx3090", "--run-hours", "10", "--items", "1000000"], capsys

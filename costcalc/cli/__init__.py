@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from costcalc import __version__
+from costcalc.cli import output
 
 COMMANDS: dict[str, str] = {
     "quick": "costcalc.cli.quick",
@@ -49,6 +50,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "Rent cloud GPUs or buy a desktop? Cost per run, break-even days, kWh and CO2. "
             "Without a command, opens the interactive app (in a terminal; in a pipe it prints "
             "this help)."
+        ),
+        **output.examples(
+            "costcalc quick --gpu rtx4090 --util 40% --region DE --currency EUR",
+            "costcalc desktops --gpu rtx4090 --gpu rtx_a6000 --count 1,2",
+            "costcalc prices --gpu h100",
         ),
     )
     parser.add_argument("--version", action="version", version=f"costcalc {__version__}")

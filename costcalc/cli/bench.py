@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
 from costcalc.constants import DTYPES
 
 
@@ -17,6 +18,11 @@ def register(sub: Any) -> None:
             "bandwidth, kernel launch overhead, two reference training steps (a ResNet-style "
             "CNN and a transformer block), the largest batch that fits, and NVML power when "
             "available. Needs the 'bench' extra (torch)."
+        ),
+        **output.examples(
+            "costcalc bench --quick --save",
+            "costcalc bench --device cpu --json",
+            "costcalc bench --step mymodule:train_step --batch-size 64",
         ),
     )
     p.add_argument("--device", choices=("cuda", "mps", "cpu"), help="default: the best present")

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from costcalc.cli import args as cli_args
+from costcalc.cli import output
 
 FIELDS = (
     "utilisation",
@@ -21,12 +22,11 @@ FIELDS = (
 )
 """The scenario inputs that change a build's figures; they read exactly as in `quick`."""
 
-EXAMPLES = """\
-examples:
-  costcalc desktops --gpu rtx4090 --gpu rtx6000_ada --count 1,2,4 --kind transformer
-  costcalc desktops --gpu 5090 --gpu 3090 --count 1,2 --region DE --kwh-price 0.35 --util 30%
-  costcalc desktops --gpu rtx4090 --gpu rtx_a6000 --count 2,4 --memory-gb 40 --json
-"""
+EXAMPLES = (
+    "costcalc desktops --gpu rtx4090 --gpu rtx6000_ada --count 1,2,4",
+    "costcalc desktops --gpu 5090 --gpu 3090 --count 1,2 --region DE --util 30%",
+    "costcalc desktops --gpu rtx4090 --gpu rtx_a6000 --memory-gb 40 --json",
+)
 
 
 def register(sub: Any) -> None:
@@ -42,8 +42,7 @@ def register(sub: Any) -> None:
             "board, cooling, the largest PSU sold for your voltage and one wall circuit of "
             "your region. A build that does not fit is shown with the reason and never wins."
         ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **output.examples(*EXAMPLES),
     )
     p.add_argument(
         "--gpu",
@@ -67,6 +66,7 @@ def register(sub: Any) -> None:
     )
     cli_args.add_inputs(p, fields=FIELDS)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_wide(p)
     p.set_defaults(run=run)
 
 
@@ -75,6 +75,7 @@ def run(ns: argparse.Namespace) -> int:
 
     from costcalc import desktops, desktops_report
     from costcalc.loaders import load_app_data, load_desktop_hardware, utc_now
+    from costcalc.terminal import fill
 
     now = utc_now()
     counts = desktops.parse_counts(ns.counts or ["1,2,4"])
@@ -92,7 +93,8 @@ def run(ns: argparse.Namespace) -> int:
             desktops_report.to_json(result, hw, scenario=scenario_json, warnings=data.book.warnings)
         )
         return 0
+    width = output.width()
     if note:
-        print(note)
-    print(desktops_report.to_text(result, hw, data.catalog))
+        print("\n".join(fill(note, width)))
+    print(desktops_report.to_text(result, hw, data.catalog, width=width, wide=ns.wide))
     return 0

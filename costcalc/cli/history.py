@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
+
+PRIORITY = ("name", "now", "trend", "gpu", "provider", "region", "low", "high", "points", "span")
+"""What a narrow terminal keeps of `costcalc history`: the offer, its price now and its trend."""
+
+TREND_POINTS = 30
+"""Bars in the trend column: the latest points (all of them with --wide)."""
+
 
 def register(sub: Any) -> None:
     from providers.registry import names
@@ -13,15 +21,22 @@ def register(sub: Any) -> None:
         "history",
         help="show how prices moved across refreshes (sparklines or JSON)",
         description=(
-            "Show every price `costcalc refresh` has observed, one line per offer with a "
-            "sparkline of its price over time; --json prints the points (fetched_at, "
-            "usd_per_hour)."
+            "Show every price `costcalc refresh` has observed, together with the prices of "
+            "the snapshots in use (the bundled ones included), one row per offer with a "
+            f"sparkline of its latest {TREND_POINTS} prices (--wide: all of them); --json "
+            "prints every point (fetched_at, usd_per_hour)."
+        ),
+        **output.examples(
+            "costcalc history --gpu h100",
+            "costcalc history --provider aws-spot --region us-east-1 --wide",
+            "costcalc history --gpu 'A100 80GB' --json",
         ),
     )
     p.add_argument("--gpu", help="only offers with this GPU, e.g. h100, 'A100 80GB', t4")
     p.add_argument("--provider", metavar="NAME", help=f"only this provider: {', '.join(names())}")
     p.add_argument("--region", metavar="CODE", help="only this region, e.g. us-east-1")
     p.add_argument("--json", action="store_true", help="print a JSON list of series")
+    output.add_wide(p)
     p.set_defaults(run=run)
 
 
@@ -65,17 +80,39 @@ def run(ns: argparse.Namespace) -> int:
     if not series:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
-    width = max(len(fmt.safe(f"{s.provider} {s.name} {s.region}")) for s in series)
     from costcalc.loaders import load_catalog
+    from costcalc.report import Plain, render_table
 
     names = {spec.key: spec.short_name for spec in load_catalog()}
+    columns = (
+        Plain("provider", "provider", numeric=False),
+        Plain("name", "offer", numeric=False, clip=True),
+        Plain("region", "region", numeric=False),
+        Plain("gpu", "GPU", numeric=False, clip=True),
+        Plain("trend", "trend", numeric=False),
+        Plain("now", "$/h"),
+        Plain("low", "low"),
+        Plain("high", "high"),
+        Plain("points", "points"),
+        Plain("span", "observed", numeric=False),
+    )
+    rows = []
     for s in series:
         prices = [p.usd_per_hour for p in s.points]
-        label = fmt.safe(f"{s.provider} {s.name} {s.region}").ljust(width)
-        gpus = fmt.gpus(names.get(s.gpu, s.gpu), s.gpu_count)
-        span = f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}"
-        print(
-            f"{label}  {gpus:<22} {history.sparkline(prices)}  ${prices[-1]:,.4g}/h "
-            f"(low {min(prices):,.4g}, high {max(prices):,.4g}; {len(prices)} points, {span})"
+        rows.append(
+            {
+                "provider": fmt.safe(s.provider),
+                "name": fmt.safe(s.name),
+                "region": fmt.safe(s.region),
+                "gpu": fmt.gpus(names.get(s.gpu, s.gpu), s.gpu_count),
+                "trend": history.sparkline(prices if ns.wide else prices[-TREND_POINTS:]),
+                "now": f"{prices[-1]:,.4g}",
+                "low": f"{min(prices):,.4g}",
+                "high": f"{max(prices):,.4g}",
+                "points": f"{len(prices):,}",
+                "span": f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}",
+            }
         )
+    width = None if ns.wide else output.width()
+    print(render_table(columns, rows, width=width, priority=PRIORITY))
     return 0

@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
+
+GPUS_PRIORITY = ("key", "name", "mem", "price", "fp16", "fp32", "bw", "watts", "arch")
+"""What a narrow terminal keeps of `costcalc gpus`: the name you type, then memory and price."""
+
+PRICES_PRIORITY = ("name", "gpu", "price", "provider", "kind", "age", "region", "fee")
+"""What a narrow terminal keeps of `costcalc prices`: the offer, its GPU and price first."""
+
 
 def register(sub: Any) -> None:
     from providers.registry import names
@@ -13,9 +21,15 @@ def register(sub: Any) -> None:
         "gpus",
         help="list the GPU catalog with specs and sources",
         description="List every GPU costcalc knows, with the names it accepts for each.",
+        **output.examples(
+            "costcalc gpus",
+            "costcalc gpus --segment workstation --wide",
+            "costcalc gpus --json",
+        ),
     )
     g.add_argument("--segment", choices=("consumer", "workstation", "datacenter"))
     g.add_argument("--json", action="store_true", help="print a JSON list")
+    output.add_wide(g)
     g.set_defaults(run=run_gpus)
 
     p = sub.add_parser(
@@ -25,6 +39,11 @@ def register(sub: Any) -> None:
             "List the offers in the current price snapshots (refreshed ones override the "
             "bundled ones), marking stale data by each provider's policy: a spot feed after a "
             "day, list prices after 90 days."
+        ),
+        **output.examples(
+            "costcalc prices --gpu h100",
+            "costcalc prices --provider aws-spot --region us-east-1 --wide",
+            "costcalc prices --provider runpod --gpu rtx4090 --json",
         ),
     )
     p.add_argument(
@@ -48,6 +67,7 @@ def register(sub: Any) -> None:
         help="only offers in this cloud region (repeatable): us-east-1, NY2, ...",
     )
     p.add_argument("--json", action="store_true", help="print a JSON list of offers")
+    output.add_wide(p)
     p.set_defaults(run=run_prices)
 
 
@@ -64,7 +84,7 @@ def run_gpus(ns: argparse.Namespace) -> int:
 
     columns = (
         Plain("key", "key", numeric=False),
-        Plain("name", "name", numeric=False),
+        Plain("name", "name", numeric=False, clip=True),
         Plain("arch", "architecture", numeric=False),
         Plain("mem", "GB"),
         Plain("bw", "GB/s"),
@@ -87,7 +107,8 @@ def run_gpus(ns: argparse.Namespace) -> int:
         }
         for s in specs
     ]
-    print(render_table(columns, rows))
+    width = None if ns.wide else output.width()
+    print(render_table(columns, rows, width=width, priority=GPUS_PRIORITY))
     return 0
 
 
@@ -100,6 +121,7 @@ def run_prices(ns: argparse.Namespace) -> int:
     from costcalc.offers import age_days, is_stale
     from costcalc.report import Plain, cloud_offer_json, render_table
     from costcalc.snapshots import load_price_book
+    from costcalc.terminal import fill_all
     from providers import registry
 
     now = utc_now()
@@ -122,20 +144,21 @@ def run_prices(ns: argparse.Namespace) -> int:
         ]
         print(json.dumps(doc, indent=2))
         return 0
+    width = output.width()
     for provider, loaded in book.snapshots.items():
         stale = loaded.is_stale(now)
-        print(
+        head = (
             f"{provider}: {loaded.origin}, prices of {loaded.fetched_at:%Y-%m-%d} "
-            f"(age {display.age(age_days(loaded.fetched_at, now))}{', STALE' if stale else ''}); "
-            f"source: {loaded.snapshot.source}"
+            f"(age {display.age(age_days(loaded.fetched_at, now))}{', STALE' if stale else ''})"
         )
+        print("\n".join(fill_all([head, f"  source: {loaded.snapshot.source}"], width)))
     if not offers:
         print("\nno offers match", file=sys.stderr)
         return 0
     columns = (
         Plain("provider", "provider", numeric=False),
-        Plain("name", "offer", numeric=False),
-        Plain("gpu", "GPU", numeric=False),
+        Plain("name", "offer", numeric=False, clip=True),
+        Plain("gpu", "GPU", numeric=False, clip=True),
         Plain("region", "region", numeric=False),
         Plain("price", "$/h"),
         Plain("fee", "plan $/mo"),
@@ -157,5 +180,5 @@ def run_prices(ns: argparse.Namespace) -> int:
         for o in offers
     ]
     print()
-    print(render_table(columns, rows))
+    print(render_table(columns, rows, width=None if ns.wide else width, priority=PRICES_PRIORITY))
     return 0

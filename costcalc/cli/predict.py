@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
 from costcalc.constants import DTYPES, KINDS
+
+PRIORITY = ("gpu", "seconds", "speedup", "band")
+"""What a narrow terminal keeps: the GPU, the predicted time, then the speed-up."""
 
 
 def _seconds(text: str) -> float:
@@ -26,6 +30,11 @@ def register(sub: Any) -> None:
             "Scale a time measured on one GPU to another GPU: the step is split into matmul, "
             "memory-bound and overhead time, each scaled by the target's achievable rate. "
             "Shows a low-high band from the calibration's leave-one-GPU-out errors."
+        ),
+        **output.examples(
+            "costcalc predict --from rtx3090 --to 'A100 80GB' --seconds 3600",
+            "costcalc predict --from t4 --to all --seconds 600 --dtype fp16",
+            "costcalc predict --from rtx4090 --to h100 --seconds 90 --json",
         ),
     )
     p.add_argument("--from", dest="source", required=True, metavar="GPU", help="GPU you timed on")
@@ -52,6 +61,7 @@ def register(sub: Any) -> None:
         "tensor cores, fp32 otherwise, as in quick and the app)",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    output.add_wide(p)
     p.set_defaults(run=run)
 
 
@@ -75,12 +85,24 @@ def run(ns: argparse.Namespace) -> int:
         rows = [p.model_dump(exclude={"profile"}) for p in found]
         print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
         return 0
+    from costcalc.report import Plain, render_table
+
     print(f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}:")
-    width = max(len(catalog.get(p.target).name) for p in found)
-    for p in found:
-        name = catalog.get(p.target).name
-        print(
-            f"  {name:{width}}  {p.seconds:12,.4g} s  ({p.low_s:,.4g}-{p.high_s:,.4g})  "
-            f"{p.speedup:5.2f}x"
-        )
+    columns = (
+        Plain("gpu", "GPU", numeric=False, clip=True),
+        Plain("seconds", "seconds"),
+        Plain("band", "low-high"),
+        Plain("speedup", "speed-up"),
+    )
+    rows = [
+        {
+            "gpu": catalog.get(p.target).name,
+            "seconds": f"{p.seconds:,.4g}",
+            "band": f"{p.low_s:,.4g}-{p.high_s:,.4g}",
+            "speedup": f"{p.speedup:.2f}x",
+        }
+        for p in found
+    ]
+    width = None if ns.wide else output.width()
+    print(render_table(columns, rows, width=width, priority=PRIORITY))
     return 0

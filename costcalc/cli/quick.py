@@ -6,6 +6,13 @@ import argparse
 from typing import Any
 
 from costcalc.cli import args as cli_args
+from costcalc.cli import output
+
+EXAMPLES = (
+    "costcalc quick --gpu rtx4090 --util 40% --region DE --currency EUR",
+    "costcalc quick --gpu rtx3090 --util 15% --run-hours 12 --explain",
+    "costcalc quick --gpu 'RTX 6000 Ada' --cloud-gpu a100 --cloud-gpu h100 --json",
+)
 
 
 def register(sub: Any) -> None:
@@ -20,6 +27,7 @@ def register(sub: Any) -> None:
             "(COSTCALC_UTIL, COSTCALC_REGION, ... : COSTCALC_ and the option's name), then from "
             "the bundled defaults. --no-config ignores the saved settings."
         ),
+        **output.examples(*EXAMPLES),
     )
     cli_args.add_inputs(p)
     rows = p.add_mutually_exclusive_group()
@@ -28,6 +36,13 @@ def register(sub: Any) -> None:
     )
     rows.add_argument("--all", action="store_true", help="show every offer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the answer, derive the verdict offer's figures step by step (the app's "
+        "'why this number'); with --json, an \"explain\" field of lines",
+    )
+    output.add_wide(p)
     p.set_defaults(run=run)
 
 
@@ -38,6 +53,7 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.constants import CUSTOM_PROVIDER
     from costcalc.loaders import load_app_data, utc_now
     from costcalc.scenario import evaluate
+    from costcalc.terminal import fill
     from providers import registry
 
     now = utc_now()
@@ -53,14 +69,23 @@ def run(ns: argparse.Namespace) -> int:
     calc = evaluate(scenario, data, now, bench=bench)
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
+    width = output.width()
     for line in calc.notes:
-        print(f"costcalc: note: {line}", file=sys.stderr)
+        print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
     if ns.json:
-        print(report.to_json(calc, data, top=top, labels=registry.labels()))
+        print(
+            report.to_json(calc, data, top=top, labels=registry.labels(), with_explain=ns.explain)
+        )
         return 0
     if note:
-        print(note)
-    print(report.to_text(calc, data, top=None if ns.all else top or 10, labels=registry.labels()))
+        print("\n".join(fill(note, width)))
+    rows = None if ns.all else top or 10
+    short = registry.short_labels()
+    labels = registry.labels()
+    print(report.to_text(calc, data, rows, labels, width=width, wide=ns.wide, short_labels=short))
+    if ns.explain:
+        print()
+        print(report.explain_text(calc, data, width, labels))
     return 0
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
+
 
 def register(sub: Any) -> None:
     from providers.registry import PROVIDERS
@@ -19,6 +21,11 @@ def register(sub: Any) -> None:
             "price history. A provider that fails keeps its last good snapshot. Exit codes: "
             "0 all refreshed, 1 some provider failed, 2 usage error, 3 another refresh is "
             f"running. Feed settings: {urls}."
+        ),
+        **output.examples(
+            "costcalc refresh",
+            "costcalc refresh --provider aws-spot --provider runpod --json",
+            "costcalc refresh --print-cron",
         ),
     )
     p.add_argument(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from costcalc.cli import output
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -14,6 +16,7 @@ def register(sub: Any) -> None:
             "Explore rent versus buy interactively: your setup, every offer, the break-even "
             "curves and the formulas behind each number. Settings are saved in your config file."
         ),
+        **output.examples("costcalc", "costcalc tui"),
     )
     p.set_defaults(run=run)
 
