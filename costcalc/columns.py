@@ -564,16 +564,20 @@ def context_for(
     """The context for a table of `results`: the $-per-items unit and one number format per
     column, chosen from every value the column holds (and `extra`'s, e.g. the desktop row's)."""
     extra = extra or {}
+    fitting = [r for r in results if r.fits is not False]
+    run = any(r.run is not None for r in results)
+    batch = any(r.usd_per_batch_item is not None for r in results)
     per_item = [r.run.usd_per_item for r in results if r.run is not None]
     unit = items_unit([*per_item, *extra.get("run_usd_per_items", ())])
     decimals = {}
     for key, get in MONEY_COLUMNS.items():
-        values = [get(r, unit) for r in results if r.fits is not False]
+        empty = (key.startswith("run_") and not run) or (key == "usd_per_batch_item" and not batch)
+        values = [] if empty else [get(r, unit) for r in fitting]
         values += [v * unit if key == "run_usd_per_items" else v for v in extra.get(key, ())]
         decimals[key] = display.money_decimals(money.of(v) for v in values if v is not None)
     units = {}
     for key, get_kg in CO2_COLUMNS.items():
-        kg = [get_kg(r) for r in results if r.fits is not False]
+        kg = [] if key.startswith("run_") and not run else [get_kg(r) for r in fitting]
         units[key] = display.co2_unit([*(v for v in kg if v is not None), *extra.get(key, ())])
     return Context(
         now=now,

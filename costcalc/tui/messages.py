@@ -11,15 +11,11 @@ from costcalc.scenario import AppData
 
 class SettingsChanged(Message):
     """The user changed some inputs; `update` maps Settings field names to new values.
+    (Enter in a setup field applies at once, without a message; see MainScreen._submit.)"""
 
-    `submitted`: the user pressed Enter, which also ends editing (focus returns to the table,
-    so `u 60 Enter u 35 Enter` works as a sequence of commands).
-    """
-
-    def __init__(self, update: dict[str, Any], submitted: bool = False) -> None:
+    def __init__(self, update: dict[str, Any]) -> None:
         super().__init__()
         self.update = update
-        self.submitted = submitted
 
 
 class GpuDetected(Message):

@@ -127,8 +127,10 @@ def build(
         by_fold.setdefault((o.provider, o.gpu, o.gpu_count, o.tier, o.spot), []).append(result)
     groups = {_fold_text(fold): results for fold, results in by_fold.items()}
 
-    def rank(result: OfferResult) -> tuple[bool, object]:
-        return rank_key(result, run)
+    by = cols.BY_KEY["run_usd" if run else "usd_per_year"].sort
+
+    def rank(result: OfferResult) -> tuple[bool, object]:  # rank_key, without its lookups
+        return (not result.offer.guaranteed, by(result))
 
     def order(results: Sequence[OfferResult]) -> list[OfferResult]:
         ranked = sorted(results, key=rank)

@@ -22,6 +22,7 @@ focus before the next key.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -60,6 +61,24 @@ TALL_ROWS = 40
 
 SHOWN_FIELD_KEYS = ("gpu", "utilisation")
 """Field keys the footer shows; all of them are in the help, the palette and beside the labels."""
+
+
+WARM_AFTER_S = 0.3
+"""After the first paint, when the app is idle (see MainScreen._warm)."""
+
+SETTLE_TICKS = 4
+"""Event-loop turns for the widgets a new answer touched to report their new sizes."""
+
+
+async def settle() -> None:
+    """Let the widgets an update touched ask for their layout before the next frame.
+
+    Each widget reports a size change from its own task, after the handler that changed it
+    returns; the screen's frame timer can run in between, and then the screen lays out and
+    paints twice (about 40 ms more before the last frame). Inside `App.batch_update` no frame
+    is painted, so a few turns of the loop gather every report into one layout pass."""
+    for _ in range(SETTLE_TICKS):
+        await asyncio.sleep(0)
 
 
 def _field_binding(field: str, key: str) -> Binding:
@@ -160,6 +179,20 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.recalculate()
+        self.set_timer(WARM_AFTER_S, self._warm)
+
+    def _warm(self) -> None:
+        """Once the first screen is up, pay what the first GPU change would pay the first time
+        (another desktop's comparison, its name looked up), so the user's first change does
+        not; the result is thrown away."""
+        app = self.app
+        other = "rtx4090" if self.settings.gpu != "rtx4090" else "rtx3090"
+        try:
+            app.data.catalog.resolve(other)
+            warm = self.settings.model_copy(update={"gpu": other})
+            evaluate(warm, app.data, app.clock(), bench=None, fallback_gpu=DEFAULT_GPU)
+        except CostcalcError:
+            pass  # nothing to warm: the user's own data lacks that GPU
 
     # ------------------------------------------------------------------ computing
 
@@ -230,7 +263,11 @@ class MainScreen(Screen[None]):
 
     def on_settings_changed(self, message: SettingsChanged) -> None:
         message.stop()
-        merged = inputs.merge(self.settings.model_dump(), message.update)
+        self.change(message.update)
+
+    def change(self, update: dict[str, Any]) -> None:
+        """Apply `update` to the settings now: the answer is computed in this handler."""
+        merged = inputs.merge(self.settings.model_dump(), update)
         try:
             self.settings = Settings.model_validate(merged)
         except ValidationError as exc:
@@ -250,7 +287,10 @@ class MainScreen(Screen[None]):
         focused = self.focused
         if isinstance(focused, Input):
             if key == "enter":
-                self._submit(focused)
+                with self.app.batch_update():
+                    self._submit(focused)
+                    await settle()
+                self.check_idle()  # the screen skipped its idle while batched: paint now
                 return True
             if key == "escape":
                 self.action_leave_field()
@@ -275,8 +315,10 @@ class MainScreen(Screen[None]):
         if field.id == "text":  # the words filter applies as it is typed
             self.action_focus_table()
             return
-        if self.query_one(SetupPanel).apply(field, submitted=True):
+        update = self.query_one(SetupPanel).apply(field)
+        if update is not None:
             self.action_focus_table()
+            self.change(update)
 
     def action_focus_field(self, field: str) -> None:
         """Focus a field at once, its text selected: what follows replaces it."""

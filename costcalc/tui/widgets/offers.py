@@ -163,6 +163,7 @@ class OffersTable(ScrollView, can_focus=True):
         self.skip = 0
         self.cursor = 0
         self.ctx = cols.Context()
+        self._scroll_state: object = None
         self.candidates: tuple[Column, ...] = ()
         self.fitted = cols.Fitted((), (), 0)
         self._natural: dict[str, int] = {}
@@ -205,7 +206,7 @@ class OffersTable(ScrollView, can_focus=True):
             self.sort_column = None
         self._rebuild(keep)
         if reset:
-            self.scroll_to(y=0, animate=False, immediate=True)
+            self._scroll_y(0)
 
     def _rebuild(self, keep: str | None) -> None:
         calc = self.calc
@@ -270,6 +271,15 @@ class OffersTable(ScrollView, can_focus=True):
         self.fitted = cols.fit(self.candidates, self._natural, available, gap=GAP, skip=self.skip)
         self._fitted_for = (width, self.skip)
         self._segments = {}
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        """Textual repaints the scrollbars after every layout pass, changed or not: one more
+        frame, about 30 ms after the answer is on screen. Only a change is passed on."""
+        state = (virtual_size, self.container_size, self.show_vertical_scrollbar)
+        if state == self._scroll_state:
+            return
+        self._scroll_state = state
+        super()._scroll_update(virtual_size)
 
     def on_resize(self) -> None:
         self._fitted_for = None
@@ -465,9 +475,15 @@ class OffersTable(ScrollView, can_focus=True):
         body = max(self.scrollable_content_region.height - self._top, 1)
         top = int(self.scroll_offset.y)
         if position - 1 < top:  # show the section title above the first row of a section
-            self.scroll_to(y=max(position - 1, 0), animate=False, immediate=True)
+            self._scroll_y(max(position - 1, 0))
         elif position >= top + body:
-            self.scroll_to(y=position - body + 1, animate=False, immediate=True)
+            self._scroll_y(position - body + 1)
+
+    def _scroll_y(self, y: int) -> None:
+        """Scroll to row `y`; staying put costs nothing (a scroll asks the screen for another
+        layout pass, a whole frame, even to where it already is)."""
+        if int(self.scroll_offset.y) != y or self.scroll_target_y != y:
+            self.scroll_to(y=y, animate=False, immediate=True)
 
     def _announce(self) -> None:
         row = self.cursor_row

@@ -218,16 +218,20 @@ class SetupPanel(VerticalScroll):
             widget.value = self._shown[widget.id]
             widget.remove_class("-invalid")
 
-    def apply(self, widget: Input, submitted: bool = False) -> bool:
-        """Apply a field now (Enter); False when its text is refused (it stays, marked)."""
-        return self._apply(widget, submitted)
+    def apply(self, widget: Input) -> dict[str, Any] | None:
+        """Enter in a field: its update for the caller to apply at once, before the next
+        frame (a message would wait for one); None when its text is refused (it stays,
+        marked)."""
+        return self._read(widget)
 
     def on_input_blurred(self, event: Input.Blurred) -> None:
         event.stop()
         if event.input.id and event.value != self._shown.get(event.input.id):
-            self._apply(event.input)
+            update = self._read(event.input)
+            if update is not None:
+                self.post_message(SettingsChanged(update))
 
-    def _apply(self, widget: Input, submitted: bool = False) -> bool:
+    def _read(self, widget: Input) -> dict[str, Any] | None:
         field = widget.id or ""
         try:
             if isinstance(widget, GpuInput):
@@ -242,11 +246,10 @@ class SetupPanel(VerticalScroll):
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")
-            return False
+            return None
         widget.remove_class("-invalid")
         self._shown[field] = widget.value
-        self.post_message(SettingsChanged({field: value}, submitted=submitted))
-        return True
+        return {field: value}
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
