@@ -14,7 +14,7 @@ from costcalc.settings import Settings
 from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
-from costcalc.tui.widgets.setup import FIELD_KEYS
+from costcalc.tui.widgets.setup import FIELD_KEYS, SetupPanel
 from tests.tui.conftest import MakeApp, burst
 
 
@@ -124,6 +124,40 @@ async def test_escape_and_enter_in_the_words_filter(app_factory: MakeApp) -> Non
         assert screen.query_one(OffersTable).sort_column == "usd_per_year"  # s reached the table
         assert screen.calc is not None
         assert {r.offer.gpu[:4] for r in screen.calc.comparison.offers} <= {"a100", "h100"}
+
+
+async def test_escape_and_a_key_in_one_write_arrive_as_alt(app_factory: MakeApp) -> None:
+    """Seen in tmux: `/ f r e e Escape t` in one write. A terminal encodes Alt+t as ESC t, so
+    Textual reads the pair as 'alt+t' (checked with a key logger); the app binds no Alt key and
+    takes it as Escape, then t."""
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        burst(app, "/", "f", "r", "e", "e", "alt+t")
+        await settle(pilot)
+        assert screen.query_one("#text", Input).value == "free"
+        assert isinstance(screen.focused, OffersTable)
+        burst(app, "u", "6", "alt+s")  # Escape cancels the 6, s sorts
+        await settle(pilot)
+        assert screen.settings.utilisation == 0.15
+        assert screen.query_one(OffersTable).sort_column == "usd_per_year"
+
+
+async def test_a_burst_at_80_columns_closes_the_setup_panel_it_opened(
+    app_factory: MakeApp,
+) -> None:
+    """At 80 columns a field's key opens the setup panel and Enter closes it; in a burst the
+    field's focus event arrives after Enter and must not open it again."""
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        burst(app, "u", "ctrl+a", "ctrl+k", "6", "0", "enter")
+        await settle(pilot)
+        assert screen.settings.utilisation == 0.60
+        assert isinstance(screen.focused, OffersTable)
+        assert not screen.query_one(SetupPanel).display
 
 
 async def test_a_select_field_takes_its_key_and_escape(app_factory: MakeApp) -> None:

@@ -36,7 +36,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Input, TabbedContent, TabPane
+from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 
 from costcalc import inputs
 from costcalc.errors import CostcalcError
@@ -287,6 +287,17 @@ class MainScreen(Screen[None]):
         """Handle a key at once, in the order keys arrive (see the module's docstring); False
         leaves it to Textual (priority bindings, selects and their menus, Tab)."""
         key = event.key
+        if key.startswith("alt+") and not isinstance(self.focused, Select):
+            # A terminal sends Alt+t as ESC t, so Escape and a key in one write (a paste, a
+            # fast typist, tmux) arrive as 'alt+t'. The app binds no Alt key: it is Escape,
+            # then the key.
+            escape = events.Key("escape", None)
+            if not await self.route_key(escape):
+                await self.app.on_event(escape)
+            rest = key.removeprefix("alt+")
+            char = event.character if event.character and event.character.isprintable() else None
+            await self.app.on_event(events.Key(rest, char))
+            return True
         active = self.active_bindings.get(key)
         if active is not None and active.binding.priority:
             return False
@@ -365,7 +376,10 @@ class MainScreen(Screen[None]):
             self.action_focus_table()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """Tab into the setup panel at 80 columns opens it."""
+        """Tab into the setup panel at 80 columns opens it. (In a burst of keys this event can
+        arrive after the focus has moved on, `u 6 0 Enter`: then it is old news.)"""
+        if event.widget is not self.focused:
+            return
         if self._narrow and not self._setup_open and self._in_setup(event.widget):
             self._setup_open = True
             self._layout()
