@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
 
 from costcalc.errors import UnknownGpu
 from costcalc.models import GpuSpec
@@ -53,6 +55,37 @@ def _names_of(spec: GpuSpec) -> Iterable[str]:
     yield from spec.aliases
 
 
+@dataclass(frozen=True)
+class CardPrice:
+    """What one card costs to buy, and what that figure is."""
+
+    usd: float
+    observed: date | None
+    """When the price was true; None for a launch price (it is not a price today)."""
+    condition: str
+    """'new', 'used', 'new or used' (a best deal across both), or 'launch price'."""
+    source: str
+
+
+def card_price(spec: GpuSpec, *, used: bool = False) -> CardPrice | None:
+    """The card's dated street price (its launch price when it has none); with `used`, its
+    dated second-hand price, or None when no second-hand price is sourced."""
+    cited = spec.sources.get("street_price", "")
+    street = spec.street_price_usd
+    if used:
+        if spec.used_price_usd is not None:
+            return CardPrice(spec.used_price_usd, spec.used_price_date, "used", cited)
+        if street is not None and spec.street_price_condition == "used":
+            return CardPrice(street, spec.street_price_date, "used", cited)
+        return None
+    if street is not None:
+        condition = spec.street_price_condition or "new or used"
+        return CardPrice(street, spec.street_price_date, condition, cited)
+    if spec.launch_price_usd is not None:
+        return CardPrice(spec.launch_price_usd, None, "launch price", spec.sources.get("price", ""))
+    return None
+
+
 class GpuCatalog:
     """All known GPUs, indexed by every name people write for them."""
 
@@ -92,6 +125,26 @@ class GpuCatalog:
             if len(keys) > 1:
                 raise UnknownGpu(name, sorted(keys))
         raise UnknownGpu(name, self.suggest(name))
+
+    def family(self, name: str) -> list[GpuSpec]:
+        """Every GPU whose names contain all the words of `name`: 'a100' is every A100 variant,
+        'A100 80GB' the PCIe and SXM 80 GB cards; an exact name or key is that GPU alone.
+        UnknownGpu with suggestions when nothing matches."""
+        if name in self._by_key:
+            return [self._by_key[name]]
+        wanted = set(_tokens(_without_brand(name)))
+        found = [
+            spec
+            for spec in self
+            if wanted
+            and (
+                wanted <= {t for n in _names_of(spec) for t in _tokens(n)}
+                or compact(name) in {compact(n) for n in _names_of(spec)}
+            )
+        ]
+        if found:
+            return found
+        return [self.resolve(name)]  # raises UnknownGpu with suggestions
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Closest catalog keys to a name nobody recognised."""

@@ -10,13 +10,14 @@ costcalc.display.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from costcalc import display
-from costcalc.constants import INTERRUPTION_BUCKETS
+from costcalc.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
+from costcalc.fx import USD, Money
 from costcalc.models import OfferResult
 from costcalc.offers import is_stale
 
@@ -29,9 +30,48 @@ INF = float("inf")
 
 @dataclass(frozen=True)
 class Context:
-    """What cells need besides the result: the clock (for staleness)."""
+    """What cells need besides the result: the clock (for staleness), the unit of the
+    $-per-items column, the currency, the providers' display names and one number format per
+    column (`context_for` chooses them from every value in the column)."""
 
     now: datetime | None = None
+    items_unit: int = 1
+    money: Money = USD
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Provider display names ('AWS spot' for 'aws-spot'); the key itself when missing."""
+    decimals: Mapping[str, int] = field(default_factory=dict)
+    """Money columns: decimals shared by the whole column ($391 beside $2,073, not $390.95)."""
+    co2_units: Mapping[str, str] = field(default_factory=dict)
+    """CO2 columns: 'g', 'kg' or 't' for the whole column (0.9 kg beside 1.1 kg)."""
+
+    def label(self, provider: str) -> str:
+        return self.labels.get(provider, provider)
+
+    def usd(self, key: str, value: float | None) -> str:
+        if key not in self.decimals:
+            return display.usd(value, self.money)
+        return display.usd_fixed(value, self.money, self.decimals[key])
+
+    def co2(self, key: str, value_kg: float) -> str:
+        unit = self.co2_units.get(key)
+        return display.co2(value_kg) if unit is None else display.co2_in(value_kg, unit)
+
+
+def items_unit(values: Sequence[float | None]) -> int:
+    """The smallest unit (1, 1k, 1M, 1B items) in which the cheapest value reads as cents."""
+    known = [v for v in values if v]
+    if not known:
+        return 1
+    unit = 1
+    while min(known) * unit < 0.01 and unit < 10**12:
+        unit *= 1000
+    return unit
+
+
+def unit_text(unit: int) -> str:
+    return {1: "item", 1000: "1k items", 10**6: "1M items", 10**9: "1B items"}.get(
+        unit, f"{unit:,} items"
+    )
 
 
 @dataclass(frozen=True)
@@ -43,8 +83,11 @@ class Column:
     sort: Callable[[OfferResult], Any]
     json: Callable[[OfferResult], dict[str, Any]]
     """The JSON fields this column contributes to every offer in `--json`."""
-    when: Literal["always", "run", "batch"] = "always"
-    """'run': only when a run is given; 'batch': only when a bench gave the largest batch."""
+    when: Literal["always", "run", "items", "batch"] = "always"
+    """'run': only when a run is given; 'items': when items per run are given too; 'batch':
+    only when a bench gave the largest batch."""
+    heading: Callable[[Context], str] | None = None
+    """A title that depends on the context (the unit of $ per items)."""
     blank_when_unfit: bool = False
     """A figure that means nothing for a GPU that cannot hold the job ('does not fit' or '-')."""
 
@@ -52,12 +95,32 @@ class Column:
     def numeric(self) -> bool:
         return self.width == "figure"
 
+    def title_in(self, ctx: Context) -> str:
+        title = self.heading(ctx) if self.heading is not None else self.title
+        return title.replace("$", ctx.money.symbol.strip())
+
 
 def _age(r: OfferResult, ctx: Context) -> str:
-    text = display.age(r.price_age_days)
+    text = display.age_days(r.price_age_days)
     if ctx.now is not None and is_stale(r.offer, ctx.now):
-        text += " (stale)"
+        text += " stale"
     return text
+
+
+def _extras(r: OfferResult, ctx: Context) -> str:
+    """What sets apart offers that look alike: a plan's monthly fee, an instance's vCPUs and
+    RAM (g5.xlarge and g5.8xlarge hold the same A10G)."""
+    o = r.offer
+    if o.monthly_fee_usd:
+        return f"plan {display.usd(o.monthly_fee_usd, ctx.money)}/mo"
+    if o.provider == "colab":
+        return "no plan" if o.guaranteed else "free"
+    parts = []
+    if o.vcpus is not None:
+        parts.append(f"{o.vcpus} vCPU")
+    if o.ram_gb is not None:
+        parts.append(f"{o.ram_gb:,.0f} GB")
+    return " ".join(parts) or "-"
 
 
 def _run(
@@ -78,7 +141,7 @@ COLUMNS: tuple[Column, ...] = (
         "provider",
         "provider",
         "label",
-        cell=lambda r, _c: r.offer.provider,
+        cell=lambda r, c: c.label(r.offer.provider),
         sort=lambda r: r.offer.provider,
         json=lambda r: {"provider": r.offer.provider},
     ),
@@ -94,9 +157,16 @@ COLUMNS: tuple[Column, ...] = (
         "gpus",
         "GPU",
         "name",
-        cell=lambda r, _c: display.gpus(r.offer.gpu, r.offer.gpu_count),
-        sort=lambda r: (r.offer.gpu, r.offer.gpu_count),
-        json=lambda r: {"gpu": r.offer.gpu, "gpu_count": r.offer.gpu_count},
+        cell=lambda r, _c: display.gpus(r.spec.short_name, r.offer.gpu_count),
+        sort=lambda r: (r.spec.short_name, r.offer.gpu_count),
+        json=lambda r: {
+            "gpu": r.offer.gpu,
+            "gpu_name": r.spec.name,
+            "gpu_count": r.offer.gpu_count,
+            "gpu_memory_gb": r.spec.memory_gb,
+            "form_factor": r.spec.form_factor,
+            "role": r.role,
+        },
     ),
     Column(
         "region",
@@ -107,10 +177,22 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {"region": r.offer.region},
     ),
     Column(
+        "extras",
+        "plan/host",
+        "label",
+        cell=_extras,
+        sort=lambda r: (r.offer.monthly_fee_usd, r.offer.vcpus or 0, r.offer.ram_gb or 0.0),
+        json=lambda r: {
+            "monthly_fee_usd": r.offer.monthly_fee_usd,
+            "vcpus": r.offer.vcpus,
+            "ram_gb": r.offer.ram_gb,
+        },
+    ),
+    Column(
         "usd_per_hour",
         "$/h",
         "figure",
-        cell=lambda r, _c: f"{r.offer.usd_per_hour:,.3f}",
+        cell=lambda r, c: f"{c.money.of(r.offer.usd_per_hour):,.3f}",
         sort=lambda r: r.offer.usd_per_hour,
         json=lambda r: {"usd_per_hour": r.offer.usd_per_hour},
     ),
@@ -126,7 +208,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_year",
         "$/year",
         "figure",
-        cell=lambda r, _c: display.usd(r.usd_per_year),
+        cell=lambda r, c: c.usd("usd_per_year", r.usd_per_year),
         sort=lambda r: r.usd_per_year,
         json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
         blank_when_unfit=True,
@@ -144,7 +226,7 @@ COLUMNS: tuple[Column, ...] = (
         "co2_kg_per_year",
         "CO2/year",
         "figure",
-        cell=lambda r, _c: display.co2(r.co2_kg_per_year),
+        cell=lambda r, c: c.co2("co2_kg_per_year", r.co2_kg_per_year),
         sort=lambda r: r.co2_kg_per_year,
         json=lambda r: {"co2_kg_per_year": r.co2_kg_per_year},
         blank_when_unfit=True,
@@ -155,7 +237,29 @@ COLUMNS: tuple[Column, ...] = (
         "figure",
         cell=_age,
         sort=lambda r: r.price_age_days,
-        json=lambda r: {"price_age_days": r.price_age_days},
+        json=lambda r: {
+            "price_age_days": r.price_age_days,
+            "price_kind": r.offer.price_kind,
+            "tier": r.offer.tier,
+            "summary": r.offer.summary,
+            "currency": r.offer.currency,
+            "price_in_currency": r.offer.price_in_currency,
+        },
+    ),
+    Column(
+        "price_kind",
+        "kind",
+        "label",
+        cell=lambda r, _c: (
+            "yours"
+            if r.offer.provider == CUSTOM_PROVIDER
+            else r.offer.price_kind + (" spot" if r.offer.spot else "")
+        ),
+        sort=lambda r: (r.offer.price_kind, r.offer.spot),
+        json=lambda r: {
+            "spot": r.offer.spot,
+            "spot_overhead": r.overhead if r.offer.spot else None,
+        },
     ),
     Column(
         "run_hours",
@@ -171,17 +275,32 @@ COLUMNS: tuple[Column, ...] = (
         "run_usd",
         "$/run",
         "figure",
-        cell=_run(lambda run: run.usd, display.usd),
+        cell=lambda r, c: c.usd("run_usd", r.run.usd) if r.run is not None else "-",
         sort=_run_sort(lambda run: run.usd),
         json=lambda r: {},  # inside "run", with time/run
         when="run",
         blank_when_unfit=True,
     ),
     Column(
+        "run_usd_per_items",
+        "$/item",
+        "figure",
+        cell=lambda r, c: (
+            c.usd("run_usd_per_items", r.run.usd_per_item * c.items_unit)
+            if r.run is not None and r.run.usd_per_item is not None
+            else "-"
+        ),
+        sort=_run_sort(lambda run: run.usd_per_item if run.usd_per_item is not None else INF),
+        json=lambda r: {},  # inside "run", with time/run
+        when="items",
+        blank_when_unfit=True,
+        heading=lambda c: f"$/{unit_text(c.items_unit)}",
+    ),
+    Column(
         "run_co2_kg",
         "CO2/run",
         "figure",
-        cell=_run(lambda run: run.co2_kg, display.co2),
+        cell=lambda r, c: c.co2("run_co2_kg", r.run.co2_kg) if r.run is not None else "-",
         sort=_run_sort(lambda run: run.co2_kg),
         json=lambda r: {},  # inside "run", with time/run
         when="run",
@@ -191,7 +310,7 @@ COLUMNS: tuple[Column, ...] = (
         "usd_per_batch_item",
         "$/batch item",
         "figure",
-        cell=lambda r, _c: display.usd(r.usd_per_batch_item),
+        cell=lambda r, c: c.usd("usd_per_batch_item", r.usd_per_batch_item),
         sort=lambda r: INF if r.usd_per_batch_item is None else r.usd_per_batch_item,
         json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
         when="batch",
@@ -207,10 +326,7 @@ COLUMNS: tuple[Column, ...] = (
             else "-"
         ),
         sort=lambda r: -1 if r.offer.interruption_bucket is None else r.offer.interruption_bucket,
-        json=lambda r: {
-            "spot": r.offer.spot,
-            "interruption_bucket": r.offer.interruption_bucket,
-        },
+        json=lambda r: {"interruption_bucket": r.offer.interruption_bucket},
     ),
 )
 
@@ -226,17 +342,33 @@ CLI_COLUMNS: tuple[str, ...] = (
     "usd_per_year",
     "break_even_days",
     "co2_kg_per_year",
+    "price_kind",
     "price_age_days",
+)
+"""The CLI table's columns, in order, when no run is given."""
+
+CLI_RUN_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "relative_speed",
     "run_hours",
     "run_usd",
+    "run_usd_per_items",
     "run_co2_kg",
+    "price_kind",
+    "price_age_days",
 )
-"""The CLI table's columns, in order (the run columns only when a run is given)."""
+"""With a run: what one run takes and costs on each offer."""
 
 
-def shown(keys: Sequence[str], *, run: bool, batch: bool) -> tuple[Column, ...]:
+def shown(
+    keys: Sequence[str], *, run: bool, batch: bool, items: bool = False
+) -> tuple[Column, ...]:
     """The columns among `keys` that have something to show for this comparison."""
-    wanted = {"always": True, "run": run, "batch": batch}
+    wanted = {"always": True, "run": run, "items": run and items, "batch": batch}
     return tuple(BY_KEY[k] for k in keys if wanted[BY_KEY[k].when])
 
 
@@ -247,6 +379,7 @@ def cells(result: OfferResult, columns: Sequence[Column], ctx: Context) -> dict[
     for column in columns:
         if unfit and column.blank_when_unfit:
             money = column.key in ("usd_per_year", "run_usd", "usd_per_batch_item")
+            money = money or column.key == "run_usd_per_items"
             out[column.key] = display.DOES_NOT_FIT if money else "-"
         else:
             out[column.key] = column.cell(result, ctx)
@@ -264,3 +397,147 @@ def offer_fields(result: OfferResult) -> dict[str, Any]:
     for column in COLUMNS:
         fields.update(column.json(result))
     return fields
+
+
+# --------------------------------------------------------------------------- fitting a width
+
+PRIORITY: tuple[str, ...] = (
+    "name",
+    "gpus",
+    "usd_per_year",
+    "break_even_days",
+    "run_usd",
+    "run_usd_per_items",
+    "provider",
+    "relative_speed",
+    "price_age_days",
+    "usd_per_hour",
+    "price_kind",
+    "run_hours",
+    "extras",
+    "region",
+    "co2_kg_per_year",
+    "run_co2_kg",
+    "usd_per_batch_item",
+    "interruption",
+)
+"""Which columns a narrow table keeps: the offer, its GPU and the figures that decide first
+(the app and the CLI drop from the end). A test checks every column has a place here."""
+
+MIN_NAME = 12
+"""A name column narrower than this says too little; lower-priority columns go first."""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The columns that fit a width, in display order, and the width each gets."""
+
+    columns: tuple[Column, ...]
+    widths: tuple[int, ...]
+    hidden: int
+    """How many of the candidate columns did not fit (the app says so and moves to them)."""
+
+
+def fit(
+    columns: Sequence[Column],
+    natural: Mapping[str, int],
+    available: int,
+    *,
+    gap: int = 2,
+    skip: int = 0,
+) -> Fitted:
+    """The highest-priority columns of `columns` that fit in `available` characters.
+
+    `natural` is each column's width for its widest cell and title. Columns join in PRIORITY
+    order until the next would not fit (so a lower-priority column never shows while a more
+    important one is hidden); names then shrink towards MIN_NAME to let in more, and any room
+    left widens them again. `skip` drops that many of the most important columns after the
+    first (the offer's name stays), which is how a table moves right one column at a time.
+    """
+    rank = {key: i for i, key in enumerate(PRIORITY)}
+    by_priority = sorted(columns, key=lambda c: rank.get(c.key, len(rank)))
+    if by_priority:
+        first, rest = by_priority[0], by_priority[1:]
+        by_priority = [first, *rest[min(skip, max(len(rest) - 1, 0)) :]]
+
+    def floor(column: Column) -> int:
+        width = natural.get(column.key, len(column.title))
+        return min(width, MIN_NAME) if column.width == "name" else width
+
+    chosen: list[Column] = []
+    used = 0
+    for column in by_priority:
+        need = floor(column) + (gap if chosen else 0)
+        if used + need > available and chosen:
+            break
+        chosen.append(column)
+        used += need
+    widths = {c.key: floor(c) for c in chosen}
+    room = available - used
+    for column in chosen:  # give names back what they lost, most important first
+        if column.width == "name" and room > 0:
+            grow = min(room, natural.get(column.key, widths[column.key]) - widths[column.key])
+            widths[column.key] += grow
+            room -= grow
+    in_order = tuple(c for c in columns if c in chosen)
+    return Fitted(in_order, tuple(widths[c.key] for c in in_order), len(columns) - len(chosen))
+
+
+def natural_widths(
+    columns: Sequence[Column], rows: Iterable[Mapping[str, str]], ctx: Context
+) -> dict[str, int]:
+    """Each column's width for its title and its widest cell among `rows`."""
+    widths = {c.key: len(c.title_in(ctx)) for c in columns}
+    for row in rows:
+        for key, text in row.items():
+            if key in widths and len(text) > widths[key]:
+                widths[key] = len(text)
+    return widths
+
+
+# --------------------------------------------------------------------------- one format a column
+
+MONEY_COLUMNS: dict[str, Callable[[OfferResult, int], float | None]] = {
+    "usd_per_year": lambda r, _u: r.usd_per_year,
+    "run_usd": lambda r, _u: r.run.usd if r.run is not None else None,
+    "run_usd_per_items": lambda r, u: (
+        r.run.usd_per_item * u if r.run is not None and r.run.usd_per_item is not None else None
+    ),
+    "usd_per_batch_item": lambda r, _u: r.usd_per_batch_item,
+}
+CO2_COLUMNS: dict[str, Callable[[OfferResult], float | None]] = {
+    "co2_kg_per_year": lambda r: r.co2_kg_per_year,
+    "run_co2_kg": lambda r: r.run.co2_kg if r.run is not None else None,
+}
+
+
+def context_for(
+    results: Sequence[OfferResult],
+    *,
+    now: datetime | None = None,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    extra: Mapping[str, Sequence[float]] | None = None,
+) -> Context:
+    """The context for a table of `results`: the $-per-items unit and one number format per
+    column, chosen from every value the column holds (and `extra`'s, e.g. the desktop row's)."""
+    extra = extra or {}
+    per_item = [r.run.usd_per_item for r in results if r.run is not None]
+    unit = items_unit([*per_item, *extra.get("run_usd_per_items", ())])
+    decimals = {}
+    for key, get in MONEY_COLUMNS.items():
+        values = [get(r, unit) for r in results if r.fits is not False]
+        values += [v * unit if key == "run_usd_per_items" else v for v in extra.get(key, ())]
+        decimals[key] = display.money_decimals(money.of(v) for v in values if v is not None)
+    units = {}
+    for key, get_kg in CO2_COLUMNS.items():
+        kg = [get_kg(r) for r in results if r.fits is not False]
+        units[key] = display.co2_unit([*(v for v in kg if v is not None), *extra.get(key, ())])
+    return Context(
+        now=now,
+        items_unit=unit,
+        money=money,
+        labels=dict(labels or {}),
+        decimals=decimals,
+        co2_units=units,
+    )

@@ -1,13 +1,21 @@
-"""Desktop versus every offer: the one computation the CLI and the TUI both show.
+"""Desktop versus every offer: the one computation the CLI and the app both show.
 
-Rule kept here: pure. Everything it needs (catalog, grid figures, offers, `now`) is passed in, so
-it runs in microseconds per offer and tests can pin every input. What does not change between
-offers (speed per GPU, grid per region, age per timestamp) is computed once per distinct value.
+Rules kept here:
+- pure: everything it needs (catalog, grid figures, offers, speeds, `now`) is passed in, so it
+  runs in microseconds per offer and tests can pin every input; what does not change between
+  offers (speed per GPU, grid per region, age per timestamp) is computed once per value;
+- like with like: an offer is *comparable* when it has the desktop's number of GPUs, each with at
+  least the memory the job needs (the desktop GPU's memory when the user gives none). Offers
+  with more GPUs are *scale-out* options, costed with the sourced scaling of costcalc/data/
+  scaling.yaml, and can be the verdict only when the user allows it;
+- prices by kind: an estimate older than ESTIMATE_MAX_AGE_DAYS is never the verdict while a
+  comparable observed or list price exists; a spot offer's hours carry its expected
+  interruption overhead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,6 +35,37 @@ from costcalc.models import (
 from costcalc.offers import age_days
 from costcalc.predict import SpeedFn
 
+ScaleFn = Callable[[GpuSpec, int], float]
+"""Throughput of n of this GPU relative to one."""
+
+ESTIMATE_MAX_AGE_DAYS = 30.0
+SPOT_RISK_BY_BUCKET = (0.025, 0.075, 0.125, 0.175, 0.25)
+"""Share of instances reclaimed in a month, at the middle of each AWS Spot Advisor bucket
+(<5 %, 5-10 %, 10-15 %, 15-20 %, >20 %: the last taken as 25 %)."""
+SPOT_RISK_UNKNOWN = 0.25
+"""A spot or interruptible offer whose provider publishes no risk: the worst bucket."""
+
+COMPARABLE = "comparable"
+SCALE_OUT = "scale-out"
+LESS_MEMORY = "less memory"
+FEWER_GPUS = "fewer GPUs"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What makes an offer a fair alternative to the desktop, and how spot risk is priced."""
+
+    memory_gb: float
+    """Per-GPU memory an offer needs to do the desktop's job."""
+    memory_from_job: bool
+    """True: the user said the job needs `memory_gb`; False: the desktop GPU's memory."""
+    scale_out: bool = False
+    """Offers with more GPUs than the desktop may be the verdict."""
+    checkpoint_h: float = 5 / 60
+    """Time to write one checkpoint (the spot overhead's assumption)."""
+    restart_h: float = 0.5
+    """Time to get capacity back and reload after an interruption."""
+
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
@@ -34,9 +73,13 @@ class Comparison:
     desktop_run: RunCost | None
     offers: tuple[OfferResult, ...]
     best: OfferResult | None
-    """Cheapest guaranteed offer that fits, per year."""
+    """The verdict's offer: the cheapest a year among guaranteed, fitting, comparable offers
+    (scale-out too when allowed), not resting on a stale estimate when it can be helped."""
     break_even_utilisation: float | None
     """Above this utilisation the desktop beats `best` over the horizon."""
+    desktop_fits: bool
+    """False when the job needs more memory than the desktop's GPU has: it cannot be bought."""
+    rules: Rules
 
 
 def desktop_result(desktop: DesktopBuild, a: Assumptions) -> tuple[DesktopResult, float]:
@@ -84,6 +127,23 @@ def desktop_run(
     )
 
 
+def spot_overhead(offer: CloudOffer, rules: Rules) -> float:
+    """The factor on an offer's hours for expected interruptions (1 for on-demand)."""
+    if not offer.spot:
+        return 1.0
+    bucket = offer.interruption_bucket
+    share = SPOT_RISK_UNKNOWN if bucket is None else SPOT_RISK_BY_BUCKET[bucket]
+    return 1 + engine.interruption_overhead(share, rules.checkpoint_h, rules.restart_h)
+
+
+def role_of(spec: GpuSpec, gpu_count: int, desktop_count: int, rules: Rules) -> str:
+    if spec.memory_gb < rules.memory_gb:
+        return LESS_MEMORY
+    if gpu_count == desktop_count:
+        return COMPARABLE
+    return SCALE_OUT if gpu_count > desktop_count else FEWER_GPUS
+
+
 def compare(
     desktop: DesktopBuild,
     assumptions: Assumptions,
@@ -92,19 +152,29 @@ def compare(
     catalog: GpuCatalog,
     grid: GridIndex,
     now: datetime,
+    *,
     speed: SpeedFn,
+    scale: ScaleFn | None = None,
+    rules: Rules | None = None,
 ) -> Comparison:
     """The desktop against every offer. `speed` gives each offer's per-GPU speed relative to
-    the desktop's GPU (the predictor for the workload's kind and precision, or a bench's)."""
+    the desktop's GPU (the predictor for the workload's kind and precision, or a bench's);
+    `scale` the throughput of several GPUs relative to one (default: 0.95 of linear per
+    doubling); `rules` what makes an offer comparable (default: the desktop GPU's memory)."""
     a, w = assumptions, workload
     desk, load_w = desktop_result(desktop, a)
     desk_spec = catalog.get(desktop.gpu)
-    desk_scale = engine.multi_gpu_speedup(desktop.gpu_count)
+    if scale is None:
+        scale = _default_scale
+    if rules is None:
+        need = w.memory_gb
+        rules = Rules(need if need is not None else desk_spec.memory_gb, need is not None)
+    desk_scale = scale(desk_spec, desktop.gpu_count)
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR
     electricity_per_day = desk.electricity_usd_per_year / engine.DAYS_PER_YEAR
     host_w = grid.data.cloud_host_w_per_gpu
 
-    per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec]] = {}
+    per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec, str]] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[datetime, float] = {}
     results: list[OfferResult] = []
@@ -115,10 +185,11 @@ def compare(
         found_gpu = per_gpu.get(gpu_key)
         if found_gpu is None:
             spec = catalog.get(offer.gpu)
-            scale = engine.multi_gpu_speedup(offer.gpu_count) / desk_scale
+            rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
             watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
-            found_gpu = per_gpu[gpu_key] = (speed(desk_spec, spec) * scale, watts, spec)
-        rel, offer_w, spec = found_gpu
+            role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules)
+            found_gpu = per_gpu[gpu_key] = (rel, watts, spec, role)
+        rel, offer_w, spec, role = found_gpu
         region_key = (offer.provider, offer.region)
         found_grid = grids.get(region_key)
         if found_grid is None:
@@ -128,13 +199,18 @@ def compare(
         age = ages.get(offer.fetched_at)
         if age is None:
             age = ages[offer.fetched_at] = age_days(offer.fetched_at, now)
+        overhead = spot_overhead(offer, rules) if offer.spot else 1.0
+        effective = rel / overhead  # interruptions cost hours as a slower GPU would
 
-        hours, usd_year = cloud_year(offer, busy_hours, rel)
+        hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
         fits = _fits(spec, offer.gpu, w) if check_fit else None
         append(
             OfferResult(
                 offer,
+                spec,
                 rel,
+                role,
+                overhead,
                 hours,
                 usd_year,
                 engine.break_even_days(
@@ -144,31 +220,67 @@ def compare(
                 age,
                 fits,
                 _usd_per_batch_item(offer, w) if w.max_batch else None,
-                _offer_run(offer, rel, offer_w, gco2, pue, a, w)
+                _offer_run(offer, effective, offer_w, gco2, pue, a, w)
                 if w.run_hours is not None and fits is not False
                 else None,
             )
         )
 
-    best = _best(results)
+    desktop_fits = desk_spec.memory_gb >= w.memory_gb if w.memory_gb is not None else True
+    if w.max_batch and w.max_batch.get(desktop.gpu, 1) < 1:
+        desktop_fits = False
+    best = pick_best(results, rules)
     return Comparison(
         desktop=desk,
-        desktop_run=desktop_run(desktop, desk, a, w),
+        desktop_run=desktop_run(desktop, desk, a, w) if desktop_fits else None,
         offers=tuple(results),
         best=best,
         break_even_utilisation=(
-            _break_even_utilisation(desktop, a, load_w, best) if best is not None else None
+            _break_even_utilisation(desktop, a, load_w, best)
+            if best is not None and desktop_fits
+            else None
         ),
+        desktop_fits=desktop_fits,
+        rules=rules,
     )
 
 
-def cloud_year(offer: CloudOffer, busy_hours: float, relative_speed: float) -> tuple[float, float]:
-    """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs."""
+def _default_scale(_spec: GpuSpec, count: int) -> float:
+    return engine.multi_gpu_speedup(count)
+
+
+def cloud_year(
+    offer: CloudOffer, busy_hours: float, relative_speed: float, horizon_years: float = 3.0
+) -> tuple[float, float]:
+    """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs
+    (`relative_speed` already carries any interruption overhead): servers rented by the month
+    bill whole months, and a setup fee is spread over the horizon."""
     hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
     usd = engine.cloud_usd_for_hours(
-        hours, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
+        billed, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
     )
+    if offer.setup_fee_usd:
+        usd += offer.setup_fee_usd / horizon_years
     return hours, usd
+
+
+def is_stale_estimate(result: OfferResult) -> bool:
+    """An estimate (a derived price no one observed) older than ESTIMATE_MAX_AGE_DAYS."""
+    return result.offer.price_kind == "estimate" and result.price_age_days > ESTIMATE_MAX_AGE_DAYS
+
+
+def candidates(results: Sequence[OfferResult], rules: Rules) -> list[OfferResult]:
+    """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
+    when allowed), and no stale estimate while an observed or list price is among them."""
+    roles = (COMPARABLE, SCALE_OUT) if rules.scale_out else (COMPARABLE,)
+    found = [r for r in results if r.offer.guaranteed and r.fits is not False and r.role in roles]
+    trusted = [r for r in found if not is_stale_estimate(r)]
+    return trusted or found
+
+
+def pick_best(results: Sequence[OfferResult], rules: Rules) -> OfferResult | None:
+    return min(candidates(results, rules), key=lambda r: r.usd_per_year, default=None)
 
 
 def _fits(spec: GpuSpec, gpu: str, w: Workload) -> bool | None:
@@ -216,15 +328,11 @@ def _offer_run(
     )
 
 
-def _best(results: Sequence[OfferResult]) -> OfferResult | None:
-    candidates = [r for r in results if r.offer.guaranteed and r.fits is not False]
-    return min(candidates, key=lambda r: r.usd_per_year, default=None)
-
-
 def _break_even_utilisation(
     desktop: DesktopBuild, a: Assumptions, load_w: float, best: OfferResult
 ) -> float | None:
     offer = best.offer
+    effective = best.relative_speed / best.overhead
 
     def desktop_cost(u: float) -> float:
         kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
@@ -234,7 +342,7 @@ def _break_even_utilisation(
         )
 
     def cloud_cost(u: float) -> float:
-        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, best.relative_speed)
+        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
         return yearly * a.horizon_years
 
     return engine.break_even_utilisation(desktop_cost, cloud_cost)

@@ -6,9 +6,11 @@ Rule kept here: formatting only, no arithmetic of its own beyond rounding for di
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from costcalc.compare import Comparison
-from costcalc.models import Assumptions, OfferResult
+from costcalc.fx import USD, Money
+from costcalc.models import Assumptions, GpuSpec, OfferResult
 from costcalc.terminal import printable
 
 safe = printable
@@ -18,19 +20,23 @@ DOES_NOT_FIT = "does not fit"
 NEVER = "never"
 
 
-def usd(value: float | None) -> str:
-    """$2,311.20; small amounts keep significant digits ($0.0074)."""
+def usd(value: float | None, money: Money = USD) -> str:
+    """An amount computed in USD, shown in `money`'s currency: $2,311.20, €1,980; small amounts
+    keep significant digits ($0.0074)."""
     if value is None or math.isnan(value):
         return "-"
+    value = money.of(value)
+    sign, cur = ("-" if value < 0 else ""), money.symbol
+    value = abs(value)
     if value == 0:
-        return "$0"
-    if abs(value) < 0.01:
-        return f"${value:.2g}" if abs(value) < 0.001 else f"${value:.4f}"
-    if abs(value) < 1:
-        return f"${value:.3f}"
-    if abs(value) < 1000:
-        return f"${value:,.2f}"
-    return f"${value:,.0f}"
+        return f"{cur}0"
+    if value < 0.01:
+        return f"{sign}{cur}{value:.2g}" if value < 0.001 else f"{sign}{cur}{value:.4f}"
+    if value < 1:
+        return f"{sign}{cur}{value:.3f}"
+    if value < 1000:
+        return f"{sign}{cur}{value:,.2f}"
+    return f"{sign}{cur}{value:,.0f}"
 
 
 def usd_per_hour(value: float) -> str:
@@ -85,41 +91,183 @@ def speed(value: float) -> str:
     return f"{value:.2f}x"
 
 
-def gpus(gpu: str, count: int) -> str:
-    """'rtx3090' for one GPU, '8x a100_sxm4_40gb' for several."""
-    return f"{count}x {gpu}" if count > 1 else gpu
+def gpus(name: str, count: int) -> str:
+    """'RTX 3090' for one GPU, '8x A100 SXM4 40GB' for several."""
+    return f"{count}x {name}" if count > 1 else name
+
+
+def gb(value: float) -> str:
+    return f"{value:g} GB"
+
+
+TIER_LABELS = {
+    "community": "community cloud: third-party hosts, no data-centre SLA",
+    "marketplace": "marketplace of independent hosts",
+    "secure": "secure cloud",
+}
 
 
 def offer_label(result: OfferResult) -> str:
+    """'aws-spot p3.2xlarge (V100 SXM2 16GB, us-east-1; spot)' as a person reads it."""
     offer = result.offer
-    gpus_text = gpus(offer.gpu, offer.gpu_count)
-    where = f"{gpus_text}, {offer.region}" if offer.region != "-" else gpus_text
-    return f"{offer.provider} {offer.name} ({where})"
+    parts = [gpus(result.spec.short_name, offer.gpu_count)]
+    if offer.region != "-":
+        parts.append(offer.region)
+    label = f"{offer.provider} {offer.name} ({', '.join(parts)})"
+    kind = offer_kind_text(result)
+    return f"{label}, {kind}" if kind else label
 
 
-def verdict(comparison: Comparison, a: Assumptions) -> str:
+def offer_kind_text(result: OfferResult) -> str:
+    """What sets an offer apart from a plain on-demand price: tier, marketplace summary, spot."""
+    offer = result.offer
+    bits = []
+    if offer.tier in TIER_LABELS and offer.tier != "secure":
+        bits.append(TIER_LABELS[offer.tier])
+    if offer.summary:
+        bits.append(offer.summary)
+    if offer.spot:
+        bits.append(f"spot, x{result.overhead:.3f} hours for interruptions")
+    return "; ".join(bits)
+
+
+def price_line(result: OfferResult, now_stale: bool) -> str:
+    """Under the verdict: what kind of price it rests on, and how old it is."""
+    offer = result.offer
+    if offer.provider == "custom":
+        return "  That is your own price (--cloud-price)."
+    kind = {
+        "observed": "an observed price",
+        "list": "a list price",
+        "estimate": "an estimate (derived, never observed)",
+    }[offer.price_kind]
+    old = "just now" if result.price_age_days < 1 / 24 else f"{age(result.price_age_days)} old"
+    line = f"  That is {kind} of {offer.fetched_at:%Y-%m-%d} ({old})"
+    if offer.currency != "USD" and offer.price_in_currency is not None:
+        line += f", {offer.price_in_currency:,.4g} {offer.currency}/h converted"
+    if now_stale:
+        line += ", stale: `costcalc refresh` fetches current prices"
+    return line + "."
+
+
+def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) -> str:
+    """What the verdict compares with, in words."""
+    rules = comparison.rules
+    count = f"{gpu_count} GPU" if gpu_count == 1 else f"{gpu_count} GPUs"
+    why = (
+        "the job's need (--memory-gb)"
+        if rules.memory_from_job
+        else f"your {desktop.short_name}'s memory; --memory-gb sets the job's need"
+    )
+    more = " or more (scale-out allowed)" if rules.scale_out else ""
+    return f"{count}{more} with at least {gb(rules.memory_gb)} each ({why})"
+
+
+def verdict(comparison: Comparison, a: Assumptions, desktop: GpuSpec, money: Money = USD) -> str:
     """One line that answers the question: buy or rent, and by how much."""
     best = comparison.best
     desk = comparison.desktop
     at = f"at {percent(a.utilisation)} utilisation"
+    if not comparison.desktop_fits:
+        need = gb(comparison.rules.memory_gb)
+        head = (
+            f"Rent: your {desktop.short_name} ({gb(desktop.memory_gb)}) cannot hold this job "
+            f"({need} per GPU), so buying it would not run it"
+        )
+        if best is None:
+            return f"{head}; no offer among your filters has {need} per GPU either."
+        return (
+            f"{head}; the cheapest offer that can is {offer_label(best)} "
+            f"({usd(best.usd_per_year, money)} a year {at})."
+        )
     if best is None:
-        return f"No cloud offer to compare with {at}; the desktop costs {usd(desk.price_usd)}."
+        return (
+            f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
+            f"--scale-out); the desktop costs {usd(desk.price_usd, money)}."
+        )
     label = offer_label(best)
-    cloud_year = usd(best.usd_per_year)
+    cloud_year = usd(best.usd_per_year, money)
     if best.break_even_days is None:
         return (
-            f"Rent: {at} the cheapest offer, {label}, costs {cloud_year} a year, no more than "
-            f"the desktop's electricity ({usd(desk.electricity_usd_per_year)}): "
+            f"Rent: {at} the cheapest comparable offer, {label}, costs {cloud_year} a year, no "
+            f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year, money)}): "
             "buying never pays back."
         )
     horizon_days = a.horizon_years * 365
     when = days(best.break_even_days)
     if best.break_even_days <= horizon_days:
         return (
-            f"Buy: {at} the desktop pays for itself after {when} against the cheapest offer, "
-            f"{label} ({cloud_year} a year)."
+            f"Buy: {at} the desktop pays for itself after {when} against the cheapest comparable "
+            f"offer, {label} ({cloud_year} a year)."
         )
     return (
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
         f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
     )
+
+
+def money_decimals(values: Iterable[float]) -> int:
+    """Decimals that suit a whole column of amounts: none once they run to thousands (or all
+    are above $100), cents otherwise, more for fractions of a cent. Zero (a free tier) is
+    shown as 0 whatever the column."""
+    known = [abs(v) for v in values if v and math.isfinite(v)]
+    if not known:
+        return 2
+    low, high = min(known), max(known)
+    if low >= 100 or (high >= 1000 and low >= 10):
+        return 0
+    if low >= 0.1:
+        return 2
+    if low >= 0.01:
+        return 3
+    return 4
+
+
+def usd_fixed(value: float | None, money: Money = USD, decimals: int = 2) -> str:
+    """An amount with the column's decimals: $391, $2,073 (not $390.95 beside $2,073)."""
+    if value is None or math.isnan(value):
+        return "-"
+    amount = money.of(value)
+    if amount == 0:
+        return f"{money.symbol}0"
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{money.symbol}{abs(amount):,.{decimals}f}"
+
+
+def co2_unit(values_kg: Iterable[float]) -> str:
+    """'g', 'kg' or 't' for a whole column: the unit its largest value reads best in."""
+    known = [v for v in values_kg if math.isfinite(v)]
+    high = max(known, default=0.0)
+    if high < 1:
+        return "g"
+    return "t" if min(known) >= 10_000 else "kg"
+
+
+def co2_in(value_kg: float, unit: str) -> str:
+    if unit == "g":
+        return f"{value_kg * 1000:,.0f} g"
+    if unit == "t":
+        return f"{value_kg / 1000:,.1f} t"
+    return f"{value_kg:,.1f} kg"
+
+
+def age_days(value_days: float) -> str:
+    """A price's age in days whatever its size ('<1 d', '60 d', '514 d'), for a column."""
+    return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in `width` characters: cut at a word where one is near, with an ellipsis; a
+    trailing marker (' *', no guaranteed GPU) always stays."""
+    if len(text) <= width:
+        return text
+    marker = " *" if text.endswith(" *") else ""
+    body = text[: len(text) - len(marker)]
+    room = width - len(marker) - 1
+    if room <= 0:
+        return (body[: max(width - len(marker), 0)] + marker)[:width]
+    cut = body[:room]
+    space = cut.rfind(" ")
+    if space >= room * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,(-") + "…" + marker

@@ -16,6 +16,7 @@ CostAt = Callable[[float], float]
 HOURS_PER_YEAR = 24 * 365
 DAYS_PER_YEAR = 365
 MONTHS_PER_YEAR = 12
+HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR
 
 
 # --------------------------------------------------------------------------- electricity
@@ -68,12 +69,40 @@ def multi_gpu_speedup(gpu_count: int, efficiency_per_doubling: float = 0.95) -> 
     return float(gpu_count * efficiency_per_doubling ** math.log2(gpu_count))
 
 
+def interruption_overhead(monthly_share: float, checkpoint_h: float, restart_h: float) -> float:
+    """Expected extra share of run time that spot interruptions cost.
+
+    `monthly_share` is the share of instances the provider reclaims in a month (AWS Spot
+    Advisor's interruption frequency). Interruptions arrive at rate r = -ln(1 - share) per
+    month; the job checkpoints every T hours at a cost of `checkpoint_h` each, with Young's
+    optimum T = sqrt(2 c / r) (J. W. Young, "A first order approximation to the optimum
+    checkpoint interval", CACM 17(9), 1974); each interruption loses half an interval of work
+    on average plus `restart_h` to get capacity back and reload. Overhead = c / T + r (T/2 + R).
+    """
+    if monthly_share <= 0:
+        return 0.0
+    rate = -math.log(1 - min(monthly_share, 0.99)) / HOURS_PER_MONTH
+    if checkpoint_h <= 0:
+        return rate * restart_h
+    interval = math.sqrt(2 * checkpoint_h / rate)
+    return checkpoint_h / interval + rate * (interval / 2 + restart_h)
+
+
 def cloud_hours_for(desktop_hours: float, relative_speed: float) -> float:
     """Hours the offer needs for the work the desktop does in `desktop_hours`.
 
     `relative_speed` is offer throughput / desktop throughput: 2x faster needs half the hours.
     """
     return desktop_hours / relative_speed
+
+
+def billed_hours_per_year(hours: float, increment_s: int) -> float:
+    """Hours a year a provider bills for `hours` of use: exact for hourly or finer billing; whole
+    days or months for servers rented by the day or the month (rented for the months you need)."""
+    if increment_s < 86_400 or hours <= 0:
+        return hours
+    increment_h = increment_s / 3600
+    return math.ceil(hours / increment_h - 1e-9) * increment_h
 
 
 def cloud_usd_for_hours(

@@ -18,9 +18,15 @@ class UnknownGpu(CostcalcError):
 
 
 class UnknownRegion(CostcalcError):
-    def __init__(self, code: str, suggestions: list[str]) -> None:
-        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown grid region {code!r}{hint}")
+    def __init__(self, code: str, suggestions: list[str], *, ambiguous: bool = False) -> None:
+        if ambiguous:
+            message = (
+                f"region {code!r} names more than one region; type one of {', '.join(suggestions)}"
+            )
+        else:
+            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+            message = f"unknown grid region {code!r}{hint}"
+        super().__init__(message)
         self.code = code
         self.suggestions = suggestions
 

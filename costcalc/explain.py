@@ -14,6 +14,7 @@ from costcalc import display as fmt
 from costcalc import engine
 from costcalc.catalog import GpuCatalog
 from costcalc.compare import Comparison
+from costcalc.fx import USD, Money
 from costcalc.grid import GridIndex
 from costcalc.models import Assumptions, DesktopBuild, OfferResult, Workload
 
@@ -24,6 +25,11 @@ class Explanation:
 
     title: str
     lines: tuple[str, ...]
+
+
+def cur(value_usd: float, m: Money) -> str:
+    """An amount inside a formula, in the shown currency: $0.12, €2,200."""
+    return f"{m.symbol}{num(m.of(value_usd))}"
 
 
 def num(value: float) -> str:
@@ -38,7 +44,9 @@ def num(value: float) -> str:
     return f"{value:.4g}"
 
 
-def electricity(comparison: Comparison, desktop: DesktopBuild, a: Assumptions) -> Explanation:
+def electricity(
+    comparison: Comparison, desktop: DesktopBuild, a: Assumptions, m: Money = USD
+) -> Explanation:
     d = comparison.desktop
     u = a.utilisation
     lines = [
@@ -48,36 +56,61 @@ def electricity(comparison: Comparison, desktop: DesktopBuild, a: Assumptions) -
         f"kWh/year = {num(d.load_w)} W x {num(u)} x 8,760 h / 1000"
         + (f" + idle {num(desktop.idle_w)} W x {num(1 - u)} x 8,760 h / 1000" if a.stays_on else "")
         + f" = {fmt.kwh(d.kwh_per_year)}",
-        f"$/year = {num(d.kwh_per_year)} kWh x ${num(a.usd_per_kwh)}/kWh = "
-        f"{fmt.usd(d.electricity_usd_per_year)}",
+        f"{m.symbol.strip()}/year = {num(d.kwh_per_year)} kWh x {cur(a.usd_per_kwh, m)}/kWh = "
+        f"{fmt.usd(d.electricity_usd_per_year, m)}",
     ]
     return Explanation("Electricity (desktop)", tuple(lines))
 
 
-def cloud_cost(result: OfferResult, a: Assumptions) -> Explanation:
+def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanation:
     o = result.offer
+    per_year = f"{m.symbol.strip()}/year"
+    spot = f" x interruptions {num(result.overhead)}" if result.overhead != 1 else ""
     lines = [
-        f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)} = "
-        f"{num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
+        f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)}{spot}"
+        f" = {num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
     ]
+    if result.overhead != 1:
+        lines.append(
+            "interruptions: checkpoints, lost work and restarts of a spot offer, priced from its "
+            "interruption frequency (costcalc.engine.interruption_overhead)"
+        )
     if o.monthly_fee_usd or o.included_usd_per_month:
         usage = result.hours_per_year * o.usd_per_hour / engine.MONTHS_PER_YEAR
         lines.append(
-            f"$/year = 12 x (fee ${num(o.monthly_fee_usd)} + max(0, {num(result.hours_per_year)} h"
-            f" x ${num(o.usd_per_hour)}/h / 12 - included ${num(o.included_usd_per_month)}))"
-            f" = 12 x (${num(o.monthly_fee_usd)} + "
-            f"${num(max(0.0, usage - o.included_usd_per_month))}) = {fmt.usd(result.usd_per_year)}"
+            f"{per_year} = 12 x (fee {cur(o.monthly_fee_usd, m)} + max(0, "
+            f"{num(result.hours_per_year)} h x {cur(o.usd_per_hour, m)}/h / 12 - included "
+            f"{cur(o.included_usd_per_month, m)})) = 12 x ({cur(o.monthly_fee_usd, m)} + "
+            f"{cur(max(0.0, usage - o.included_usd_per_month), m)}) = "
+            f"{fmt.usd(result.usd_per_year, m)}"
         )
+    elif o.billing_increment_s >= 86_400 or o.setup_fee_usd:
+        billed = engine.billed_hours_per_year(result.hours_per_year, o.billing_increment_s)
+        unit = num(o.billing_increment_s / 3600)
+        setup = (
+            f" + setup {cur(o.setup_fee_usd, m)} / {num(a.horizon_years)} years"
+            if o.setup_fee_usd
+            else ""
+        )
+        lines += [
+            f"billed: whole periods of {unit} h: {num(billed)} h",
+            f"{per_year} = {num(billed)} h x {cur(o.usd_per_hour, m)}/h{setup} = "
+            f"{fmt.usd(result.usd_per_year, m)}",
+        ]
     else:
         lines.append(
-            f"$/year = {num(result.hours_per_year)} h x ${num(o.usd_per_hour)}/h = "
-            f"{fmt.usd(result.usd_per_year)}"
+            f"{per_year} = {num(result.hours_per_year)} h x {cur(o.usd_per_hour, m)}/h = "
+            f"{fmt.usd(result.usd_per_year, m)}"
         )
     return Explanation("Cloud cost", tuple(lines))
 
 
 def break_even(
-    result: OfferResult, comparison: Comparison, desktop: DesktopBuild, a: Assumptions
+    result: OfferResult,
+    comparison: Comparison,
+    desktop: DesktopBuild,
+    a: Assumptions,
+    m: Money = USD,
 ) -> Explanation:
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
     power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
@@ -86,7 +119,7 @@ def break_even(
     )
     if result.break_even_days is None:
         verdict = (
-            f"cloud/day ${num(cloud_day)} <= electricity/day ${num(power_day)}: "
+            f"cloud/day {cur(cloud_day, m)} <= electricity/day {cur(power_day, m)}: "
             "buying never pays back"
         )
         return Explanation("Break-even", (head, verdict))
@@ -94,8 +127,8 @@ def break_even(
     within = "within" if result.break_even_days <= horizon_days else "beyond"
     lines = (
         head,
-        f"d = {fmt.usd(desktop.price_usd)} / ({fmt.usd(result.usd_per_year)}/365 - "
-        f"{fmt.usd(comparison.desktop.electricity_usd_per_year)}/365) = "
+        f"d = {fmt.usd(desktop.price_usd, m)} / ({fmt.usd(result.usd_per_year, m)}/365 - "
+        f"{fmt.usd(comparison.desktop.electricity_usd_per_year, m)}/365) = "
         f"{num(desktop.price_usd)} / ({num(cloud_day)} - {num(power_day)}) = "
         f"{result.break_even_days:,.2f} days",
         f"{fmt.days(result.break_even_days)}: {within} your {num(a.horizon_years)}-year horizon "
@@ -134,7 +167,7 @@ def carbon(
     return Explanation("Carbon", tuple(lines))
 
 
-def run(result: OfferResult, a: Assumptions, w: Workload) -> Explanation | None:
+def run(result: OfferResult, a: Assumptions, w: Workload, m: Money = USD) -> Explanation | None:
     if w.run_hours is None:
         return None
     if result.fits is False:
@@ -148,21 +181,22 @@ def run(result: OfferResult, a: Assumptions, w: Workload) -> Explanation | None:
         runs_per_month = engine.runs_per_month(a.utilisation, w.run_hours)
         plan_usd = engine.plan_share_usd(o.monthly_fee_usd, runs_per_month)
         share = (
-            f" + plan ${num(o.monthly_fee_usd)}/month / {num(max(runs_per_month, 1.0))} runs"
-            f" = ${num(plan_usd)}"
+            f" + plan {cur(o.monthly_fee_usd, m)}/month / {num(max(runs_per_month, 1.0))} runs"
+            f" = {cur(plan_usd, m)}"
         )
+    spot = f" x interruptions {num(result.overhead)}" if result.overhead != 1 else ""
     lines = [
-        f"time = {num(w.run_hours)} h / speed {num(result.relative_speed)} = {num(r.hours)} h"
+        f"time = {num(w.run_hours)} h / speed {num(result.relative_speed)}{spot} = {num(r.hours)} h"
         f" (billed {num(r.billed_hours)} h: per {o.billing_increment_s} s, "
         f"minimum {o.billing_minimum_s} s)",
-        f"cost = {num(r.billed_hours)} h x ${num(o.usd_per_hour)}/h{share} = {fmt.usd(r.usd)}",
+        f"cost = {num(r.billed_hours)} h x {cur(o.usd_per_hour, m)}/h{share} = {fmt.usd(r.usd, m)}",
         f"CO2 = {fmt.kwh(r.kwh)} -> {fmt.co2(r.co2_kg)}",
     ]
     if result.usd_per_batch_item is not None:
         batch = w.max_batch.get(o.gpu, 0) * o.gpu_count
         lines.append(
-            f"$ per batch item = ${num(o.usd_per_hour)}/h / batch {batch} = "
-            f"{fmt.usd(result.usd_per_batch_item)}"
+            f"{m.symbol.strip()} per batch item = {cur(o.usd_per_hour, m)}/h / batch {batch} = "
+            f"{fmt.usd(result.usd_per_batch_item, m)}"
         )
     return Explanation("One run", tuple(lines))
 
@@ -175,15 +209,16 @@ def explain_offer(
     w: Workload,
     catalog: GpuCatalog,
     grid: GridIndex,
+    money: Money = USD,
 ) -> list[Explanation]:
-    """Every figure of one offer row, derived step by step."""
+    """Every figure of one offer row, derived step by step, amounts in `money`'s currency."""
     parts = [
-        electricity(comparison, desktop, a),
-        cloud_cost(result, a),
-        break_even(result, comparison, desktop, a),
+        electricity(comparison, desktop, a, money),
+        cloud_cost(result, a, money),
+        break_even(result, comparison, desktop, a, money),
         carbon(result, comparison, a, catalog, grid),
     ]
-    one_run = run(result, a, w)
+    one_run = run(result, a, w, money)
     if one_run is not None:
         parts.append(one_run)
     return parts

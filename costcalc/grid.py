@@ -1,8 +1,11 @@
 """Grid carbon intensity and PUE lookups: home regions for the desktop, cloud regions for offers.
 
-Rule kept here: the region is always an input. Lookups are case-insensitive; an unknown home
-region raises UnknownRegion with the closest codes; an offer in a region we have no figure for
-falls back to its provider's country-level default and says so in `source`.
+Rule kept here: the region is always an input. Lookups are case-insensitive; names people type
+('UK', 'California') go through the same alias table as the electricity lookup (costcalc.regions);
+an unknown home region raises UnknownRegion with the closest codes; an offer in a region we have
+no figure for falls back to its provider's country-level default and says so in `source`. Every
+figure is on the file's one basis (lifecycle); the direct figure, where a row has one, is kept
+beside it and only ever used when asked for by name (`on_basis`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import difflib
 from dataclasses import dataclass
 
 from costcalc.errors import UnknownRegion
-from costcalc.models import CarbonData, GridIntensity
+from costcalc.models import CarbonBasis, CarbonData, GridIntensity
+from costcalc.regions import RegionIndex
 
 
 def provider_family(provider: str) -> str:
@@ -26,9 +30,22 @@ class OfferGrid:
     source: str
 
 
+def on_basis(region: GridIntensity, basis: CarbonBasis) -> float | None:
+    """The region's intensity on `basis`: its figure, or its direct one (None when it has none)."""
+    if basis == region.basis:
+        return region.gco2_per_kwh
+    return region.gco2_per_kwh_direct if basis == "direct" else None
+
+
+def describe(region: GridIntensity) -> str:
+    """'lifecycle, 2025': the basis and year the output states beside a figure."""
+    return f"{region.basis}, {region.year}"
+
+
 class GridIndex:
-    def __init__(self, data: CarbonData) -> None:
+    def __init__(self, data: CarbonData, regions: RegionIndex | None = None) -> None:
         self.data = data
+        self.regions = regions
         self._by_code = {r.code.lower(): r for r in data.regions}
         # Bare cloud region names ("us-east-1") when only one provider uses them.
         bare: dict[str, list[GridIntensity]] = {}
@@ -46,10 +63,19 @@ class GridIndex:
         """The grid a desktop draws from: a country ('US' or 'Germany'), a state ('US-CA') or a
         cloud region ('aws:us-east-1' or 'us-east-1')."""
         wanted = (code or self.data.default_home_region).strip().lower()
-        found = self._by_code.get(wanted) or self._bare.get(wanted) or self._by_name.get(wanted)
+        found = self._by_code.get(wanted) or self._bare.get(wanted)
+        if found is None and self.regions is not None:
+            # the alias table; raises for a name nobody knows or one that means two regions
+            found = self._by_code.get(self.regions.resolve(code or wanted).lower())
+        elif found is None:
+            found = self._by_name.get(wanted)
         if found is None:
             raise UnknownRegion(code or "", self.suggest(wanted))
         return found
+
+    @property
+    def basis(self) -> CarbonBasis:
+        return self.data.basis
 
     def suggest(self, code: str, limit: int = 3) -> list[str]:
         wanted = code.lower()

@@ -34,8 +34,8 @@ Form = Literal["money", "number", "share", "count", "text", "choice", "switch", 
 
 _GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^\d*,\d+$")
-MAX_USD_PER_HOUR = 10_000.0
-"""Your own offer's price: a whole 8-GPU server rents for well under this."""
+MAX_USD_PER_HOUR = 10_000_000.0
+"""Your own offer's price per hour, in any currency (checked again in USD by the scenario)."""
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -183,6 +183,8 @@ class Input:
     choices: tuple[str, ...] = ()
     item: Form = "text"
     """For a list: the form of each item."""
+    alias: tuple[str, str] | None = None
+    """Another flag that sets a fixed value: ('--no-spot', 'on-demand')."""
 
     @property
     def env(self) -> str:
@@ -222,9 +224,10 @@ class Input:
         return value
 
     def _parse_list(self, text: str) -> tuple[Any, ...] | None:
-        # Items are separated by ";", spaces or ", "; a comma between digits is part of a
-        # number (thousands, or a decimal comma, which is refused with a hint).
-        parts = [p for p in re.split(r"[;\s]+|,(?!\d)", text.strip()) if p]
+        # Numbers are separated by ";", spaces or ", " (a comma between digits is part of a
+        # number: thousands, or a decimal comma, refused with a hint); names by "," or ";".
+        pattern = r"\s*[;,]\s*" if self.item == "text" else r"[;\s]+|,(?!\d)"
+        parts = [p for p in re.split(pattern, text.strip()) if p]
         if not parts:
             return None
         return tuple(self._parse_one(self.item, part) for part in parts)
@@ -253,7 +256,7 @@ def show_number(value: float) -> str:
 
 
 def _money(field: str, flag: str, label: str, what: str, help: str, group: str) -> Input:
-    return Input(field, flag, label, what, help, "money", group, metavar="USD")
+    return Input(field, flag, label, what, help, "money", group, metavar="AMOUNT")
 
 
 INPUTS: tuple[Input, ...] = (
@@ -283,7 +286,8 @@ INPUTS: tuple[Input, ...] = (
         "--desktop-price",
         "Price $",
         "desktop price",
-        "whole machine, up front (default: GPU street price + base system)",
+        "whole machine, up front, in the chosen currency (default: GPU street price + a 2026 base "
+        "system)",
         "desktop",
     ),
     Input(
@@ -315,6 +319,15 @@ INPUTS: tuple[Input, ...] = (
         "number",
         "desktop",
         metavar="W",
+    ),
+    Input(
+        "used",
+        "--used",
+        "Used",
+        "used cards",
+        "price the cards on the second-hand market, where a dated used price exists",
+        "switch",
+        "desktop",
     ),
     Input(
         "psu_efficiency",
@@ -380,9 +393,11 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "home_region",
         "--region",
-        "Grid",
+        "Region",
         "home region",
-        "home grid for CO2: country (US, DE, Germany), state (US-CA) or cloud region",
+        "where the desktop runs: sets the household electricity price and the grid's CO2; a "
+        "country (US, DE, Germany, UK), a state or province (US-CA, California, CA-QC) or a "
+        "cloud region",
         "text",
         "place",
         metavar="CODE",
@@ -390,10 +405,22 @@ INPUTS: tuple[Input, ...] = (
     _money(
         "usd_per_kwh",
         "--kwh-price",
-        "$/kWh",
+        "kWh price",
         "electricity price",
-        "electricity price per kWh (default from the bundled data)",
+        "your electricity price per kWh, in the chosen currency (default: the home region's "
+        "household price, dated and sourced)",
         "place",
+    ),
+    Input(
+        "currency",
+        "--currency",
+        "Currency",
+        "currency",
+        "show and read every amount in this currency (EUR, GBP, JPY ...; ECB reference rates); "
+        "default: the home region's currency, else USD",
+        "text",
+        "place",
+        metavar="CODE",
     ),
     # -- the run
     Input(
@@ -441,10 +468,11 @@ INPUTS: tuple[Input, ...] = (
         "--dtype",
         "dtype",
         "precision",
-        "training precision used to compare GPU speeds (default fp16 mixed precision)",
+        "training precision used to compare GPU speeds (default auto: fp16 mixed precision on "
+        "a desktop GPU with tensor cores, fp32 otherwise)",
         "choice",
         "run",
-        choices=DTYPES,
+        choices=("auto", *DTYPES),
     ),
     Input(
         "bench",
@@ -463,7 +491,7 @@ INPUTS: tuple[Input, ...] = (
         "--cloud-price",
         "Your $/h",
         "cloud price",
-        "add your own offer at this $/h on the same GPUs (repeatable)",
+        "add your own offer at this price per hour on the same GPUs (repeatable)",
         "list",
         "offers",
         metavar="USD_PER_HOUR",
@@ -484,10 +512,81 @@ INPUTS: tuple[Input, ...] = (
         "--offers",
         "Offers",
         "offer kind",
-        "all offers, only spot or only on-demand",
+        "all offers, only spot or only on-demand (--no-spot is --offers on-demand)",
         "choice",
         "offers",
         choices=OFFER_KINDS,
+        alias=("--no-spot", "on-demand"),
+    ),
+    Input(
+        "cloud_regions",
+        "--cloud-region",
+        "Regions",
+        "cloud region",
+        "only offers in this cloud region (repeatable): us-east-1, NY2, ...",
+        "list",
+        "offers",
+        metavar="REGION",
+    ),
+    Input(
+        "cloud_gpus",
+        "--cloud-gpu",
+        "Cloud GPU",
+        "cloud GPU",
+        "only offers with this GPU (repeatable); a family matches every variant: a100",
+        "list",
+        "offers",
+        metavar="GPU",
+    ),
+    Input(
+        "min_memory_gb",
+        "--min-memory",
+        "Min GB",
+        "minimum memory",
+        "only offers with at least this much memory per GPU",
+        "number",
+        "offers",
+        metavar="GB",
+    ),
+    Input(
+        "offer_match",
+        "--match",
+        "Match",
+        "words",
+        "only offers whose provider, name, GPU or region contain one of these words: 'a100|h100'",
+        "text",
+        "offers",
+        metavar="WORDS",
+    ),
+    Input(
+        "scale_out",
+        "--scale-out",
+        "Scale-out",
+        "scale-out",
+        "let offers with more GPUs than the desktop be the verdict (their speed assumes the "
+        "sourced multi-GPU scaling)",
+        "switch",
+        "offers",
+    ),
+    Input(
+        "spot_checkpoint_minutes",
+        "--spot-checkpoint-minutes",
+        "Ckpt min",
+        "checkpoint minutes",
+        "minutes one checkpoint takes to write: prices a spot offer's interruptions (default 5)",
+        "number",
+        "offers",
+        metavar="MIN",
+    ),
+    Input(
+        "spot_restart_minutes",
+        "--spot-restart-minutes",
+        "Restart min",
+        "restart minutes",
+        "minutes to resume after a spot interruption (default 30)",
+        "number",
+        "offers",
+        metavar="MIN",
     ),
 )
 

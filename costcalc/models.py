@@ -16,6 +16,9 @@ from costcalc.constants import Dtype, Kind
 from costcalc.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
+Condition = Literal["new", "used", "new or used"]
+"""What a street price is for: a new card, a used one, or the cheapest of both (a tracker's
+best deal across new and second-hand listings)."""
 PriceKind = Literal["observed", "list", "estimate"]
 """observed: read from a feed or a dated page; list: a published list price; estimate: derived
 (e.g. spot = on-demand x (1 - advisor savings)), which no one observed."""
@@ -73,9 +76,26 @@ class GpuSpec(Frozen):
     launch_price_usd: float | None = Field(default=None, gt=0)
     street_price_usd: float | None = Field(default=None, gt=0)
     street_price_date: date | None = None
+    street_price_condition: Condition | None = Field(
+        default=None, description="Whether the street price is for a new or a used card."
+    )
+    used_price_usd: float | None = Field(
+        default=None,
+        gt=0,
+        description="Second-hand price where one is sourced beside a new street price.",
+    )
+    used_price_date: date | None = None
     aliases: tuple[str, ...] = Field(default=(), description="Other names people write.")
     sources: dict[str, str] = Field(description="Where each group of figures comes from.")
     notes: str | None = None
+
+    @property
+    def short_name(self) -> str:
+        """The name people read in tables: 'RTX 3090', 'V100 SXM2 16GB', 'Quadro P4000'."""
+        name = self.name
+        for brand in ("NVIDIA ", "GeForce ", "Tesla "):
+            name = name.removeprefix(brand)
+        return name.replace(" Generation", "")
 
     @property
     def form_factor(self) -> str | None:
@@ -257,6 +277,19 @@ class ColabSnapshot(Frozen):
 # --------------------------------------------------------------------------- desktop
 
 
+class DesktopPart(Frozen):
+    """One line of a base system's parts list: what it is, what it cost, when, and who said so."""
+
+    category: Literal["cpu", "motherboard", "ram", "ssd", "psu", "case", "cooler"]
+    item: Text
+    usd: float = Field(gt=0)
+    observed: date = Field(description="The date the price was true (the latest, for a range).")
+    source: Text = Field(description="Where the price comes from, or 'estimate: ...'.")
+    estimate: bool = Field(
+        default=False, description="True when no dated price was found and the figure is judgement."
+    )
+
+
 class DesktopDefaults(Frozen):
     """prices/desktop.yaml: what a desktop costs around the GPUs, and what it draws."""
 
@@ -265,6 +298,10 @@ class DesktopDefaults(Frozen):
     as_of: date
     base_system_usd: dict[int, float] = Field(
         description="Cost of everything but the GPUs, by GPU count (1, 2, 4)."
+    )
+    base_system_as_of: date = Field(description="Date of the newest price in the parts lists.")
+    base_system_parts: dict[int, tuple[DesktopPart, ...]] = Field(
+        description="The parts list each base system price adds up, by GPU count."
     )
     rest_of_system_w: dict[int, float] = Field(
         description="Load draw of CPU, board, disks, fans, by GPU count."
@@ -295,17 +332,58 @@ class DesktopBuild(Frozen):
     life_years: float = Field(default=4.0, gt=0)
 
 
+# --------------------------------------------------------------------------- multi-GPU
+
+
+class KindScaling(Frozen):
+    speedup_8: float = Field(gt=1, le=8, description="8-GPU / 1-GPU throughput over NVLink.")
+    source: str
+
+
+class ScalingData(Frozen):
+    """costcalc/data/scaling.yaml: how training throughput grows with the GPU count."""
+
+    schema_version: Literal[1] = 1
+    as_of: date
+    sources: dict[str, str]
+    kinds: dict[str, KindScaling]
+    pcie_factor: float = Field(
+        gt=0, le=1, description="Share of the NVLink efficiency per doubling."
+    )
+    pcie_source: str
+
+    def efficiency_per_doubling(self, kind: str, nvlink: bool) -> float:
+        scaling = self.kinds.get(kind) or self.kinds["generic"]
+        share: float = (scaling.speedup_8 / 8) ** (1 / 3)
+        return share if nvlink else share * self.pcie_factor
+
+
 # --------------------------------------------------------------------------- carbon
+
+
+CarbonBasis = Literal["lifecycle", "direct"]
+"""lifecycle: gCO2e per kWh over the plants' life cycle (construction, fuel supply, combustion),
+so hydro, nuclear, wind and solar count a few to a few tens of grams; direct (operational):
+combustion at the plant only, so they count zero."""
 
 
 class GridIntensity(Frozen):
     """Carbon intensity of a grid: a country, a sub-national region or a cloud region."""
 
-    code: str = Field(description="'US', 'DEU', 'US-CA', 'aws:us-east-1', ...")
+    code: str = Field(description="'US', 'DE', 'US-CA', 'aws:us-east-1', ...")
     name: str
-    gco2_per_kwh: float = Field(ge=0)
+    gco2_per_kwh: float = Field(ge=0, description="On the file's basis (CarbonData.basis).")
+    basis: CarbonBasis
     year: int
     source: str
+    grid: str | None = Field(
+        default=None, description="The grid a cloud region draws from ('US-OR'), if mapped."
+    )
+    gco2_per_kwh_direct: float | None = Field(
+        default=None, ge=0, description="The same grid on the direct (operational) basis."
+    )
+    direct_year: int | None = None
+    direct_source: str | None = None
     pue: float | None = Field(default=None, ge=1, description="Data-centre PUE (cloud regions).")
 
 
@@ -315,12 +393,104 @@ class CarbonData(Frozen):
     schema_version: Literal[1] = 1
     source: str
     as_of: date
+    basis: CarbonBasis = Field(description="The basis of every row's gco2_per_kwh.")
     default_home_region: str
     pue_defaults: dict[str, float] = Field(description="Provider -> PUE when a region has none.")
     cloud_host_w_per_gpu: float = Field(
         ge=0, description="Host (CPU, memory, network) draw per GPU in a cloud server."
     )
     regions: tuple[GridIntensity, ...]
+
+
+# --------------------------------------------------------------------------- regions
+
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+"""ISO 4217: 'USD', 'EUR', 'GBP'."""
+
+
+class RegionAlias(Frozen):
+    """A name people type for a region and the code(s) it means; two codes make it ambiguous."""
+
+    alias: Text
+    codes: tuple[str, ...] = Field(min_length=1)
+    note: Text | None = None
+
+
+class RegionNames(Frozen):
+    """prices/regions.yaml: the names and codes people type for home regions."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    aliases: tuple[RegionAlias, ...]
+
+
+# --------------------------------------------------------------------------- electricity
+
+
+class PriceSource(Frozen):
+    """Who publishes a price, under which terms."""
+
+    label: Text = Field(description="Short name shown beside a price: 'Eurostat', 'EIA'.")
+    citation: Text
+    url: Text | None = None
+    licence: Text
+
+
+class ElectricityPrice(Frozen):
+    """What a household pays per kWh in one region, in its own currency."""
+
+    code: str = Field(description="'DE', 'US-CA', 'CA-QC', 'GB', 'EU'.")
+    name: Text
+    price_per_kwh: float = Field(gt=0, description="Unit price in `currency`, taxes included.")
+    currency: CurrencyCode
+    period: Text = Field(description="When the price was true, as its source names it.")
+    as_of: date = Field(description="The last day of that period (or the tariff's start).")
+    source: str = Field(description="Key into ElectricityData.sources.")
+    standing_charge_per_day: float | None = Field(
+        default=None, ge=0, description="Fixed daily charge billed on top, in `currency`."
+    )
+    notes: Text | None = None
+
+
+class ElectricityData(Frozen):
+    """prices/electricity.yaml: household electricity prices by home region."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    default_region: str = Field(description="The region a user who names none lives in.")
+    sources: dict[str, PriceSource]
+    missing: dict[str, str] = Field(
+        default_factory=dict, description="Regions with no price here, and why."
+    )
+    prices: tuple[ElectricityPrice, ...]
+
+
+# --------------------------------------------------------------------------- currencies
+
+
+class CurrencyPeg(Frozen):
+    """A currency the reference rates leave out, fixed to one they include."""
+
+    currency: CurrencyCode
+    anchor: CurrencyCode
+    per_anchor: float = Field(gt=0, description="Units of `currency` per unit of `anchor`.")
+    source: Text
+
+
+class FxRates(Frozen):
+    """prices/fx.yaml (or a refreshed copy): euro reference rates of one day."""
+
+    schema_version: Literal[1] = 1
+    source: Text
+    licence: Text
+    as_of: date = Field(description="The day the reference rates were published for.")
+    fetched_at: UtcDatetime | None = Field(
+        default=None, description="When `costcalc refresh` downloaded them (None: bundled)."
+    )
+    per_eur: dict[CurrencyCode, float] = Field(description="Units of currency for one euro.")
+    pegs: tuple[CurrencyPeg, ...] = ()
 
 
 # --------------------------------------------------------------------------- inputs
@@ -409,8 +579,15 @@ class RunCost:
 @dataclass(frozen=True, slots=True)
 class OfferResult:
     offer: CloudOffer
+    spec: GpuSpec
+    """The offer's GPU, from the catalog."""
     relative_speed: float
     """Offer throughput / desktop throughput."""
+    role: str
+    """'comparable' (the desktop's GPU count, enough memory per GPU), 'scale-out' (more GPUs,
+    enough memory each), 'less memory' or 'fewer GPUs'."""
+    overhead: float
+    """Factor on hours for spot interruptions (checkpoints, lost work, restarts); 1 otherwise."""
     hours_per_year: float
     usd_per_year: float
     break_even_days: float | None
@@ -421,3 +598,8 @@ class OfferResult:
     """None when the workload's memory need is unknown."""
     usd_per_batch_item: float | None
     run: RunCost | None
+
+    @property
+    def effective_speed(self) -> float:
+        """Relative speed once spot interruptions have taken their share of the hours."""
+        return self.relative_speed / self.overhead

@@ -24,7 +24,7 @@ from costcalc.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.offers import age_days
 from costcalc.snapshots import load_bundled, refreshed_observations, refreshed_path
 from providers import registry
-from providers.base import Provider, Skip
+from providers.base import Fetched, Provider, Skip
 
 if TYPE_CHECKING:
     from costcalc.net import FetchSettings, HttpClient
@@ -35,6 +35,9 @@ MAX_USD_PER_GPU_HOUR = 100.0
 
 KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
+
+NAMES_SHOWN = 10
+"""Unknown GPU names a result's message lists; `refresh --json` lists them all."""
 
 Progress = Callable[[str], None]
 
@@ -58,6 +61,8 @@ class ProviderResult:
     message: str
     offers: int = 0
     skipped: bool = False
+    unknown_gpus: tuple[str, ...] = ()
+    """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
 
 
 @dataclass
@@ -154,6 +159,34 @@ def _skipped(provider: Provider, now: datetime, hint: str) -> str:
     )
 
 
+# --------------------------------------------------------------------------- data feeds
+
+
+def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> ProviderResult:
+    """Download the ECB's euro reference rates and keep them beside the bundled ones (not a price
+    provider: no offers, no history); a bad file keeps the last good rates."""
+    from costcalc.models import FxRates
+    from costcalc.net import FetchError
+    from costcalc.resources import write_model_yaml
+    from costcalc.snapshots import FX_FILE, fx_path, load_bundled_file
+    from providers import ecb
+    from providers.common import FeedError
+
+    try:
+        progress(f"{ecb.NAME}: downloading {ecb.url()}")
+        rates = ecb.fetch(client)
+        write_model_yaml(
+            fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
+        )
+    except (FetchError, FeedError, CostcalcError) as exc:
+        return ProviderResult(ecb.NAME, False, str(exc))
+    except Exception as exc:  # a feed's bug must not stop the refresh
+        return ProviderResult(ecb.NAME, False, f"unexpected {type(exc).__name__}: {exc}")
+    return ProviderResult(
+        ecb.NAME, True, f"refreshed, {len(rates.per_eur)} euro reference rates of {rates.day}"
+    )
+
+
 # --------------------------------------------------------------------------- the job
 
 
@@ -174,6 +207,10 @@ def _refresh_one(
         if isinstance(outcome, Skip):
             message = _skipped(provider, now, outcome.hint)
             return ProviderResult(name, True, message, skipped=True), []
+        unknown: tuple[str, ...] = ()
+        if isinstance(outcome, Fetched):
+            unknown = outcome.unknown_gpus
+            outcome = outcome.snapshot
         outcome, repeated = deduplicated(outcome)
         check_plausible(outcome)
         check_not_shrunk(outcome, _previous(provider), force)
@@ -187,7 +224,18 @@ def _refresh_one(
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
-    return ProviderResult(name, True, message, offers=count), observed
+    message += _unknown_note(unknown)
+    return ProviderResult(name, True, message, offers=count, unknown_gpus=unknown), observed
+
+
+def _unknown_note(unknown: tuple[str, ...]) -> str:
+    """'; skipped 2 GPU names no table maps: A, B' (the first few; --json has them all)."""
+    if not unknown:
+        return ""
+    shown = ", ".join(unknown[:NAMES_SHOWN])
+    more = f" and {len(unknown) - NAMES_SHOWN} more" if len(unknown) > NAMES_SHOWN else ""
+    noun = "name" if len(unknown) == 1 else "names"
+    return f"; skipped {len(unknown)} GPU {noun} no table maps: {shown}{more}"
 
 
 def _record(
@@ -239,6 +287,10 @@ def run_refresh(
                 say(f"{provider.name}: {'ok' if result.ok else 'failed'}: {result.message}")
                 if observed:  # right after its snapshot: a kill here is back-filled next time
                     _record(report, lambda offers: history.record(offers, now), observed)
+            if not providers:  # a full refresh also renews the exchange rates
+                result = refresh_fx(client, now, say)
+                report.results.append(result)
+                say(f"{result.provider}: {'ok' if result.ok else 'failed'}: {result.message}")
         return report
     finally:
         lock.release()

@@ -16,14 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from costcalc.catalog import GpuCatalog
-from costcalc.compare import Comparison, compare
+from costcalc.catalog import CardPrice, GpuCatalog, card_price
+from costcalc.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.constants import CUSTOM_PROVIDER, Dtype, Kind, OfferKind
+from costcalc.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.errors import CostcalcError
+from costcalc.fx import USD, Converter, Money, money_for
 from costcalc.grid import GridIndex
 from costcalc.models import (
     Assumptions,
@@ -31,6 +33,7 @@ from costcalc.models import (
     DesktopBuild,
     DesktopDefaults,
     GpuSpec,
+    ScalingData,
     Workload,
 )
 from costcalc.offers import PriceBook, custom_offer
@@ -58,8 +61,13 @@ class Scenario(BaseModel):
     desktop_price_usd: float | None = Field(
         default=None,
         ge=0,
-        le=1_000_000,
-        description="Whole machine, up front, USD (default: GPU street price + base system).",
+        le=100_000_000,
+        description="Whole machine, up front, in the chosen currency (default: GPU street price "
+        "+ base system).",
+    )
+    used: bool = Field(
+        default=False,
+        description="Price the cards on the second-hand market (where a dated used price exists).",
     )
     gpu_watts: float | None = Field(
         default=None, ge=0, le=3000, description="Draw of one GPU under load, W (default: TDP)."
@@ -91,10 +99,22 @@ class Scenario(BaseModel):
     )
     # -- where it runs
     home_region: str | None = Field(
-        default=None, description="Home grid: country, state or cloud region (default: US)."
+        default=None,
+        description="Home region: country, state or cloud region; sets the electricity price "
+        "and the grid's carbon (default: US).",
     )
     usd_per_kwh: float | None = Field(
-        default=None, ge=0, le=10, description="Electricity price, USD/kWh (default: bundled)."
+        default=None,
+        ge=0,
+        le=1000,
+        description="Your electricity price per kWh, in the chosen currency (default: the home "
+        "region's household price).",
+    )
+    currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z]{3}$",
+        description="Currency of every amount shown and typed (default: the home region's, "
+        "else USD).",
     )
     # -- the run
     run_hours: float | None = Field(
@@ -110,18 +130,50 @@ class Scenario(BaseModel):
         default=None, ge=0.1, le=10_000, description="GPU memory the run needs, GB."
     )
     kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
-    dtype: Dtype = Field(default="fp16", description="Training precision used to compare GPUs.")
+    dtype: Dtype | Literal["auto"] = Field(
+        default="auto",
+        description="Training precision used to compare GPUs; auto: mixed precision (fp16) on "
+        "a desktop GPU with tensor cores, fp32 otherwise.",
+    )
     bench: str | None = Field(
         default=None, description="A saved bench result to use: 'latest' or a file path."
     )
     # -- the offers
     cloud_prices: tuple[float, ...] = Field(
-        default=(), description="Your own offers on the desktop's GPUs, USD per hour."
+        default=(),
+        description="Your own offers on the desktop's GPUs, per hour, in the chosen currency.",
     )
     providers: tuple[str, ...] = Field(
         default=(), description="Only offers from these providers; empty: all."
     )
     offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
+    cloud_regions: tuple[str, ...] = Field(
+        default=(), description="Only offers in these cloud regions; empty: all."
+    )
+    cloud_gpus: tuple[str, ...] = Field(
+        default=(),
+        description="Only offers with these GPUs; a family name matches every variant (a100).",
+    )
+    min_memory_gb: float | None = Field(
+        default=None, ge=0, le=10_000, description="Only offers with at least this memory per GPU."
+    )
+    offer_match: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Only offers whose provider, name, GPU or region contain one of these words "
+        "(a100|h100).",
+    )
+    scale_out: bool = Field(
+        default=False,
+        description="Let offers with more GPUs than the desktop be the verdict (their speed "
+        "assumes the sourced multi-GPU scaling).",
+    )
+    spot_checkpoint_minutes: float = Field(
+        default=5, ge=0, le=600, description="Time one checkpoint takes to write (spot risk)."
+    )
+    spot_restart_minutes: float = Field(
+        default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -164,10 +216,14 @@ class AppData:
     desktop_defaults: DesktopDefaults
     book: PriceBook
     predictor: Predictor
+    scaling: ScalingData
+    electricity: ElectricityIndex
+    fx: Converter
 
     @property
     def default_usd_per_kwh(self) -> float:
-        return self.desktop_defaults.electricity_usd_per_kwh
+        """The household price of the default home region (the US average)."""
+        return self.electricity.lookup(None).usd_per_kwh
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -262,16 +318,69 @@ def build_assumptions(
     )
 
 
-def offers_for(scenario: Scenario, offers: Sequence[CloudOffer]) -> list[CloudOffer]:
-    """Offers the comparison considers: the provider and spot/on-demand filters. Your own offers
-    (`cloud_prices`) are always compared: you priced them on purpose."""
+def offers_for(
+    scenario: Scenario, offers: Sequence[CloudOffer], catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """Offers the comparison considers: every filter of the scenario (providers, spot or
+    on-demand, cloud regions, GPU families, memory per GPU, words). Filters narrow the answer,
+    not only the rows: the verdict is chosen among what passes."""
     providers = set(scenario.providers) - {CUSTOM_PROVIDER}
     spot = {"all": None, "spot": True, "on-demand": False}[scenario.offer_kind]
-    return [
-        o
-        for o in offers
-        if (not providers or o.provider in providers) and (spot is None or o.spot is spot)
-    ]
+    regions = {r.casefold() for r in scenario.cloud_regions}
+    gpus = {s.key for name in scenario.cloud_gpus for s in catalog.family(name)}
+    words = match_words(scenario.offer_match)
+    kept = []
+    for o in offers:
+        if providers and o.provider not in providers:
+            continue
+        if (spot is not None and o.spot is not spot) or (
+            regions and o.region.casefold() not in regions
+        ):
+            continue
+        if gpus and o.gpu not in gpus:
+            continue
+        if (
+            scenario.min_memory_gb is not None
+            and catalog.get(o.gpu).memory_gb < scenario.min_memory_gb
+        ):
+            continue
+        if words and not any(w in offer_text(o, catalog) for w in words):
+            continue
+        kept.append(o)
+    return kept
+
+
+def match_words(text: str | None) -> tuple[str, ...]:
+    """'a100|h100' or 'a100 h100' -> ('a100', 'h100'): an offer matching any of them passes."""
+    if not text:
+        return ()
+    return tuple(w for w in text.casefold().replace("|", " ").split() if w)
+
+
+def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
+    """What the words filter looks in: what the user sees of the offer."""
+    spec = catalog.get(offer.gpu)
+    return " ".join(
+        (offer.provider, offer.name, offer.region, offer.plan or "", spec.name, spec.key)
+    ).casefold()
+
+
+def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
+    """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise."""
+    if scenario.dtype != "auto":
+        return scenario.dtype
+    return "fp16" if spec.fp16_tensor_tflops else "fp32"
+
+
+def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
+    """Throughput of n GPUs relative to one, for the kind of work, over NVLink (SXM) or PCIe."""
+    from costcalc import engine
+
+    def scale(spec: GpuSpec, count: int) -> float:
+        nvlink = spec.form_factor == "SXM"
+        return engine.multi_gpu_speedup(count, scaling.efficiency_per_doubling(kind, nvlink))
+
+    return scale
 
 
 # --------------------------------------------------------------------------- the answer
@@ -294,6 +403,20 @@ class Calculation:
     bench_label: str | None = None
     notes: tuple[str, ...] = ()
     """Things the user should know about how their inputs were used."""
+    money: Money = USD
+    """The currency amounts are shown (and were typed) in."""
+    electricity: HouseholdPrice | None = None
+    """The home region's household price that was used; None when the user gave theirs."""
+    card: CardPrice | None = None
+    """The card price in the default desktop price; None when the user gave the price."""
+
+    @property
+    def electricity_text(self) -> str:
+        """'€0.387/kWh, Germany, Eurostat 2025-S2', or the user's own price."""
+        if self.electricity is not None:
+            return self.electricity.label
+        price = self.money.of(self.assumptions.usd_per_kwh)
+        return f"{self.money.symbol}{price:.3g}/kWh, your price"
 
 
 def evaluate(
@@ -320,7 +443,7 @@ def evaluate(
             bench,
             spec.key,
             scenario.kind,
-            scenario.dtype,
+            resolved_dtype(scenario, spec),
             scenario.items_per_run,
             data.catalog,
             data.predictor,
@@ -331,23 +454,42 @@ def evaluate(
                 "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
                 "desktop GPU and the run time yourself"
             )
+    household = data.electricity.lookup(scenario.home_region)
+    money = money_for(data.fx, currency_of(scenario, household))
+    if household.fallback is not None and scenario.usd_per_kwh is None:
+        notes.append(household.fallback)
+    card = None
+    price_usd = (
+        None if scenario.desktop_price_usd is None else money.to_usd(scenario.desktop_price_usd)
+    )
+    if price_usd is None:
+        card, card_notes = desktop_card(spec, scenario.used, now)
+        notes += card_notes
+        if card is not None:
+            base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
+            price_usd = card.usd * scenario.gpu_count + base
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         scenario.gpu_count,
-        price_usd=scenario.desktop_price_usd,
+        price_usd=price_usd,
         gpu_w=(
             scenario.gpu_watts if scenario.gpu_watts is not None or found is None else found.gpu_w
         ),
         rest_of_system_w=scenario.system_watts,
         idle_w=scenario.idle_watts,
     )
+    kwh_usd = (
+        household.usd_per_kwh
+        if scenario.usd_per_kwh is None
+        else money.to_usd(scenario.usd_per_kwh)
+    )
+    check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
+    check_usd(desktop.price_usd, 1_000_000.0, "desktop price", "", money)
     assumptions = build_assumptions(
         data.grid,
         utilisation=scenario.utilisation,
-        usd_per_kwh=(
-            data.default_usd_per_kwh if scenario.usd_per_kwh is None else scenario.usd_per_kwh
-        ),
+        usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
         stays_on=scenario.always_on,
@@ -355,23 +497,43 @@ def evaluate(
         resale_fraction=scenario.resale_share,
         include_embodied=scenario.embodied,
     )
+    dtype = resolved_dtype(scenario, spec)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
         memory_gb=scenario.memory_gb,
         max_batch=dict(found.max_batch) if found else {},
         kind=scenario.kind,
-        dtype=scenario.dtype,
+        dtype=dtype,
     )
-    chosen = offers_for(scenario, data.book.offers)
-    chosen += [custom_offer(spec.key, scenario.gpu_count, p, now) for p in scenario.cloud_prices]
-    speed = (found.speed if found else None) or data.predictor.speed_fn(
-        scenario.kind, scenario.dtype
+    chosen = offers_for(scenario, data.book.offers, data.catalog)
+    for price in scenario.cloud_prices:
+        hourly = money.to_usd(price)
+        check_usd(hourly, 10_000.0, "cloud price", "per hour", money)
+        chosen.append(custom_offer(spec.key, scenario.gpu_count, hourly, now))
+    speed = (found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype)
+    rules = Rules(
+        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
+        memory_from_job=scenario.memory_gb is not None,
+        scale_out=scenario.scale_out,
+        checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+        restart_h=scenario.spot_restart_minutes / 60,
     )
     comparison = compare(
-        desktop, assumptions, workload, chosen, data.catalog, data.grid, now, speed=speed
+        desktop,
+        assumptions,
+        workload,
+        chosen,
+        data.catalog,
+        data.grid,
+        now,
+        speed=speed,
+        scale=scale_fn(data.scaling, scenario.kind),
+        rules=rules,
     )
-    resolved = scenario.model_copy(update={"gpu": spec.key, "home_region": assumptions.home_region})
+    resolved = scenario.model_copy(
+        update={"gpu": spec.key, "home_region": assumptions.home_region, "dtype": dtype}
+    )
     return Calculation(
         scenario=resolved,
         spec=spec,
@@ -384,7 +546,55 @@ def evaluate(
         bench=found,
         bench_label=bench_label(bench) if bench is not None else None,
         notes=tuple(notes),
+        money=money,
+        electricity=household if scenario.usd_per_kwh is None else None,
+        card=card,
     )
+
+
+CARD_PRICE_STALE_DAYS = 180
+"""A card price older than this gets a warning, as a cloud list price older than 90 days does."""
+
+
+def desktop_card(spec: GpuSpec, used: bool, now: datetime) -> tuple[CardPrice | None, list[str]]:
+    """The card price a default desktop price rests on, and what the user should know about it."""
+    notes = []
+    card = card_price(spec, used=used)
+    if used and card is None:
+        notes.append(
+            f"no dated second-hand price for the {spec.short_name}: its street price is used"
+        )
+        card = card_price(spec)
+    if card is None:
+        return None, notes
+    if card.observed is None:
+        notes.append(
+            f"the {spec.short_name} has no dated street price: its launch price "
+            f"(${card.usd:,.0f}) is used; give --desktop-price for what it costs today"
+        )
+    elif (now.date() - card.observed).days > CARD_PRICE_STALE_DAYS:
+        days = (now.date() - card.observed).days
+        notes.append(
+            f"the {spec.short_name}'s price (${card.usd:,.0f}, {card.condition}) is from "
+            f"{card.observed:%Y-%m-%d}, {days} days old: give --desktop-price for today's"
+        )
+    return card, notes
+
+
+def currency_of(scenario: Scenario, household: HouseholdPrice) -> str:
+    """The currency amounts are in: asked for, else the home region's (when one is set)."""
+    if scenario.currency:
+        return scenario.currency.upper()
+    if scenario.home_region and household.region != "default":
+        return household.currency
+    return "USD"
+
+
+def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> None:
+    """An amount typed in any currency, bounded once it is in USD."""
+    if not value <= limit:
+        shown = f"{money.symbol}{money.of(limit):,.0f}"
+        raise CostcalcError(f"{what} must be at most {shown}{' ' + per if per else ''}")
 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:

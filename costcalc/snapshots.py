@@ -10,6 +10,7 @@ reported once and skipped: every other provider still works. The user's own pric
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,7 +18,14 @@ from pydantic import BaseModel
 
 from costcalc import locations
 from costcalc.errors import DataFileError
-from costcalc.models import CarbonData, CloudOffer, DesktopDefaults
+from costcalc.models import (
+    CarbonData,
+    CloudOffer,
+    DesktopDefaults,
+    ElectricityData,
+    FxRates,
+    RegionNames,
+)
 from costcalc.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.resources import load_yaml_file, load_yaml_resource
 from providers import registry
@@ -124,3 +132,45 @@ def load_desktop_defaults() -> DesktopDefaults:
 
 def load_carbon() -> CarbonData:
     return load_bundled_file("carbon.yaml", CarbonData)
+
+
+def load_electricity() -> ElectricityData:
+    return load_bundled_file("electricity.yaml", ElectricityData)
+
+
+def load_region_names() -> RegionNames:
+    return load_bundled_file("regions.yaml", RegionNames)
+
+
+# --------------------------------------------------------------------------- exchange rates
+
+FX_FILE = "fx.yaml"
+
+
+def fx_path() -> Path:
+    """Where `costcalc refresh` keeps the ECB rates it downloaded."""
+    return locations.snapshots_dir() / FX_FILE
+
+
+@dataclass(frozen=True)
+class LoadedRates:
+    rates: FxRates
+    origin: str
+    """'bundled' or the refreshed file's path."""
+    warning: str | None = None
+
+
+def load_fx() -> LoadedRates:
+    """The refreshed ECB rates when there is a readable copy no older than the bundled one, else
+    the bundled rates (a broken refreshed copy is reported, never fatal)."""
+    bundled = load_bundled_file(FX_FILE, FxRates)
+    path = fx_path()
+    if not path.exists():
+        return LoadedRates(bundled, "bundled")
+    try:
+        refreshed = load_yaml_file(path, FxRates)
+    except DataFileError as exc:
+        return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
+    if refreshed.as_of < bundled.as_of:
+        return LoadedRates(bundled, "bundled")
+    return LoadedRates(refreshed, str(path))

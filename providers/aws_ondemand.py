@@ -267,6 +267,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
 PROVIDER = FeedProvider(
     name=NAME,
     label="AWS EC2 on-demand",
+    short="AWS",
     snapshot_file="aws_ondemand.yaml",
     fetch=refresh,
     env=(

@@ -159,6 +159,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
 PROVIDER = FeedProvider(
     name=NAME,
     label="AWS EC2 spot",
+    short="AWS spot",
     snapshot_file="aws_spot.yaml",
     fetch=refresh,
     stale_after=timedelta(days=1),

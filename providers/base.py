@@ -32,6 +32,17 @@ class EnvVar:
     what: str
     secret: bool = False
     """Credentials are sent only to their provider's own https host, and never printed."""
+    optional: bool = False
+    """A credential the live fetch can do without (sent when set, e.g. Vast.ai's API key)."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A fetched snapshot and the GPU names the feed offered that no table maps: skipped, and
+    reported once in the refresh's result (`refresh --json` counts them)."""
+
+    snapshot: PriceSnapshot
+    unknown_gpus: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,11 @@ class Provider(Protocol):
     def name(self) -> str: ...
     @property
     def label(self) -> str: ...
+    @property
+    def short(self) -> str:
+        """The label in a table column ('AWS spot'); empty when the label is short already."""
+        ...
+
     @property
     def snapshot_file(self) -> str: ...
     @property
@@ -73,10 +89,10 @@ class Provider(Protocol):
 
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
-    ) -> PriceSnapshot | Skip: ...
+    ) -> PriceSnapshot | Fetched | Skip: ...
 
 
-Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Skip"]
+Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Fetched | Skip"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +103,7 @@ class FeedProvider:
     label: str
     snapshot_file: str
     fetch: Fetcher | None = None
+    short: str = ""
     """None: a curated table only; `refresh` reports it as skipped, with its age."""
     guaranteed_gpu: bool = True
     stale_after: timedelta = timedelta(days=90)
@@ -112,7 +129,7 @@ class FeedProvider:
 
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
-    ) -> PriceSnapshot | Skip:
+    ) -> PriceSnapshot | Fetched | Skip:
         if self.fetch is None:
             return Skip()
         return self.fetch(client, now, progress)

@@ -20,6 +20,7 @@ def _offers(snapshot: Snapshot, stale_after_days: float) -> list[CloudOffer]:
 PROVIDER = FeedProvider(
     name="colab",
     label="Google Colab",
+    short="Colab",
     snapshot_file="colab.yaml",
     snapshot_model=ColabSnapshot,
     to_offers=_offers,

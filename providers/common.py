@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from costcalc.models import OfferRow
 
 T = TypeVar("T")
 
@@ -19,6 +23,15 @@ _JSONP = re.compile(r"^\s*[A-Za-z_$][\w$.]*\s*\(")
 
 class FeedError(ValueError):
     """A payload that cannot be trusted: wrong format, wrong shape or implausible figures."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a parser found: the offers, and the GPU names (or VM sizes) it skipped because no
+    table maps them (providers/gpu_names.py), so the refresh can report them."""
+
+    rows: list[OfferRow]
+    unknown_gpus: tuple[str, ...] = ()
 
 
 def as_text(payload: bytes | str) -> str:

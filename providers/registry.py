@@ -10,7 +10,22 @@ from __future__ import annotations
 import difflib
 
 from costcalc.errors import CostcalcError
-from providers import aws_ondemand, aws_spot, colab, paperspace
+from providers import (
+    aws_ondemand,
+    aws_spot,
+    azure,
+    colab,
+    coreweave,
+    gcp,
+    hetzner,
+    jarvislabs,
+    lambda_cloud,
+    nebius,
+    oci,
+    paperspace,
+    runpod,
+    vast,
+)
 from providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -18,11 +33,26 @@ PROVIDERS: tuple[Provider, ...] = (
     aws_spot.PROVIDER,
     aws_ondemand.PROVIDER,
     colab.PROVIDER,
+    runpod.PROVIDER,
+    vast.PROVIDER,
+    lambda_cloud.PROVIDER,
+    azure.PROVIDER,
+    oci.PROVIDER,
+    gcp.PROVIDER,
+    coreweave.PROVIDER,
+    nebius.PROVIDER,
+    jarvislabs.PROVIDER,
+    hetzner.PROVIDER,
 )
 
 
 def names() -> tuple[str, ...]:
     return tuple(p.name for p in PROVIDERS)
+
+
+def short_labels() -> dict[str, str]:
+    """What an offer table's provider column says: 'AWS spot' for aws-spot, and so on."""
+    return {p.name: p.short or p.label for p in PROVIDERS}
 
 
 def get(name: str) -> Provider:

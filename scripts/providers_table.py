@@ -16,7 +16,7 @@ def table() -> str:
     for p in PROVIDERS:
         env = ", ".join(f"`{e.name}`" for e in p.env) or "-"
         days = p.stale_after.total_seconds() / 86400
-        keyed = any(e.secret for e in p.env)
+        keyed = any(e.secret and not e.optional for e in p.env)
         live = ("with a key" if keyed else "yes") if p.live else "no (curated)"
         lines.append(
             f"| `{p.name}` | {p.label} | `prices/{p.snapshot_file}` | {live} | {days:g} d | {env} |"

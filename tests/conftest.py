@@ -10,6 +10,21 @@ from typing import Any
 import pytest
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+PROVIDER_SETTINGS = (
+    "COSTCALC_RUNPOD_URL",
+    "COSTCALC_VAST_URL",
+    "COSTCALC_VAST_API_KEY",
+    "VAST_API_KEY",
+    "COSTCALC_LAMBDA_URL",
+    "COSTCALC_LAMBDA_API_KEY",
+    "LAMBDA_API_KEY",
+    "COSTCALC_AZURE_URL",
+    "COSTCALC_AZURE_REGIONS",
+    "COSTCALC_OCI_URL",
+    "COSTCALC_OCI_SHAPES_URL",
+)
+"""The new providers' URL overrides and keys: a developer's own settings never reach a test."""
 _real_connect = socket.socket.connect
 _real_create_connection = socket.create_connection
 
@@ -30,6 +45,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         "COSTCALC_AWS_ADVISOR_URL",
         "COSTCALC_AWS_ONDEMAND_URL",
         "COSTCALC_AWS_REGIONS",
+        "COSTCALC_ECB_URL",
+        *PROVIDER_SETTINGS,
     ):
         monkeypatch.delenv(name, raising=False)
     yield home
@@ -148,9 +165,41 @@ def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedR
         "COSTCALC_AWS_ONDEMAND_URL", feed_server.url("/ondemand/{region}/index.json")
     )
     monkeypatch.setenv("COSTCALC_AWS_REGIONS", "us-east-1,us-west-2,eu-west-1")
+    # a full refresh also fetches the ECB's exchange rates
+    feed_server.serve_file("/eurofxref-daily.xml", "eurofxref-daily.xml", "text/xml")
+    monkeypatch.setenv("COSTCALC_ECB_URL", feed_server.url("/eurofxref-daily.xml"))
     monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "0.5")
     monkeypatch.setenv("COSTCALC_HTTP_RETRIES", "2")
     monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")
     for name in ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+    serve_keyless_feeds(feed_server, monkeypatch)
     return feed_server
+
+
+def serve_keyless_feeds(routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorded RunPod, Vast.ai, Azure and OCI feeds on the local server, with the env
+    pointing at them: a refresh of every provider never leaves this machine (Lambda, without a
+    key, is skipped)."""
+    import json
+
+    from werkzeug import Response
+
+    routes.serve_file("/runpod/graphql", "runpod-gputypes.json")
+    routes.serve_file("/vast/bundles/", "vast-bundles.json")
+    routes.serve_file("/oci/shapes.json", "oci-shapes.json")
+    routes.serve_file("/oci/products.json", "oci-products.json")
+    first = json.loads((FEEDS / "azure-prices-page1.json").read_text())
+    first["NextPageLink"] = routes.url("/azure/prices?$skip=1000")
+    second = (FEEDS / "azure-prices-page2.json").read_text()
+
+    def azure(request: Any) -> Any:
+        body = second if request.args.get("$skip") else json.dumps(first)
+        return Response(body, content_type="application/json")
+
+    routes.serve("/azure/prices", azure)
+    monkeypatch.setenv("COSTCALC_RUNPOD_URL", routes.url("/runpod/graphql"))
+    monkeypatch.setenv("COSTCALC_VAST_URL", routes.url("/vast/bundles/"))
+    monkeypatch.setenv("COSTCALC_AZURE_URL", routes.url("/azure/prices"))
+    monkeypatch.setenv("COSTCALC_OCI_SHAPES_URL", routes.url("/oci/shapes.json"))
+    monkeypatch.setenv("COSTCALC_OCI_URL", routes.url("/oci/products.json"))

@@ -104,6 +104,7 @@ COMMANDS = (
     ["history", "--json"],
     ["gpus"],
     ["refresh", "--provider", "colab", "--json"],
+    ["desktops", "--gpu", "rtx4090", "--count", "1,2", "--json"],
 )
 
 

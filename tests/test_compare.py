@@ -9,12 +9,13 @@ import pytest
 from costcalc import display as fmt
 from costcalc import engine
 from costcalc.compare import compare
-from costcalc.loaders import load_app_data
+from costcalc.loaders import load_app_data, load_catalog
 from costcalc.models import CloudOffer, Workload
 from costcalc.offers import custom_offer
 from costcalc.scenario import AppData, build_assumptions, build_desktop
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
+RTX3090 = load_catalog().get("rtx3090")
 
 
 @pytest.fixture(scope="module")
@@ -110,12 +111,16 @@ def test_max_batch_gives_usd_per_batch_item_and_fit(data: AppData) -> None:
 def test_verdict_says_buy_rent_or_never(data: AppData) -> None:
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     buy = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)])
-    assert fmt.verdict(buy, a).startswith("Buy:") and "~293 days" in fmt.verdict(buy, a)
+    assert fmt.verdict(buy, a, RTX3090).startswith("Buy:") and "~293 days" in fmt.verdict(
+        buy, a, RTX3090
+    )
     never = run(data, [custom_offer("rtx3090", 1, 0.01, NOW)])
-    assert "never pays back" in fmt.verdict(never, a)
+    assert "never pays back" in fmt.verdict(never, a, RTX3090)
     a_low = build_assumptions(data.grid, utilisation=0.02, usd_per_kwh=0.12)
     late = run(data, [custom_offer("rtx3090", 1, 0.9, NOW)], u=0.02)
-    assert fmt.verdict(late, a_low).startswith("Rent:") and "horizon" in fmt.verdict(late, a_low)
+    assert fmt.verdict(late, a_low, RTX3090).startswith("Rent:") and "horizon" in fmt.verdict(
+        late, a_low, RTX3090
+    )
 
 
 def test_break_even_utilisation_matches_the_horizon_costs(data: AppData) -> None:

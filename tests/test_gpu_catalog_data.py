@@ -373,3 +373,28 @@ def test_known_anchor_figures(
     by_key: dict[str, GpuSpec], key: str, field: str, expected: float
 ) -> None:
     assert getattr(by_key[key], field) == pytest.approx(expected, rel=0.01)
+
+
+def test_street_prices_say_new_or_used_and_used_prices_are_dated(catalog: GpuCatalogFile) -> None:
+    for g in catalog.gpus:
+        if g.street_price_usd is not None:
+            assert g.street_price_condition is not None, g.key
+            assert g.sources["street_price"].startswith(g.street_price_condition), g.key
+        else:
+            assert g.street_price_condition is None, g.key
+        assert (g.used_price_usd is None) == (g.used_price_date is None), g.key
+        if g.used_price_usd is not None:
+            assert g.street_price_condition == "new", g.key  # used beside a new price
+            assert g.used_price_date is not None and g.used_price_date <= catalog.as_of, g.key
+            assert "resale" in g.sources["street_price"], g.key
+
+
+def test_default_desktop_cards_are_priced_from_2026_sources(by_key: dict[str, GpuSpec]) -> None:
+    """The Done-when: rtx3090 and rtx4090 default to a dated 2026 street price, named in the data
+    (and so in `costcalc gpus --json`), never to a launch price."""
+    for key, usd, condition in (("rtx3090", 1207, "used"), ("rtx4090", 2470, "used")):
+        spec = by_key[key]
+        assert spec.desktop_price_usd == usd, key
+        assert spec.street_price_date is not None and spec.street_price_date.year == 2026, key
+        assert spec.street_price_condition == condition, key
+        assert "gpupoet" in spec.sources["street_price"], key

@@ -30,6 +30,19 @@ def test_costcalc_quick_imports_neither_textual_torch_nor_requests() -> None:
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
+def test_costcalc_desktops_stays_light_too() -> None:
+    loaded = modules_after(
+        """
+        import contextlib, io
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["desktops", "--gpu", "rtx4090", "--count", "1,2"]) == 0
+            assert main(["desktops", "--gpu", "rtx4090", "--json"]) == 0
+        """
+    )
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
 def test_quick_json_and_prices_stay_light_too() -> None:
     loaded = modules_after(
         """
@@ -56,6 +69,10 @@ PURE_CORE = (
     "costcalc.report",
     "costcalc.explain",
     "costcalc.bench.apply",
+    "costcalc.hardware",
+    "costcalc.feasibility",
+    "costcalc.desktops",
+    "costcalc.desktops_report",
 )
 
 

@@ -47,7 +47,7 @@ def test_one_rule_for_a_share(text: str) -> None:
         ("usd_per_kwh", "cheap", "electricity price must be a number"),
         ("usd_per_kwh", "0,12", "write 0.12 with a decimal point"),
         ("desktop_price_usd", "2,5", "write 2.5 with a decimal point"),
-        ("usd_per_kwh", "12", "must be at most 10"),
+        ("usd_per_kwh", "2000", "must be at most 1,000"),
         ("horizon_years", "50", "must be at most 20"),
         ("gpu_count", "17", "must be at most 16"),
         ("gpu_count", "two", "whole number"),

@@ -73,8 +73,8 @@ def test_override_that_matches_nothing_is_a_warning(capsys: pytest.CaptureFixtur
     [
         ("overrides: [\n", "not valid YAML"),
         (
-            "overrides:\n  - {provider: lambda, name: x, usd_per_hour: 1}\n",
-            "unknown provider 'lambda'",
+            "overrides:\n  - {provider: fluidstack, name: x, usd_per_hour: 1}\n",
+            "unknown provider 'fluidstack'",
         ),
         ("overrides:\n  - {provider: paperspace, name: A100, usd_per_hour: -3}\n", "usd_per_hour"),
         ("surprise: 1\n", "surprise"),

@@ -7,6 +7,7 @@ pydantic model, then checked for figures that would silently break the calculato
 from __future__ import annotations
 
 import sys
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,10 @@ from costcalc.models import (
     CarbonData,
     ColabSnapshot,
     DesktopDefaults,
+    ElectricityData,
+    FxRates,
     PriceSnapshot,
+    RegionNames,
 )
 
 # The GPU catalog's keys (hard-coded until the catalog module exposes them).
@@ -85,11 +89,35 @@ def carbon() -> CarbonData:
     return CarbonData.model_validate(_load("carbon.yaml"))
 
 
+@pytest.fixture(scope="module")
+def electricity() -> ElectricityData:
+    return ElectricityData.model_validate(_load("electricity.yaml"))
+
+
+@pytest.fixture(scope="module")
+def fx() -> FxRates:
+    return FxRates.model_validate(_load("fx.yaml"))
+
+
+@pytest.fixture(scope="module")
+def region_names() -> RegionNames:
+    return RegionNames.model_validate(_load("regions.yaml"))
+
+
 # ----------------------------------------------------------------------------- provenance
 
 
 @pytest.mark.parametrize(
-    "relpath", [*PRICE_FILES.values(), "colab.yaml", "desktop.yaml", "carbon.yaml"]
+    "relpath",
+    [
+        *PRICE_FILES.values(),
+        "colab.yaml",
+        "desktop.yaml",
+        "carbon.yaml",
+        "electricity.yaml",
+        "fx.yaml",
+        "regions.yaml",
+    ],
 )
 def test_every_file_starts_with_a_provenance_header(relpath: str) -> None:
     text = _header(relpath)
@@ -322,8 +350,8 @@ def test_desktop_defaults(desktop: DesktopDefaults) -> None:
     assert set(desktop.base_system_usd) == {1, 2, 4}
     assert set(desktop.rest_of_system_w) == {1, 2, 4}
     assert set(desktop.idle_system_w) == {1, 2, 4}
-    # Dettmers 2020: 2,200 USD build with a 1,499 USD RTX 3090 -> 701 USD barebone, 100 W rest.
-    assert desktop.base_system_usd[2] == pytest.approx(2200 - 1499)
+    # Dettmers 2020: 100 W for the rest of a 1-2 GPU system. (His $701 barebone is no longer the
+    # base price: in 2026 a 64 GB DDR5 kit alone cost about that; see test_base_system_...)
     assert desktop.rest_of_system_w[1] == desktop.rest_of_system_w[2] == 100
     for n in (1, 2, 4):
         assert desktop.idle_system_w[n] < desktop.rest_of_system_w[n] + 100 * n
@@ -343,6 +371,37 @@ def test_desktop_defaults(desktop: DesktopDefaults) -> None:
         assert field in desktop.notes, field
 
 
+def test_base_system_prices_add_up_their_dated_2026_parts(desktop: DesktopDefaults) -> None:
+    """Each base price is its parts list rounded to $50; every part is sourced and dated, the
+    prices are 2026 ones (a PSU quote of 2025-09 aside) and no estimate hides as a dated price."""
+    assert set(desktop.base_system_parts) == {1, 2, 4}
+    assert desktop.base_system_as_of.year == 2026
+    assert desktop.base_system_as_of <= desktop.as_of
+    for n, parts in desktop.base_system_parts.items():
+        total = sum(p.usd for p in parts)
+        assert desktop.base_system_usd[n] == pytest.approx(total, abs=25), n
+        assert {p.category for p in parts} == {
+            "cpu",
+            "motherboard",
+            "ram",
+            "ssd",
+            "psu",
+            "case",
+            "cooler",
+        }, n
+        for part in parts:
+            assert part.source and part.observed >= date(2025, 9, 1), (n, part.item)
+            assert part.observed <= desktop.as_of, (n, part.item)
+            assert part.estimate == part.source.startswith("estimate"), (n, part.item)
+        dated = [p for p in parts if not p.estimate]
+        assert sum(p.usd for p in dated) > 0.75 * total, n  # mostly dated prices
+        assert max(p.observed for p in dated).year == 2026, n
+    assert (
+        1500 <= desktop.base_system_usd[1] < desktop.base_system_usd[2] < desktop.base_system_usd[4]
+    )
+    assert desktop.base_system_usd[4] <= 12_000
+
+
 # ----------------------------------------------------------------------------- carbon
 
 
@@ -351,6 +410,9 @@ def test_carbon_intensities_and_pue_are_plausible(carbon: CarbonData) -> None:
         assert 0 <= r.gco2_per_kwh <= 1500, r.code
         assert 2000 <= r.year <= 2026, r.code  # OWID keeps a few old years (EH 2009)
         assert r.source, r.code
+        if r.gco2_per_kwh_direct is not None:
+            assert 0 <= r.gco2_per_kwh_direct <= 1500, r.code
+            assert r.direct_year and r.direct_source, r.code
         if r.pue is not None:
             assert 1.0 <= r.pue <= 2.0, r.code
     for provider, pue in carbon.pue_defaults.items():
@@ -386,7 +448,138 @@ def test_carbon_region_codes(carbon: CarbonData) -> None:
     assert all(r.pue is not None for r in cloud)
 
 
+def test_every_grid_is_on_one_basis_and_says_so(carbon: CarbonData) -> None:
+    assert carbon.basis == "lifecycle"
+    header = _header("carbon.yaml").split("\n\n", 1)[0].lower()
+    assert "lifecycle" in header and "odbl" in header
+    for r in carbon.regions:
+        assert r.basis == carbon.basis, r.code
+        assert "lifecycle" in r.source.lower(), r.code
+        assert "operational" not in r.source.lower(), r.code  # Google's figures are direct
+        if r.code.startswith("gcp:"):
+            assert r.gco2_per_kwh_direct is not None, r.code  # Google's own figure, kept aside
+            assert "operational" in (r.direct_source or ""), r.code
+
+
+def test_done_when_grids_compare_on_the_same_basis(carbon: CarbonData) -> None:
+    ci = {r.code: r for r in carbon.regions}
+    # aws:ca-central-1 draws from Quebec's grid, now lifecycle like Sweden's (was 1.5 direct)
+    assert ci["aws:ca-central-1"].grid == "CA-QC"
+    assert ci["aws:ca-central-1"].gco2_per_kwh == ci["CA-QC"].gco2_per_kwh == 41.0
+    assert ci["SE"].gco2_per_kwh == 35.8
+    assert ci["aws:ca-central-1"].basis == ci["SE"].basis == "lifecycle"
+    # aws:us-west-2 and GCP us-west1 are both in Oregon: one grid, one figure (Ember 2025)
+    assert ci["aws:us-west-2"].grid == ci["gcp:us-west1"].grid == "US-OR"
+    assert ci["aws:us-west-2"].gco2_per_kwh == ci["gcp:us-west1"].gco2_per_kwh == 184.0
+    assert ci["gcp:us-west1"].gco2_per_kwh_direct == pytest.approx(79.23)  # Google, operational
+    for code in ("aws:us-west-2", "gcp:us-west1", "CA-QC", "US-OR"):
+        assert ci[code].year == 2025, code
+
+
+def test_cloud_regions_take_their_grids_figure(carbon: CarbonData) -> None:
+    ci = {r.code: r for r in carbon.regions}
+    for r in carbon.regions:
+        if ":" in r.code:
+            assert r.grid in ci, r.code
+            assert r.gco2_per_kwh == pytest.approx(ci[r.grid].gco2_per_kwh, abs=0.06), r.code
+
+
 def test_carbon_orders_known_grids(carbon: CarbonData) -> None:
     ci = {r.code: r.gco2_per_kwh for r in carbon.regions}
     assert ci["FR"] < ci["DE"] < ci["PL"]
     assert ci["CA-QC"] < ci["US-CA"] < ci["US-WV"]
+
+
+# ----------------------------------------------------------------------------- electricity
+
+EU_EEA = {
+    "AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE", "IT",
+    "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK", "NO", "IS", "LI",
+}  # fmt: skip
+US_STATES_AND_DC = 51
+CA_PROVINCES = {
+    "CA-AB", "CA-BC", "CA-MB", "CA-NB", "CA-NL", "CA-NS", "CA-NT", "CA-NU", "CA-ON", "CA-PE",
+    "CA-QC", "CA-SK", "CA-YT",
+}  # fmt: skip
+
+
+def test_every_household_price_is_sourced_dated_and_plausible(
+    electricity: ElectricityData, fx: FxRates
+) -> None:
+    codes = [p.code for p in electricity.prices]
+    assert len(codes) == len(set(codes)), "duplicate region codes"
+    rates = {"EUR": 1.0, **fx.per_eur}
+    for p in electricity.prices:
+        assert p.source in electricity.sources, p.code
+        assert p.period and date(2022, 1, 1) <= p.as_of <= electricity.as_of, p.code
+        if p.currency in rates:  # a household kWh costs 1-60 US cents almost everywhere
+            usd = p.price_per_kwh / rates[p.currency] * rates["USD"]
+            assert 0.01 <= usd <= 0.6, (p.code, usd)
+    for key, source in electricity.sources.items():
+        assert source.label and source.citation and source.licence, key
+    assert electricity.default_region in codes
+    assert electricity.missing, "the file says which regions are missing and why"
+
+
+def test_household_prices_cover_the_regions_the_issue_names(electricity: ElectricityData) -> None:
+    codes = {p.code for p in electricity.prices}
+    assert len([c for c in codes if c.startswith("US-")]) == US_STATES_AND_DC
+    assert codes >= EU_EEA
+    assert codes >= CA_PROVINCES
+    assert {"US", "GB", "JP", "CH", "AU", "NZ", "IN", "KR"} <= codes
+    assert len(codes) >= 150
+
+
+def test_done_when_prices_match_their_sources(electricity: ElectricityData) -> None:
+    by = {p.code: p for p in electricity.prices}
+    sources = electricity.sources
+    germany = by["DE"]  # Eurostat nrg_pc_204, band DC, all taxes, 2025-S2
+    assert (germany.price_per_kwh, germany.currency, germany.period) == (0.3869, "EUR", "2025-S2")
+    assert sources[germany.source].label == "Eurostat"
+    us, california = by["US"], by["US-CA"]  # EIA residential average, 2025
+    assert (us.price_per_kwh, us.currency, us.period) == (0.1733, "USD", "2025")
+    assert (california.price_per_kwh, california.period) == (0.3264, "2025")
+    assert sources[california.source].label == "EIA"
+    uk = by["GB"]  # Ofgem cap, 1 Oct - 31 Dec 2026, unit rate 26.32 p, standing charge 54.83 p/day
+    assert (uk.price_per_kwh, uk.currency, uk.standing_charge_per_day) == (0.2632, "GBP", 0.5483)
+    assert uk.as_of == date(2026, 10, 1) and sources[uk.source].label == "Ofgem price cap"
+    japan = by["JP"]  # TEPCO model household, October 2026
+    assert (japan.price_per_kwh, japan.currency, japan.period) == (36.8, "JPY", "2026-10")
+
+
+def test_electricity_header_names_licences_and_says_household(electricity: ElectricityData) -> None:
+    head = _header("electricity.yaml").split("\n\n", 1)[0].lower()
+    for word in ("public domain", "cc by 4.0", "open government licence", "mit", "household"):
+        assert word in head, word
+    assert "data-centre" in head or "business" in head
+
+
+# ----------------------------------------------------------------------------- currencies
+
+
+def test_fx_rates_are_the_ecb_reference_rates_of_one_day(fx: FxRates) -> None:
+    assert fx.as_of == date(2026, 9, 24)
+    assert "ecb" in fx.source.lower() and "source acknowledged" in fx.licence
+    assert {"USD", "JPY", "GBP", "CHF", "INR", "CAD", "AUD"} <= set(fx.per_eur)
+    assert "EUR" not in fx.per_eur  # the base
+    assert fx.per_eur["USD"] == 1.1367 and fx.per_eur["JPY"] == 180.57
+    for peg in fx.pegs:
+        assert peg.anchor in fx.per_eur or peg.anchor == "EUR", peg.currency
+        assert peg.currency not in fx.per_eur and peg.source, peg.currency
+
+
+# ----------------------------------------------------------------------------- regions
+
+
+def test_region_aliases_point_at_known_codes(
+    region_names: RegionNames, carbon: CarbonData, electricity: ElectricityData
+) -> None:
+    known = {r.code for r in carbon.regions} | {p.code for p in electricity.prices}
+    for alias in region_names.aliases:
+        assert set(alias.codes) <= known, alias.alias
+    keys = [a.alias.casefold() for a in region_names.aliases]
+    assert len(keys) == len(set(keys)), "an alias listed twice"
+    by = {a.alias: a.codes for a in region_names.aliases}
+    assert by["UK"] == ("GB",) and by["California"] == ("US-CA",) and by["Japan"] == ("JP",)
+    assert by["Georgia"] == ("GE", "US-GA")  # ambiguous on purpose
+    assert by["CA-MT"] == ("CA-MB",)  # an earlier version's code still works

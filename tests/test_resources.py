@@ -134,4 +134,4 @@ def test_empty_listings_are_said_not_crashed_on(capsys: pytest.CaptureFixture[st
     assert "no offers match" in capsys.readouterr().err
     assert main(["quick", "--gpu", "rtx3090", "--provider", "custom"]) == 0
     out = capsys.readouterr().out
-    assert "give --cloud-price" in out and "No cloud offer to compare" in out
+    assert "give --cloud-price" in out and "No comparable cloud offer" in out

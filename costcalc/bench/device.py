@@ -37,6 +37,14 @@ def pick_device(wanted: str | None = None) -> str:
     return wanted
 
 
+def has_tensor_cores(device: str) -> bool:
+    """An NVIDIA GPU of compute capability 7.0 (Volta) or later; Apple and CPU devices have none."""
+    if device != "cuda":
+        return False
+    major, _minor = torch.cuda.get_device_capability()
+    return bool(major >= 7)
+
+
 def synchronize(device: str) -> None:
     if device == "cuda":
         torch.cuda.synchronize()

@@ -53,11 +53,13 @@ def run(
     device: str | None = None,
     mode: str = "quick",
     progress: Progress | None = None,
-    dtype: str = "fp32",
+    dtype: str = "auto",
 ) -> BenchResult:
     report = progress or (lambda _message, _fraction: None)
     started = time.perf_counter()
     device = dev.pick_device(device)
+    if dtype == "auto":
+        dtype = "fp16" if dev.has_tensor_cores(device) else "fp32"
     plan = plan_for(mode, device)
     warnings: list[str] = []
     report(f"device {device}: {dev.device_name(device)}", 0.0)

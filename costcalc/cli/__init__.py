@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "history": "costcalc.cli.history",
     "bench": "costcalc.cli.bench",
     "predict": "costcalc.cli.predict",
+    "desktops": "costcalc.cli.desktops",
     "tui": "costcalc.cli.tui",
 }
 """Command -> the module whose `register(subparsers)` defines it."""

@@ -41,6 +41,15 @@ def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None =
                 metavar=spec.metavar or spec.field.upper(),
                 help=help_text + choices,
             )
+        if spec.alias is not None:
+            flag, value = spec.alias
+            parser.add_argument(
+                flag,
+                dest=spec.field,
+                action="store_const",
+                const=value,
+                help=f"{spec.flag} {value}",
+            )
     parser.add_argument(
         "--no-config",
         action="store_true",
@@ -69,18 +78,24 @@ def saved_note(saved_values: dict[str, Any], used: set[str], path: str) -> str |
     return f"Using your saved settings ({path}): {', '.join(shown)}; --no-config ignores them."
 
 
-def build_scenario(ns: argparse.Namespace) -> tuple[Any, str | None]:
-    """The scenario of a command line, and the note to print when saved settings were used."""
+def build_scenario(
+    ns: argparse.Namespace, fields: tuple[str, ...] | None = None
+) -> tuple[Any, str | None]:
+    """The scenario of a command line, and the note to print when saved settings were used.
+
+    `fields` (the inputs a command uses, as given to `add_inputs`) keeps the saved settings and
+    the environment to those inputs, so a command never reports or applies one it ignores."""
     from costcalc.scenario import Scenario, validate_scenario
     from costcalc.settings import load_saved
 
+    wanted = set(Scenario.model_fields if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))
-    env = inputs.env_layer(os.environ)
+    env = {k: v for k, v in inputs.env_layer(os.environ).items() if k in wanted}
     saved: dict[str, Any] = {}
     path = ""
     if not getattr(ns, "no_config", False):
         found = load_saved()
-        saved = {k: v for k, v in found.values.items() if k in Scenario.model_fields}
+        saved = {k: v for k, v in found.values.items() if k in wanted}
         path = str(found.path)
         for warning in found.warnings:
             import sys

@@ -52,9 +52,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--dtype",
-        choices=DTYPES,
-        default="fp32",
-        help="precision of the reference training steps (default fp32)",
+        choices=("auto", *DTYPES),
+        default="auto",
+        help="precision of the reference training steps (default auto: fp16 mixed precision on "
+        "a GPU with tensor cores, fp32 otherwise, as in quick and the app)",
     )
     p.set_defaults(run=run, mode="quick")
 

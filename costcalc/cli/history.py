@@ -66,10 +66,13 @@ def run(ns: argparse.Namespace) -> int:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
     width = max(len(fmt.safe(f"{s.provider} {s.name} {s.region}")) for s in series)
+    from costcalc.loaders import load_catalog
+
+    names = {spec.key: spec.short_name for spec in load_catalog()}
     for s in series:
         prices = [p.usd_per_hour for p in s.points]
         label = fmt.safe(f"{s.provider} {s.name} {s.region}").ljust(width)
-        gpus = fmt.gpus(s.gpu, s.gpu_count)
+        gpus = fmt.gpus(names.get(s.gpu, s.gpu), s.gpu_count)
         span = f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}"
         print(
             f"{label}  {gpus:<22} {history.sparkline(prices)}  ${prices[-1]:,.4g}/h "

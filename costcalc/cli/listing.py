@@ -34,7 +34,19 @@ def register(sub: Any) -> None:
         metavar="NAME",
         help=f"only these providers (repeatable): {', '.join(names())}",
     )
-    p.add_argument("--gpu", action="append", default=[], help="only offers with this GPU")
+    p.add_argument(
+        "--gpu",
+        action="append",
+        default=[],
+        help="only offers with this GPU (repeatable); a family matches every variant: a100",
+    )
+    p.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        metavar="REGION",
+        help="only offers in this cloud region (repeatable): us-east-1, NY2, ...",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list of offers")
     p.set_defaults(run=run_prices)
 
@@ -92,14 +104,22 @@ def run_prices(ns: argparse.Namespace) -> int:
 
     now = utc_now()
     catalog = load_catalog()
-    gpus = {catalog.resolve(name).key for name in ns.gpu}
+    gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
+    regions = {r.casefold() for r in ns.region}
     names = [registry.get(p).name for p in ns.provider]
     book = load_price_book(names or None)
-    offers = [o for o in book.offers if not gpus or o.gpu in gpus]
+    offers = [
+        o
+        for o in book.offers
+        if (not gpus or o.gpu in gpus) and (not regions or o.region.casefold() in regions)
+    ]
     for warning in book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
-        doc = [{**cloud_offer_json(o), "stale": is_stale(o, now)} for o in offers]
+        doc = [
+            {**cloud_offer_json(o), "gpu_name": catalog.get(o.gpu).name, "stale": is_stale(o, now)}
+            for o in offers
+        ]
         print(json.dumps(doc, indent=2))
         return 0
     for provider, loaded in book.snapshots.items():
@@ -119,16 +139,18 @@ def run_prices(ns: argparse.Namespace) -> int:
         Plain("region", "region", numeric=False),
         Plain("price", "$/h"),
         Plain("fee", "plan $/mo"),
+        Plain("kind", "kind", numeric=False),
         Plain("age", "age"),
     )
     rows = [
         {
             "provider": o.provider,
             "name": o.name,
-            "gpu": display.gpus(o.gpu, o.gpu_count),
+            "gpu": display.gpus(catalog.get(o.gpu).short_name, o.gpu_count),
             "region": o.region,
             "price": f"{o.usd_per_hour:,.3f}",
             "fee": f"{o.monthly_fee_usd:g}" if o.monthly_fee_usd else "-",
+            "kind": o.price_kind + (" spot" if o.spot else ""),
             "age": display.age(age_days(o.fetched_at, now))
             + (" stale" if is_stale(o, now) else ""),
         }

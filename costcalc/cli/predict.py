@@ -44,7 +44,13 @@ def register(sub: Any) -> None:
         help="time of the work on the source GPU (any unit: the answer is the same)",
     )
     p.add_argument("--kind", choices=KINDS, default="generic", help="workload kind")
-    p.add_argument("--dtype", choices=DTYPES, default="fp32", help="training precision")
+    p.add_argument(
+        "--dtype",
+        choices=("auto", *DTYPES),
+        default="auto",
+        help="training precision (default auto: fp16 mixed precision when the source GPU has "
+        "tensor cores, fp32 otherwise, as in quick and the app)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
 
@@ -57,6 +63,8 @@ def run(ns: argparse.Namespace) -> int:
     catalog = load_catalog()
     predictor = load_predictor()
     source = catalog.resolve(ns.source)
+    if ns.dtype == "auto":
+        ns.dtype = "fp16" if source.fp16_tensor_tflops else "fp32"
     targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
     found = [
         predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype) for t in targets

@@ -22,11 +22,11 @@ def register(sub: Any) -> None:
         ),
     )
     cli_args.add_inputs(p)
-    p.add_argument(
-        "--top",
-        metavar="N",
-        help="rows to show (default 10; all offers with --run-hours or --json)",
+    rows = p.add_mutually_exclusive_group()
+    rows.add_argument(
+        "--top", metavar="N", help="rows of comparable offers to show (default 10; --json: all)"
     )
+    rows.add_argument("--all", action="store_true", help="show every offer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -60,8 +60,7 @@ def run(ns: argparse.Namespace) -> int:
         return 0
     if note:
         print(note)
-    rows = top or (None if calc.workload.run_hours else 10)
-    print(report.to_text(calc, data, top=rows))
+    print(report.to_text(calc, data, top=None if ns.all else top or 10))
     return 0
 
 

@@ -95,6 +95,8 @@ def run(ns: argparse.Namespace) -> int:
                     "ok": r.ok,
                     "skipped": r.skipped,
                     "offers": r.offers,
+                    "unknown_gpu_count": len(r.unknown_gpus),
+                    "unknown_gpus": [safe(name) for name in r.unknown_gpus],
                     "message": safe(r.message),
                 }
                 for r in report.results

@@ -73,7 +73,9 @@ def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
     for u in UTILISATION_STEPS:
         assumptions = calc.assumptions.model_copy(update={"utilisation": u})
         desktop, _ = desktop_result(calc.desktop, assumptions)
-        _, usd_year = cloud_year(o, u * engine.HOURS_PER_YEAR, offer.relative_speed)
+        _, usd_year = cloud_year(
+            o, u * engine.HOURS_PER_YEAR, offer.effective_speed, calc.assumptions.horizon_years
+        )
         days.append(
             engine.break_even_days(
                 calc.desktop.price_usd,

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from costcalc.grid import GridIndex
-from costcalc.loaders import load_app_data, load_catalog, load_predictor
+from costcalc.loaders import (
+    load_app_data,
+    load_catalog,
+    load_converter,
+    load_electricity_index,
+    load_predictor,
+    load_scaling,
+)
 from costcalc.models import CloudOffer
 from costcalc.offers import PriceBook
 from costcalc.scenario import AppData
@@ -68,6 +75,9 @@ def fixed_data() -> AppData:
         desktop_defaults=load_desktop_defaults(),
         book=PriceBook(offers=list(FIXED_OFFERS)),
         predictor=load_predictor(),
+        scaling=load_scaling(),
+        electricity=load_electricity_index(),
+        fx=load_converter(),
     )
 
 

@@ -6,10 +6,10 @@ from costcalc import columns
 from costcalc import display as fmt
 from costcalc.compare import Comparison, compare
 from costcalc.models import Workload
-from costcalc.scenario import AppData, build_assumptions, build_desktop
+from costcalc.scenario import AppData, build_assumptions, build_desktop, scale_fn
 from costcalc.settings import Settings
 from costcalc.tui.screens.main import MainScreen
-from costcalc.tui.widgets.offers import OffersTable, offer_key
+from costcalc.tui.widgets.offers import OffersTable, group_of, offer_key
 from tests.tui.conftest import FIXED_NOW, MakeApp
 
 
@@ -21,9 +21,18 @@ def engine_comparison(data: AppData, gpu: str, utilisation: float) -> Comparison
     )
     workload = Workload(dtype="fp16")
     speed = data.predictor.speed_fn("generic", "fp16")
+    scale = scale_fn(data.scaling, "generic")
     offers = data.book.offers
     return compare(
-        desktop, assumptions, workload, offers, data.catalog, data.grid, FIXED_NOW, speed=speed
+        desktop,
+        assumptions,
+        workload,
+        offers,
+        data.catalog,
+        data.grid,
+        FIXED_NOW,
+        speed=speed,
+        scale=scale,
     )
 
 
@@ -59,7 +68,7 @@ async def test_u_then_60_enter_gives_the_engines_break_even(
         assert shown != fmt.days_short(before.best.break_even_days)
         assert str(table.get_cell(best_key, "mark")) == "★"
         verdict = str(screen.query_one("#verdict-line").render())
-        assert verdict == fmt.verdict(expected, screen.calc.assumptions)
+        assert verdict == fmt.verdict(expected, screen.calc.assumptions, screen.calc.spec)
 
 
 async def test_utilisation_accepts_percent_and_share(app_factory: MakeApp) -> None:
@@ -130,9 +139,11 @@ async def test_sort_by_key_and_by_header(app_factory: MakeApp) -> None:
         results = {offer_key(r): r for r in screen.calc.comparison.offers}
 
         def order_by(column: str, reverse: bool = False) -> list[str]:
+            """Comparable offers first, then scale-out, then the rest; sorted within each."""
             ranked = sorted(
                 results.values(), key=lambda r: columns.sort_key(r, column), reverse=reverse
             )
+            ranked.sort(key=lambda r: group_of(r, False))
             return [offer_key(r) for r in ranked]
 
         assert table.shown_keys == order_by("usd_per_year")
@@ -202,7 +213,8 @@ async def test_why_panel_explains_the_selected_offer(app_factory: MakeApp) -> No
         await pilot.pause()
         text = str(screen.query_one("#why-text").render())
         assert "450 W x 0.15 x 8,760 h / 1000 = 591.3 kWh" in text
-        assert "591.3 kWh x $0.12/kWh = $70.96" in text
+        # the US household average (EIA 2025), the default home region's price
+        assert "591.3 kWh x $0.1733/kWh = $102.47" in text
 
 
 async def test_help_and_break_even_screens_open_and_close(app_factory: MakeApp) -> None:

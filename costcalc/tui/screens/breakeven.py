@@ -25,7 +25,7 @@ def summary(calc: Calculation, selected: OfferResult | None) -> str:
         if result is None:
             continue
         lines.append(
-            f"{label}: {short_label(result)} ({fmt.usd(result.usd_per_year)} a year) — "
+            f"{label}: {short_label(result)} ({fmt.usd(result.usd_per_year, calc.money)} a year) — "
             f"break-even {fmt.days(result.break_even_days)} at {fmt.percent(a.utilisation)}"
         )
     if calc.comparison.break_even_utilisation is not None:

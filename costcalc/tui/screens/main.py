@@ -90,6 +90,11 @@ class MainScreen(Screen[None]):
         self.query_one(SetupPanel).styles.width = 29 if narrow else 34
         self.query_one(Header).display = not narrow
         self.query_one("#desktop-line").display = not narrow
+        verdict = self.query_one(VerdictBar)
+        if verdict.narrow != narrow:
+            verdict.narrow = narrow
+            if self.calc is not None:
+                verdict.show(self.calc)
         self.query_one(BreakEvenView).show_utilisation(not narrow)
         table = self.query_one(OffersTable)
         table.fixed_columns = 0 if narrow else 3  # frozen names leave no room at 80 columns
@@ -167,9 +172,6 @@ class MainScreen(Screen[None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
             self.selected_key = str(event.row_key.value)
-
-    def on_filter_bar_view_filter_changed(self, message: FilterBar.ViewFilterChanged) -> None:
-        self.query_one(OffersTable).set_filter(message.view_filter)
 
     # ------------------------------------------------------------------ actions
 

@@ -1,7 +1,8 @@
-"""The row of filters above the offers table.
+"""The row of filters above the offers table: provider, spot/on-demand, region and words.
 
-Provider and spot/on-demand change which offers the comparison considers (they are settings, so
-the verdict and the star follow them); region and free text only narrow the rows shown.
+Every filter is an input of the scenario (costcalc.scenario.offers_for), so it narrows the
+answer and not only the rows: the verdict and the star are chosen among what passes, and the
+verdict says which filters are on.
 """
 
 from __future__ import annotations
@@ -10,13 +11,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widgets import Input, Select
 
 from costcalc.scenario import AppData
 from costcalc.settings import Settings
 from costcalc.tui.messages import SettingsChanged
-from costcalc.tui.widgets.offers import ViewFilter
 
 ALL = "all"
 KIND_CHOICES: tuple[tuple[str, str], ...] = (
@@ -27,12 +26,7 @@ KIND_CHOICES: tuple[tuple[str, str], ...] = (
 
 
 class FilterBar(Horizontal):
-    """Provider, spot/on-demand, region and text filters in one line."""
-
-    class ViewFilterChanged(Message):
-        def __init__(self, view_filter: ViewFilter) -> None:
-            super().__init__()
-            self.view_filter = view_filter
+    """Provider, spot/on-demand, region and words in one line."""
 
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -52,15 +46,25 @@ class FilterBar(Horizontal):
             allow_blank=False,
             compact=True,
         )
-        yield Input(placeholder="/ filter: name, GPU…", id="text", compact=True)
+        yield Input(placeholder="/ filter: a100|h100", id="text", compact=True)
 
     def show(self, settings: Settings) -> None:
         self._settings = settings
         provider = settings.providers[0] if len(settings.providers) == 1 else ALL
-        for select_id, value in (("provider", provider), ("offer_kind", settings.offer_kind)):
+        region = settings.cloud_regions[0] if len(settings.cloud_regions) == 1 else ALL
+        for select_id, value in (
+            ("provider", provider),
+            ("offer_kind", settings.offer_kind),
+            ("region", region),
+        ):
             select: Select[Any] = self.query_one(f"#{select_id}", Select)
+            if not any(value == option for _, option in select._options):
+                continue  # a region of another provider's snapshot
             with select.prevent(Select.Changed):
                 select.value = value
+        text = self.query_one("#text", Input)
+        if not text.has_focus:
+            text.value = settings.offer_match or ""
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -68,26 +72,23 @@ class FilterBar(Horizontal):
         # say is the user's.
         settings = self._settings
         value = event.select.value
+        if settings is None or value is Select.NULL:
+            return
         if event.select.id == "provider":
-            chosen = () if value == ALL else (str(value),)
-            if settings is not None and chosen != settings.providers:
-                self.post_message(SettingsChanged({"providers": chosen}))
+            update: dict[str, Any] = {"providers": () if value == ALL else (str(value),)}
         elif event.select.id == "offer_kind":
-            if settings is not None and value != settings.offer_kind:
-                self.post_message(SettingsChanged({"offer_kind": value}))
+            update = {"offer_kind": value}
         else:
-            self._post_view_filter()
+            update = {"cloud_regions": () if value == ALL else (str(value),)}
+        key, new = next(iter(update.items()))
+        if new != getattr(settings, key):
+            self.post_message(SettingsChanged(update))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._post_view_filter()
+        words = event.value.strip() or None
+        if self._settings is not None and words != self._settings.offer_match:
+            self.post_message(SettingsChanged({"offer_match": words}))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-
-    def _post_view_filter(self) -> None:
-        region = self.query_one("#region", Select).value
-        text = self.query_one("#text", Input).value
-        self.post_message(
-            self.ViewFilterChanged(ViewFilter(None if region == ALL else str(region), text))
-        )

@@ -7,7 +7,6 @@ the run are marked and their run cells say "does not fit".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,6 +16,7 @@ from textual.widgets.data_table import ColumnKey
 
 from costcalc import columns as cols
 from costcalc.columns import Column
+from costcalc.compare import COMPARABLE, SCALE_OUT
 from costcalc.models import OfferResult
 from costcalc.scenario import Calculation
 
@@ -29,17 +29,19 @@ ORDER = (
     "usd_per_year",
     "break_even_days",
     "run_usd",
+    "run_usd_per_items",
     "run_hours",
     "relative_speed",
     "usd_per_batch_item",
     "co2_kg_per_year",
     "run_co2_kg",
+    "price_kind",
     "interruption",
     "price_age_days",
 )
 """The report's columns, with the figures that decide (cost, break-even, run) first."""
 COLUMNS: tuple[Column, ...] = tuple(cols.BY_KEY[key] for key in ORDER)
-NARROW_FIRST = ("name", "usd_per_year", "break_even_days", "run_usd")
+NARROW_FIRST = ("name", "usd_per_year", "break_even_days", "run_usd", "run_usd_per_items")
 NARROW_COLUMNS: tuple[Column, ...] = tuple(
     cols.BY_KEY[key] for key in (*NARROW_FIRST, *(k for k in ORDER if k not in NARROW_FIRST))
 )
@@ -49,28 +51,20 @@ MAX_WIDTHS = {"name": 22, "gpus": 14}
 """Long plan names would push the figures off screen; the 'why' panel shows them in full."""
 CHEAPEST = "★"
 DOES_NOT_FIT = "✗"
+DESKTOP_ROW = "desktop"
+"""The row key of the desktop's own row (shown first with a run)."""
+
+
+def group_of(result: OfferResult, scale_out_allowed: bool) -> int:
+    if result.role == COMPARABLE or (scale_out_allowed and result.role == SCALE_OUT):
+        return 0
+    return 1 if result.role == SCALE_OUT else 2
 
 
 def offer_key(result: OfferResult) -> str:
     """A row key that survives recomputation: the same offer keeps its row and the cursor."""
     o = result.offer
     return f"{o.provider}|{o.name}|{o.region}|{o.gpu}|{o.gpu_count}"
-
-
-@dataclass(frozen=True)
-class ViewFilter:
-    """Filters that only narrow the rows shown (provider and spot filter the comparison)."""
-
-    region: str | None = None
-    text: str = ""
-
-    def keeps(self, result: OfferResult) -> bool:
-        o = result.offer
-        if self.region is not None and o.region != self.region:
-            return False
-        words = self.text.casefold().split()
-        haystack = f"{o.provider} {o.name} {o.gpu} {o.region} {o.plan or ''}".casefold()
-        return all(word in haystack for word in words)
 
 
 class OffersTable(DataTable[Text]):
@@ -85,8 +79,8 @@ class OffersTable(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.sort_column = "usd_per_year"
         self.sort_reverse = False
-        self.view_filter = ViewFilter()
         self.calc: Calculation | None = None
+        self.ctx = cols.Context()
         self._results: dict[str, OfferResult] = {}
         self.shown_columns = COLUMNS
 
@@ -117,7 +111,8 @@ class OffersTable(DataTable[Text]):
         arrow = ""
         if column.key == self.sort_column:
             arrow = " ▼" if self.sort_reverse else " ▲"
-        return Text(column.title + arrow, justify="right" if column.numeric else "left")
+        title = column.title_in(self.ctx)
+        return Text(title + arrow, justify="right" if column.numeric else "left")
 
     def result_for(self, row_key: str | None) -> OfferResult | None:
         return self._results.get(row_key or "")
@@ -129,11 +124,23 @@ class OffersTable(DataTable[Text]):
     # ------------------------------------------------------------------ rows
 
     def show(self, calc: Calculation, keep: str | None = None) -> None:
-        """Rebuild the rows from a calculation, keeping the cursor on offer `keep`."""
+        """Rebuild the rows from a calculation, keeping the cursor on offer `keep`. With a run,
+        the desktop's own row comes first: what the run costs on the machine you would buy."""
         self.calc = calc
         best = calc.comparison.best
-        rows = [r for r in calc.comparison.offers if self.view_filter.keeps(r)]
+        rows = list(calc.comparison.offers)
         rows.sort(key=lambda r: cols.sort_key(r, self.sort_column), reverse=self.sort_reverse)
+        # What can do the desktop's job comes first, whatever the sort: comparable offers,
+        # then scale-out, then the rest (less memory per GPU, fewer GPUs).
+        pool = calc.comparison.rules.scale_out
+        rows.sort(key=lambda r: group_of(r, pool))
+        per_item = [r.run.usd_per_item for r in rows if r.run is not None]
+        desk_run = calc.comparison.desktop_run
+        if desk_run is not None:
+            per_item.append(desk_run.usd_per_item)
+        self.ctx = cols.Context(
+            now=calc.now, items_unit=cols.items_unit(per_item), money=calc.money
+        )
         self._results = {}
         for result in rows:
             key = offer_key(result)
@@ -141,19 +148,34 @@ class OffersTable(DataTable[Text]):
                 key += "+"
             self._results[key] = result
         self.clear()
+        if desk_run is not None:
+            self.add_row(*self._desktop_cells(calc), key=DESKTOP_ROW)
         for key, result in self._results.items():
             self.add_row(*self._cells(result, result is best), key=key)
         for column in self.shown_columns:
             self.columns[ColumnKey(column.key)].label = self._title(column)
-        self.border_subtitle = f"{len(rows)} of {len(calc.comparison.offers)} offers"
-        keys = list(self._results)
-        if keep in self._results:
+        self.border_subtitle = f"{len(rows)} offers"
+        keys = ([DESKTOP_ROW] if desk_run is not None else []) + list(self._results)
+        if keep in keys:
             self.move_cursor(row=keys.index(keep), animate=False)
 
+    def _desktop_cells(self, calc: Calculation) -> list[Text]:
+        from costcalc.report import desktop_cells
+
+        cells = desktop_cells(calc, self.shown_columns, self.ctx)
+        row = [Text("⌂", style="bold")]
+        for column in self.shown_columns:
+            row.append(
+                Text(
+                    cells[column.key], style="italic", justify="right" if column.numeric else "left"
+                )
+            )
+        return row
+
     def _cells(self, result: OfferResult, cheapest: bool) -> list[Text]:
-        ctx = cols.Context(now=self.calc.now if self.calc else None)
-        cells = cols.cells(result, self.shown_columns, ctx)
-        dim = "dim" if result.fits is False else ""
+        cells = cols.cells(result, self.shown_columns, self.ctx)
+        pool = self.calc is not None and self.calc.comparison.rules.scale_out
+        dim = "dim" if result.fits is False or group_of(result, pool) == 2 else ""
         mark = CHEAPEST if cheapest else (DOES_NOT_FIT if result.fits is False else "")
         row = [Text(mark, style="bold")]
         for column in self.shown_columns:
@@ -190,10 +212,3 @@ class OffersTable(DataTable[Text]):
             return
         same = column == self.sort_column
         self.sort_by(column, not self.sort_reverse if same else False)
-
-    def set_filter(self, view_filter: ViewFilter) -> None:
-        if view_filter == self.view_filter:
-            return
-        self.view_filter = view_filter
-        if self.calc is not None:
-            self.show(self.calc, self._cursor_key())

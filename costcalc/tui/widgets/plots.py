@@ -24,7 +24,7 @@ class CumulativePlot(PlotextPlot):
     def draw(self, calc: Calculation, offers: Sequence[OfferResult]) -> None:
         plt = self.plt
         plt.clear_figure()
-        plt.title("Cumulative cost ($) over days")
+        plt.title(f"Cumulative cost ({calc.money.code}) over days")
         plt.xlabel("days")
         first = curves.cumulative(calc, offers[0]) if offers else None
         if first is None:

@@ -30,14 +30,22 @@ UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
 )
 """Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
 
+FILTER_FIELDS = ("providers", "offer_kind", "cloud_regions", "offer_match")
 FIELDS: tuple[str, ...] = tuple(
-    spec.field for spec in inputs.INPUTS if spec.field not in ("providers", "offer_kind")
+    spec.field for spec in inputs.INPUTS if spec.field not in FILTER_FIELDS
 )
-"""Every input but the provider and spot filters, which sit above the offers table."""
+"""Every input but the filters that sit above the offers table (provider, spot/on-demand,
+region, words)."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
-    "dtype": (("fp16 AMP", "fp16"), ("bf16", "bf16"), ("tf32", "tf32"), ("fp32", "fp32")),
+    "dtype": (
+        ("auto (AMP on tensor cores)", "auto"),
+        ("fp16 AMP", "fp16"),
+        ("bf16 AMP", "bf16"),
+        ("tf32", "tf32"),
+        ("fp32", "fp32"),
+    ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
 }
 SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
@@ -52,8 +60,13 @@ PLACEHOLDERS = {
     "utilisation": "15%",
     "usd_per_kwh": "default",
     "home_region": "US",
+    "currency": "region's",
     "horizon_years": "3",
     "cloud_prices": "none",
+    "cloud_gpus": "any",
+    "min_memory_gb": "any",
+    "spot_checkpoint_minutes": "5",
+    "spot_restart_minutes": "30",
 }
 
 
@@ -75,10 +88,12 @@ class SetupPanel(VerticalScroll):
         self.border_title = "Your setup"
         self._shown: dict[str, str] = {}
         self._settings: Settings | None = None
-        self._default_price_usd: float | None = None
+        self._default_price: float | None = None
 
     def compose(self) -> ComposeResult:
         regions = [r.code for r in self.data.grid.data.regions]
+        if self.data.grid.regions is not None:  # names people type: Germany, California, UK
+            regions += [name for name, _code in self.data.grid.regions.complete("", limit=10_000)]
         for field in FIELDS:
             spec = inputs.BY_FIELD[field]
             if field == "gpu":
@@ -109,7 +124,8 @@ class SetupPanel(VerticalScroll):
         """Put the calculation's inputs in the fields the user is not typing in."""
         s = calc.scenario
         self._settings = settings
-        self._default_price_usd = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
+        default = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
+        self._default_price = None if default is None else round(calc.money.of(default))
         for field in FIELDS:
             if _is_select(field):
                 value = getattr(settings, field)
@@ -127,10 +143,11 @@ class SetupPanel(VerticalScroll):
     def _text_for(self, field: str, calc: Calculation, s: Any) -> str:
         if field == "gpu":
             return calc.spec.name
+        money = calc.money
         if field == "desktop_price_usd":
-            return inputs.show_number(calc.desktop.price_usd)
+            return inputs.show_number(round(money.of(calc.desktop.price_usd)))
         if field == "usd_per_kwh":
-            return inputs.show_number(calc.assumptions.usd_per_kwh)
+            return inputs.show_number(round(money.of(calc.assumptions.usd_per_kwh), 4))
         if field == "home_region":
             return calc.assumptions.home_region
         return inputs.BY_FIELD[field].show(getattr(s, field))
@@ -147,7 +164,7 @@ class SetupPanel(VerticalScroll):
 
     def _parse(self, field: str, text: str) -> Any:
         value = inputs.BY_FIELD[field].parse(text)
-        if field == "desktop_price_usd" and value == self._default_price_usd:
+        if field == "desktop_price_usd" and value == self._default_price:
             return None  # the prefilled default stays the default when the GPU changes
         if field == "home_region" and value is not None:
             return self.data.grid.home(value).code
@@ -169,8 +186,11 @@ class SetupPanel(VerticalScroll):
                 value: Any = widget.resolve().key
             else:
                 value = self._parse(field, widget.value)
-                if field == "cloud_prices" and value is None:
+                if field in ("cloud_prices", "cloud_gpus") and value is None:
                     value = ()
+                if field == "cloud_gpus":
+                    for name in value:
+                        self.data.catalog.family(name)  # an unknown GPU is refused here
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")

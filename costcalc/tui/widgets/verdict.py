@@ -1,4 +1,4 @@
-"""The answer in two lines: the desktop's yearly cost and the verdict against the cheapest offer."""
+"""The answer in three lines: the verdict, what it rests on, and the desktop's yearly cost."""
 
 from __future__ import annotations
 
@@ -8,21 +8,59 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from costcalc import display as fmt
+from costcalc.offers import is_stale
 from costcalc.scenario import Calculation
 
 
+def basis_text(calc: Calculation) -> str:
+    """What the verdict compares with and the filters on, then the kind and age of its price:
+    the same lines the CLI prints under its verdict."""
+    c = calc.comparison
+    parts = [
+        "Compared with "
+        + fmt.comparable_text(c, calc.spec, calc.desktop.gpu_count)
+        + filters_text(calc)
+        + "."
+    ]
+    if c.best is not None:
+        parts.append(fmt.price_line(c.best, is_stale(c.best.offer, calc.now)).strip())
+    return " ".join(parts)
+
+
+def filters_text(calc: Calculation) -> str:
+    s = calc.scenario
+    active = []
+    if s.providers:
+        active.append("providers " + ", ".join(s.providers))
+    if s.offer_kind != "all":
+        active.append(s.offer_kind)
+    if s.cloud_regions:
+        active.append("regions " + ", ".join(s.cloud_regions))
+    if s.cloud_gpus:
+        active.append("GPUs " + ", ".join(s.cloud_gpus))
+    if s.min_memory_gb is not None:
+        active.append(f"at least {s.min_memory_gb:g} GB")
+    if s.offer_match:
+        active.append(f"matching '{s.offer_match}'")
+    return f", among offers filtered to {'; '.join(active)}" if active else ""
+
+
 def desktop_text(calc: Calculation) -> str:
-    c, a = calc.comparison, calc.assumptions
+    c, a, m = calc.comparison, calc.assumptions, calc.money
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     desk = (
-        f"Desktop {gpus}: {fmt.usd(d.price_usd)} up front, {fmt.usd(d.electricity_usd_per_year)}"
+        f"Desktop {gpus}: {fmt.usd(d.price_usd, m)} up front, "
+        f"{fmt.usd(d.electricity_usd_per_year, m)} ({calc.electricity_text})"
         f" electricity and {fmt.co2(d.co2_kg_per_year)} CO2e a year at "
         f"{fmt.percent(a.utilisation)}."
     )
+    if c.desktop_run is not None:
+        r = c.desktop_run
+        desk += f" One {r.hours:g} h run: {fmt.usd(r.usd, m)} (electricity + hardware share)."
     if c.break_even_utilisation is not None and c.best is not None:
         desk += (
-            f" Over {a.horizon_years:g} years it beats the cheapest offer above "
+            f" Over {a.horizon_years:g} years it beats the cheapest comparable offer above "
             f"{fmt.percent(c.break_even_utilisation)} utilisation."
         )
     return desk
@@ -33,9 +71,17 @@ class VerdictBar(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="verdict-line")
+        yield Static(id="basis-line")
         yield Static(id="desktop-line")
 
+    narrow = False
+    """At 80 columns the basis line keeps only the kind and age of the verdict's price."""
+
     def show(self, calc: Calculation) -> None:
-        line = Text(fmt.verdict(calc.comparison, calc.assumptions), style="bold")
-        self.query_one("#verdict-line", Static).update(line)
+        verdict = fmt.verdict(calc.comparison, calc.assumptions, calc.spec, calc.money)
+        self.query_one("#verdict-line", Static).update(Text(verdict, style="bold"))
+        basis = basis_text(calc)
+        if self.narrow and "That is" in basis:
+            basis = "That is" + basis.split("That is", 1)[1]
+        self.query_one("#basis-line", Static).update(basis)
         self.query_one("#desktop-line", Static).update(desktop_text(calc))

@@ -21,6 +21,7 @@ def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
         calc.workload,
         data.catalog,
         data.grid,
+        calc.money,
     )
     text = Text()
     for index, part in enumerate(parts):

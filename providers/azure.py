@@ -1,0 +1,239 @@
+"""Azure GPU VMs (NC, ND, NV series): on-demand and spot prices from the keyless Retail Prices API.
+
+Format (GET https://prices.azure.com/api/retail/prices?api-version=2023-01-01-preview&$filter=...,
+no key; filter values are case-sensitive), one page of at most 1,000 items:
+    {"BillingCurrency": "USD", "Items": [{"armSkuName": "Standard_NC24ads_A100_v4",
+        "armRegionName": "eastus", "productName": "Virtual Machines NCads A100 v4 Series",
+        "meterName": "NC24ads A100 v4 Spot", "skuName": "NC24ads A100 v4 Spot",
+        "retailPrice": 1.041296, "unitOfMeasure": "1 Hour", "type": "Consumption",
+        "currencyCode": "USD", ...}, ...],
+     "NextPageLink": "https://prices.azure.com/api/retail/prices?...&$skip=1000" | null}
+`retailPrice` is USD per hour for the whole VM. The API does not name the GPU: the VM size ->
+GPU model and count table is costcalc/data/azure_sizes.yaml (from Microsoft's size pages).
+
+Rules kept here:
+- Linux pay-as-you-go only: rows whose product is Windows (' Windows', or ' Win' as some H100
+  rows write it), Cloud Services or a Dedicated Host, Low Priority meters (retired), other price
+  types and zero prices are skipped; a spot meter is a spot offer named '<size> (spot)';
+- a spot price no lower than the same size's on-demand price in the same region is dropped:
+  the API has listed such meters (NC40ads H100 v5 Spot at the on-demand 6.98), which are no
+  discount anyone can buy;
+- fractional sizes (vGPU slices) and retired sizes are skipped as the size table says; another
+  NC/ND/NV size is reported as one no table maps;
+- pages are followed through NextPageLink on the first page's origin only, a repeated link is
+  a page loop, and MAX_PAGES bounds the walk;
+- parsers are pure; fetch is the only function that touches the network.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from pydantic import Field
+
+from costcalc.models import Frozen, OfferRow, PriceSnapshot
+from costcalc.resources import load_yaml_resource
+from providers.aws_instances import InstanceGpus
+from providers.base import EnvVar, FeedProvider, Fetched, Progress
+from providers.common import FeedError, Parsed, expect, load_json, price
+
+if TYPE_CHECKING:
+    from costcalc.net import HttpClient
+
+NAME = "azure"
+URL_ENV = "COSTCALC_AZURE_URL"
+REGIONS_ENV = "COSTCALC_AZURE_REGIONS"
+API = "https://prices.azure.com/api/retail/prices"
+API_VERSION = "2023-01-01-preview"
+REGIONS: tuple[str, ...] = ("eastus", "eastus2", "southcentralus", "westus2", "westeurope")
+"""Regions fetched by default: Azure's largest GPU regions in the US and Europe."""
+MAX_PAGES = 100
+GPU_SIZE = re.compile(r"^Standard_N[CDV]\d")
+_WINDOWS = re.compile(r"\bWin(dows)?\b")
+SPOT = " (spot)"
+"""Spot offers are named after their size and this, so a size's two offers never share a name."""
+
+
+class AzureSizeTable(Frozen):
+    """costcalc/data/azure_sizes.yaml."""
+
+    schema_version: int = Field(default=1, ge=1, le=1)
+    source: str
+    as_of: date
+    sizes: dict[str, InstanceGpus]
+    skipped: dict[str, str] = Field(
+        default_factory=dict, description="GPU VM sizes left out, with the reason."
+    )
+
+
+@functools.cache
+def load_size_table() -> AzureSizeTable:
+    return load_yaml_resource("costcalc.data", "azure_sizes.yaml", AzureSizeTable)
+
+
+def regions() -> tuple[str, ...]:
+    chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
+    bad = [r for r in chosen if not re.fullmatch(r"[a-z0-9]+", r)]
+    if bad:
+        from costcalc.errors import CostcalcError
+
+        raise CostcalcError(f"{REGIONS_ENV}: {bad[0]!r} is not an Azure region name like eastus")
+    return chosen or REGIONS
+
+
+def default_url(wanted: Iterable[str]) -> str:
+    places = " or ".join(f"armRegionName eq '{r}'" for r in wanted)
+    families = " or ".join(f"contains(armSkuName, 'Standard_N{f}')" for f in "CDV")
+    query = (
+        f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ({places}) "
+        f"and ({families})"
+    )
+    return f"{API}?api-version={API_VERSION}&$filter={quote(query)}"
+
+
+def url() -> str:
+    return os.environ.get(URL_ENV) or default_url(regions())
+
+
+def _skipped_product(item: dict[str, Any]) -> bool:
+    product = str(item.get("productName", ""))
+    meter = f"{item.get('meterName', '')} {item.get('skuName', '')}"
+    return (
+        item.get("type", "Consumption") != "Consumption"
+        or item.get("unitOfMeasure", "1 Hour") != "1 Hour"
+        or item.get("currencyCode", "USD") != "USD"
+        or bool(_WINDOWS.search(product))
+        or "Cloud Services" in product
+        or "CloudServices" in product
+        or "Dedicated" in product
+        or "Low Priority" in meter
+    )
+
+
+def _row(item: Any, unknown: dict[str, None]) -> OfferRow | None:
+    if not isinstance(item, dict):
+        return None
+    size, region = item.get("armSkuName"), item.get("armRegionName")
+    if not isinstance(size, str) or not isinstance(region, str) or not GPU_SIZE.match(size):
+        return None
+    usd = price(item.get("retailPrice"))
+    if usd is None or _skipped_product(item):
+        return None
+    table = load_size_table()
+    gpus = table.sizes.get(size)
+    if gpus is None:
+        if size not in table.skipped:
+            unknown.setdefault(size[:80], None)
+        return None
+    spot = " Spot" in f"{item.get('meterName', '')} {item.get('skuName', '')}"
+    return OfferRow(
+        name=size + SPOT if spot else size,
+        region=region,
+        gpu=gpus.gpu,
+        gpu_count=gpus.gpu_count,
+        usd_per_hour=usd,
+        spot=spot,
+        limits="spot: Azure may evict the VM at any time (30 s notice)" if spot else None,
+    )
+
+
+def parse_page(payload: bytes | str) -> tuple[Parsed, str | None]:
+    """The GPU VM rows of one page, the sizes no table maps, and the next page's link."""
+    doc = expect(load_json(payload), dict, "the document")
+    items = expect(doc.get("Items"), list, "Items")
+    unknown: dict[str, None] = {}
+    rows = [row for item in items if (row := _row(item, unknown)) is not None]
+    following = doc.get("NextPageLink")
+    return Parsed(rows, tuple(unknown)), following if isinstance(following, str) else None
+
+
+def without_pointless_spot(rows: list[OfferRow]) -> list[OfferRow]:
+    """Drop spot rows priced at or above the same size's on-demand price in that region."""
+    on_demand = {(r.name, r.region): r.usd_per_hour for r in rows if not r.spot}
+    return [
+        r
+        for r in rows
+        if not r.spot
+        or r.usd_per_hour < on_demand.get((r.name.removesuffix(SPOT), r.region), float("inf"))
+    ]
+
+
+def combine(pages: Iterable[Parsed]) -> Parsed:
+    """All pages' rows as one price list; FeedError when none is a GPU VM we can compare."""
+    rows: list[OfferRow] = []
+    unknown: dict[str, None] = {}
+    for page in pages:
+        rows += page.rows
+        unknown.update(dict.fromkeys(page.unknown_gpus))
+    rows = without_pointless_spot(rows)
+    if not rows:
+        raise FeedError("no Linux GPU VM prices for the mapped sizes in the answer")
+    rows.sort(key=lambda r: (r.region, r.name, bool(r.spot)))
+    return Parsed(rows, tuple(sorted(unknown)))
+
+
+def parse(payloads: Iterable[bytes | str]) -> Parsed:
+    """A whole page set (for tests and the benchmark; fetch parses page by page)."""
+    return combine(parse_page(payload)[0] for payload in payloads)
+
+
+def fetch(client: HttpClient, first: str, progress: Progress) -> Parsed:
+    """Every page from `first`, following NextPageLink on the same origin, at most MAX_PAGES."""
+    from costcalc.net import FetchError, host_of, same_origin
+
+    pages: list[Parsed] = []
+    seen: set[str] = set()
+    address: str | None = first
+    while address is not None:
+        if address in seen:
+            raise FeedError(f"page loop: NextPageLink repeats a page already read ({len(seen)})")
+        if len(seen) >= MAX_PAGES:
+            raise FeedError(f"more than {MAX_PAGES} pages; narrow {URL_ENV} or {REGIONS_ENV}")
+        if not same_origin(first, address):
+            raise FetchError(f"the next page is on another host ({host_of(address)}): not followed")
+        seen.add(address)
+        if len(seen) > 1:
+            progress(f"page {len(seen)}")
+        try:
+            page, address = parse_page(client.get(address))
+        except FeedError as exc:
+            raise FeedError(f"page {len(seen)}: {exc}") from exc
+        pages.append(page)
+    return combine(pages)
+
+
+def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
+    first = url()
+    progress(f"downloading the Retail Prices API for {', '.join(regions())}")
+    found = fetch(client, first, progress)
+    snapshot = PriceSnapshot(
+        provider=NAME,
+        source="Azure Retail Prices API (Linux, pay-as-you-go and spot), fetched by costcalc "
+        "refresh; GPUs per size: Microsoft Learn size pages (costcalc/data/azure_sizes.yaml)",
+        source_url=API,
+        licence="Azure retail prices (c) Microsoft; fetched for the user's own use",
+        fetched_at=now,
+        billing_increment_s=1,
+        price_kind="observed",
+        offers=tuple(found.rows),
+    )
+    return Fetched(snapshot, found.unknown_gpus)
+
+
+PROVIDER = FeedProvider(
+    name=NAME,
+    label="Azure",
+    snapshot_file="azure.yaml",
+    fetch=refresh,
+    stale_after=timedelta(days=30),
+    env=(
+        EnvVar(URL_ENV, "Retail Prices API URL of the first page"),
+        EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+    ),
+)

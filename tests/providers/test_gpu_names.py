@@ -1,0 +1,65 @@
+"""The GPU-name normaliser: one table per provider, every value a catalog key, unknown names
+skipped and reported once, never guessed."""
+
+from __future__ import annotations
+
+import pytest
+
+from costcalc.loaders import load_catalog
+from providers.gpu_names import IGNORED, TABLES, GpuNames
+
+
+def test_every_table_value_is_a_catalog_key() -> None:
+    catalog = load_catalog()
+    wrong = []
+    for provider, table in TABLES.items():
+        for name, choice in table.items():
+            keys = choice.values() if isinstance(choice, dict) else [choice]
+            wrong += [f"{provider}: {name} -> {key}" for key in keys if key not in catalog]
+    assert not wrong
+
+
+def test_table_names_are_written_the_way_they_are_compared() -> None:
+    for provider, table in TABLES.items():
+        for name in [*table, *IGNORED.get(provider, {})]:
+            assert name == " ".join(name.lower().split()), (provider, name)
+
+
+@pytest.mark.parametrize(
+    ("provider", "name", "memory_gb", "key"),
+    [
+        ("runpod", "NVIDIA GeForce RTX 4090", None, "rtx4090"),
+        ("runpod", "NVIDIA  H100 80GB HBM3", None, "h100_sxm5_80gb"),
+        ("vast", "RTX 4090", 24.0, "rtx4090"),
+        ("vast", "A100 PCIE", 80.0, "a100_pcie_80gb"),
+        ("vast", "A100 PCIE", 40.0, "a100_pcie_40gb"),
+        ("vast", "A100 SXM4", 79.6, "a100_sxm4_80gb"),
+        ("vast", "H100 NVL", 93.6, "h100_nvl_94gb"),
+        ("lambda", "H100 (80 GB SXM5)", None, "h100_sxm5_80gb"),
+        ("oci", "BM.GPU.H100.8", None, "h100_sxm5_80gb"),
+    ],
+)
+def test_known_names(provider: str, name: str, memory_gb: float | None, key: str) -> None:
+    names = GpuNames(provider)
+    assert names.key(name, memory_gb) == key
+    assert names.unknown == ()
+
+
+def test_unknown_names_are_reported_once_in_order() -> None:
+    names = GpuNames("vast")
+    for name in ("RTX 9090", "A800 PCIE", "RTX 9090"):
+        assert names.key(name) is None
+    assert names.unknown == ("A800 PCIE", "RTX 9090")
+
+
+def test_a_name_that_needs_its_memory_is_not_guessed_without_it() -> None:
+    names = GpuNames("vast")
+    assert names.key("A100 PCIE") is None
+    assert names.key("A100 PCIE", 48.0) is None
+    assert names.unknown == ("A100 PCIE (48 GB)", "A100 PCIE (memory not given)")
+
+
+def test_placeholders_are_skipped_silently() -> None:
+    names = GpuNames("runpod")
+    assert names.key("unknown") is None
+    assert names.unknown == ()

@@ -1,0 +1,253 @@
+"""`costcalc desktops`: builds side by side on the bundled data, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from costcalc.cli import main
+from costcalc.desktops import DesktopsComparison, compare_builds, resolve_gpus
+from costcalc.hardware import DesktopHardware
+from costcalc.loaders import load_app_data, load_desktop_hardware
+from costcalc.scenario import AppData, Scenario
+
+NOW = datetime(2026, 11, 23, 12, tzinfo=timezone.utc)
+DONE_WHEN = ["desktops", "--gpu", "rtx4090", "--gpu", "rtx6000_ada", "--count", "1,2,4"]
+
+
+@pytest.fixture(scope="module")
+def data() -> AppData:
+    return load_app_data()
+
+
+@pytest.fixture(scope="module")
+def hw() -> DesktopHardware:
+    return load_desktop_hardware()
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    code, out, err = run([*argv, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def by_label(doc: Any) -> dict[str, Any]:
+    return {b["label"]: b for b in doc["builds"]}
+
+
+def builds(
+    data: AppData, hw: DesktopHardware, gpus: list[str], counts: tuple[int, ...], **inputs: Any
+) -> DesktopsComparison:
+    circuit = inputs.pop("circuit", None)
+    scenario = Scenario(**inputs)
+    specs = resolve_gpus(gpus, data.catalog)
+    return compare_builds(scenario, data, hw, specs, counts, NOW, circuit_key=circuit)
+
+
+# --------------------------------------------------------------------------- done when
+
+
+def test_the_issue_command_shows_six_builds_and_why_four_4090s_do_not_fit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(DONE_WHEN, capsys)
+    assert code == 0, err
+    table = out.split("\n\n", 2)[1].splitlines()
+    assert len(table) == 1 + 6 + 1  # title row, six builds, the key line
+    rows = {line.split("  ")[0]: line for line in table[1:7]}
+    names = ("GeForce RTX 4090", "RTX 6000 Ada Generation")
+    assert set(rows) == {f"{n}x {name}" for n in (1, 2, 4) for name in names}
+    assert rows["4x GeForce RTX 4090"].rstrip().endswith("no")
+    why = out.split("Does not fit:\n", 1)[1].split("\n\n", 1)[0]
+    assert "4x GeForce RTX 4090: needs 12 slots (4 x 3-slot), the board has 7" in why
+    assert "over one 120 V/15 A circuit (1,440 W continuous)" in why
+    assert "rtx4090" not in out and "rtx6000_ada" not in out  # names, never catalog keys
+
+
+def test_rtx_6000_ada_against_4090_for_a_transformer_at_fp16(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = run_json([*DONE_WHEN, "--kind", "transformer", "--dtype", "fp16"], capsys)
+    found = by_label(doc)
+    ratio = (
+        found["1x RTX 6000 Ada Generation"]["relative_speed"]
+        / found["1x GeForce RTX 4090"]["relative_speed"]
+    )
+    assert 0.95 <= ratio <= 1.3
+    assert ratio == pytest.approx(1.044, abs=0.01)  # the predictor of 2026-11-22
+
+
+def test_json_carries_every_figure_and_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = run_json(DONE_WHEN, capsys)
+    assert len(doc["builds"]) == 6
+    figures = (
+        "price_usd",
+        "card_price_usd",
+        "base_system_usd",
+        "memory_per_gpu_gb",
+        "total_memory_gb",
+        "wall_w",
+        "kwh_per_year",
+        "electricity_usd_per_year",
+        "co2_kg_per_year",
+        "relative_speed",
+        "tco_usd",
+        "tco_usd_per_work_hour",
+        "dc_load_w",
+        "psu_needed_w",
+        "psu_max_w",
+        "circuit_limit_w",
+        "slots_needed",
+    )
+    for build in doc["builds"]:
+        for key in figures:
+            assert isinstance(build[key], (int, float)), (build["label"], key)
+        assert build["memory_split_across_gpus"] is False
+        assert {c["check"] for c in build["checks"]} == {"slots", "cooling", "psu", "circuit"}
+    four = by_label(doc)["4x GeForce RTX 4090"]
+    assert four["fits"] is False and four["can_win"] is False
+    assert any("needs 12 slots" in r for r in four["reasons"])
+    assert four["slots_needed"] == 12
+    assert doc["best"] in by_label(doc) and by_label(doc)[doc["best"]]["fits"] is True
+    assert doc["platform"]["circuit"]["continuous_w"] == 1440
+    assert set(doc["reliability"]) == {"consumer", "workstation"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--gpu", "rtx9999"], "unknown GPU 'rtx9999'"),
+        (["--gpu", "rtx4090", "--count", "0"], "from 1 to 8, got '0'"),
+        (["--gpu", "rtx4090", "--count", "99"], "from 1 to 8, got '99'"),
+        (["--gpu", "rtx4090", "--count", "2,two"], "got 'two'"),
+        (["--gpu", "rtx4090", "--region", "Atlantis"], "unknown grid region 'Atlantis'"),
+        (["--gpu", "rtx4090", "--circuit", "mars-5a"], "unknown circuit 'mars-5a'"),
+        (["--count", "1"], "say which desktop GPUs"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["desktops", *argv], capsys)
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and err.startswith("costcalc: error: ") and says in err
+
+
+def test_help_ends_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["desktops", "--help"])
+    out = capsys.readouterr().out
+    tail = out.rstrip().split("examples:\n", 1)[1].splitlines()
+    assert 2 <= len(tail) <= 3
+    assert all(line.strip().startswith("costcalc desktops") for line in tail)
+
+
+# --------------------------------------------------------------------------- the comparison
+
+
+def test_a_build_that_does_not_fit_never_wins(data: AppData, hw: DesktopHardware) -> None:
+    alone = builds(data, hw, ["rtx4090"], (4,), kind="transformer")
+    assert alone.best is None
+    both = builds(data, hw, ["rtx4090", "rtx3090"], (1, 2, 4), utilisation=1.0)
+    assert both.best is not None and both.best.fits is True
+    assert [b.fits for b in both.builds] == sorted(
+        (b.fits for b in both.builds), key=lambda f: {True: 0, None: 1, False: 2}[f]
+    )
+
+
+def test_memory_is_per_gpu_and_marks_builds_that_cannot_hold_the_job(
+    data: AppData, hw: DesktopHardware, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = builds(data, hw, ["rtx4090", "rtx_a6000"], (2,), memory_gb=40)
+    held = {b.spec.key: b.holds_job for b in result.builds}
+    assert held == {"rtx4090": False, "rtx_a6000": True}  # 2x 24 GB is not 48 GB for one model
+    assert result.best is not None and result.best.spec.key == "rtx_a6000"
+    _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "2", "--memory-gb", "40"], capsys)
+    assert "2x 24 GB (too small)" in out and "the model is not split across GPUs" in out
+
+
+def test_figures_come_from_the_engine_and_the_price_table(
+    data: AppData, hw: DesktopHardware
+) -> None:
+    from costcalc import engine
+
+    result = builds(data, hw, ["rtx4090"], (1, 2), utilisation=0.15, usd_per_kwh=0.12)
+    one, two = sorted(result.builds, key=lambda b: b.gpu_count)
+    base = data.desktop_defaults.base_system_usd
+    card = data.catalog.get("rtx4090").desktop_price_usd
+    assert card is not None
+    assert one.desktop.price_usd == card + base[1]
+    assert two.desktop.price_usd == 2 * card + base[2]
+    assert one.energy.load_w == pytest.approx((450 + 100) / 0.9)
+    assert one.energy.kwh_per_year == pytest.approx((450 + 100) / 0.9 * 0.15 * 8.76)
+    # two GeForce cards talk over PCIe: generic work keeps 0.92 of NVLink's share per doubling
+    pcie_share = (7.0 / 8) ** (1 / 3) * 0.92
+    assert two.relative_speed == pytest.approx(engine.multi_gpu_speedup(2, pcie_share))
+    years = result.assumptions.horizon_years
+    tco = one.desktop.price_usd + one.energy.electricity_usd_per_year * years
+    assert one.tco_usd == pytest.approx(tco)
+    assert one.tco_usd_per_work_hour == pytest.approx(tco / (0.15 * 8760 * years))
+
+
+def test_break_even_is_against_an_offer_with_as_much_memory_per_gpu(
+    data: AppData, hw: DesktopHardware
+) -> None:
+    result = builds(data, hw, ["rtx6000_ada"], (1,))
+    (ada,) = result.builds
+    assert ada.cloud is not None and ada.cloud.offer.gpu_count == 1
+    assert data.catalog.get(ada.cloud.offer.gpu).memory_gb >= 48
+    assert ada.cloud.offer.guaranteed
+
+
+def test_psu_losses_follow_the_users_setting_when_given(data: AppData, hw: DesktopHardware) -> None:
+    default = builds(data, hw, ["rtx4090"], (1,))
+    assert default.assumptions.psu_efficiency == data.desktop_defaults.psu_efficiency_typical
+    assert any("PSU losses counted at 90%" in n for n in default.notes)
+    given = builds(data, hw, ["rtx4090"], (1,), psu_efficiency=1.0)
+    assert given.assumptions.psu_efficiency == 1.0
+    assert given.builds[0].energy.load_w == 550
+
+
+def test_a_region_without_a_circuit_leaves_the_power_checks_open(
+    data: AppData, hw: DesktopHardware
+) -> None:
+    result = builds(data, hw, ["rtx4090"], (1,), home_region="aws:us-east-1")
+    (one,) = result.builds
+    assert one.fits is None and result.circuit is None
+    assert any("give --circuit" in n for n in result.notes)
+    chosen = builds(data, hw, ["rtx4090"], (1,), home_region="IE", circuit="uk-13a")
+    assert chosen.builds[0].fits is True and chosen.circuit_source == "chosen"
+
+
+def test_the_reliability_factors_are_listed_beside_the_figures(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run(DONE_WHEN, capsys)
+    after = out.split("Not priced (reliability factors, per card class):", 1)[1]
+    assert "GeForce (consumer):" in after and "RTX workstation (professional):" in after
+    assert "not licensed for datacenter deployment" in after
+    assert "$" not in after.split("Note:")[0]  # said in words, never turned into dollars
+
+
+def test_saved_settings_fill_only_the_inputs_desktops_uses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costcalc.settings import Settings, save_settings
+
+    save_settings(Settings(gpu="rtx3090", gpu_count=2, utilisation=0.3))
+    _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "1"], capsys)
+    note = out.splitlines()[0]
+    assert note.startswith("Using your saved settings") and "utilisation 30%" in note
+    assert "desktop GPU" not in note and "GPU count" not in note
+    assert "at 30% utilisation" in out
+    _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "1", "--no-config"], capsys)
+    assert "at 15% utilisation" in out
