@@ -14,7 +14,7 @@ time - measured time| / measured time. Baseline, on the same pairs: sqrt(FLOPS x
 with FLOPS the spec sheet's dense tensor figure for the precision where the catalog has one,
 else FP32 (no efficiency, power or fallback rules).
 
-    .venv/bin/python benchmarks/predict_accuracy.py [--write] [--only GPU ...]
+    .venv/bin/python benchmarks/predict_accuracy.py [--write] [--only GPU ...] [--jobs N]
 
 --write fits on all pairs and writes costcalc/data/predict_calibration.yaml: the fitted figures,
 the bands from the leave-one-GPU-out errors and the accuracy table. --only runs the folds of a
@@ -24,6 +24,7 @@ few GPUs (a quick look; the table then covers their pairs only).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import importlib.resources
 import math
 import statistics
@@ -237,17 +238,31 @@ def _rounded(value: Any) -> Any:
     return value
 
 
+def _fold(gpu: str) -> list[tuple[Pair, float]]:
+    return leave_one_gpu_out(load_pairs(), load_predictor(), [gpu])
+
+
+def held_out(gpus: Sequence[str], jobs: int) -> list[tuple[Pair, float]]:
+    """Every fold's held-out predictions, `jobs` folds at a time (each fold refits from START,
+    so they are independent)."""
+    if jobs <= 1:
+        return [h for gpu in gpus for h in _fold(gpu)]
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        return [h for fold in pool.map(_fold, gpus) for h in fold]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="fit on all data; write the YAML")
     parser.add_argument("--only", nargs="+", metavar="GPU", help="only these folds")
+    parser.add_argument("--jobs", type=int, default=1, help="folds run in parallel")
     ns = parser.parse_args()
     pairs = load_pairs()
     predictor = load_predictor()
     gpus = sorted({p.target.key for p in pairs})
     print(f"{len(pairs)} pairs on {len(gpus)} GPUs", file=sys.stderr)
     started = time.monotonic()
-    held = leave_one_gpu_out(pairs, predictor, ns.only or gpus)
+    held = held_out(ns.only or gpus, ns.jobs)
     print(f"{len(ns.only or gpus)} folds in {time.monotonic() - started:.0f} s\n", file=sys.stderr)
     print_table(accuracy(held))
     print_by_source(held)

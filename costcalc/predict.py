@@ -247,6 +247,12 @@ def math_path(spec: GpuSpec, dtype: str, kind: str, tf32_kinds: Iterable[str] = 
     return MathPath(spec.fp32_tflops, "cuda", "fp32")
 
 
+def default_dtype(spec: GpuSpec) -> Dtype:
+    """The one default precision of quick, predict, bench and the app: mixed precision (fp16)
+    where the GPU has tensor cores, fp32 where it has none."""
+    return "fp16" if spec.fp16_tensor_tflops else "fp32"
+
+
 def family(spec: GpuSpec) -> str:
     return spec.compute_capability or spec.architecture
 

@@ -8,6 +8,7 @@ import importlib.resources
 import io
 import json
 import math
+import re
 import statistics
 from datetime import datetime, timezone
 
@@ -303,6 +304,20 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
     return code, out.getvalue(), err.getvalue()
+
+
+def test_predict_cli_without_seconds_prints_the_ratio_and_band() -> None:
+    # The Done-when, exactly: `costcalc predict --from rtx3090 --to rtx4090 --kind
+    # transformer` gives 1.45-1.9x (published RTX 4090 / 3090 training: 1.44-1.77x, see
+    # test_4090_over_3090_mixed_precision), with the default precision (fp16 on a 3090).
+    code, out, err = run_cli(
+        "predict", "--from", "rtx3090", "--to", "rtx4090", "--kind", "transformer"
+    )
+    assert code == 0 and not err
+    assert "RTX 3090" in out and "fp16" in out
+    ratio, low, high = (float(x) for x in re.findall(r"(\d+\.\d+)x", out.replace("-", "x ")))
+    assert 1.45 <= ratio <= 1.9
+    assert low < ratio < high
 
 
 @pytest.mark.parametrize("dtype", [None, "fp16"])
