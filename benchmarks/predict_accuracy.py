@@ -257,11 +257,26 @@ HEADER = """\
 """
 
 
+def basis(kind: str, held: Sequence[tuple[Pair, float]]) -> str:
+    """What a kind's split and bands rest on, in words, for the YAML."""
+    if kind == "generic":
+        return "the transformer split; bands: 5-95 % of all held-out pairs"
+    counts = {p: sum(1 for h, _ in held if h.cell == (kind, p)) for p in ("fp32", "16bit")}
+    gpus = len({k for h, _ in held if h.kind == kind for k in (h.source.key, h.target.key)})
+    text = f"fitted on {counts['fp32']} fp32/tf32 and {counts['16bit']} 16-bit pairs, {gpus} GPUs"
+    if min(counts.values()) < MIN_PAIRS:
+        return text + f"; shrunk toward priors, bands from all pairs (fewer than {MIN_PAIRS})"
+    return text + "; bands: leave-one-GPU-out 10-90 %"
+
+
 def write_calibration(fitted: Calibration, held: Sequence[tuple[Pair, float]]) -> None:
     table = accuracy(held)
-    cal = with_bands(fitted, held, MIN_PAIRS).model_copy(
+    banded = with_bands(fitted, held, MIN_PAIRS)
+    kinds = {k: c.model_copy(update={"basis": basis(k, held)}) for k, c in banded.kinds.items()}
+    cal = banded.model_copy(
         update={
             "as_of": date.today(),
+            "kinds": kinds,
             "accuracy": {name: row["costcalc"] for name, row in table.items()},
         }
     )
