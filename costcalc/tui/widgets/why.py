@@ -13,6 +13,17 @@ from costcalc.scenario import AppData, Calculation
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
+    # Speeds from a bench's measured split are not the predictor's prior: explained only when
+    # the predictor made them.
+    measured = calc.bench is not None and calc.bench.speed is not None
+    why_speed = None
+    if not measured:
+        why_speed = data.predictor.explain(
+            calc.spec,
+            data.catalog.get(result.offer.gpu),
+            calc.workload.kind,
+            calc.workload.dtype,
+        )
     parts = explain.explain_offer(
         result,
         calc.comparison,
@@ -22,6 +33,7 @@ def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
         data.catalog,
         data.grid,
         calc.money,
+        why_speed,
     )
     text = Text()
     for index, part in enumerate(parts):
