@@ -27,9 +27,10 @@ def register(sub: Any) -> None:
         "predict",
         help="predict how long work timed on one GPU takes on another",
         description=(
-            "Scale a time measured on one GPU to another GPU: the step is split into matmul, "
-            "memory-bound and overhead time, each scaled by the target's achievable rate. "
-            "Shows a low-high band from the calibration's leave-one-GPU-out errors."
+            "How much faster work runs on another GPU, or (with --seconds) how long a time "
+            "measured on one GPU takes there: the step is split into matmul, element-wise, "
+            "memory and overhead time, each scaled by the target's achievable rate for the "
+            "precision. Shows a low-high band from the calibration's leave-one-GPU-out errors."
         ),
     )
     p.add_argument("--from", dest="source", required=True, metavar="GPU", help="GPU you timed on")
