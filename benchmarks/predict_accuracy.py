@@ -1,292 +1,344 @@
-"""Leave-one-GPU-out accuracy of costcalc.predict on public measurements, next to simple baselines.
+"""Leave-one-GPU-out accuracy of costcalc.predict per kind x precision, next to a spec baseline.
 
-Data: sitar-lab/NeuSight e2e_latency_labels.csv (MIT, (c) 2025 Georgia Institute of Technology
-and Microsoft Corporation): FP32 train and inference step times of six transformer models on
-eight NVIDIA GPUs in the costcalc catalog. Multi-GPU variants (dp4/tp4/pp4, the only rows of the
-A100 SXM4) and the AMD GPUs (not in the catalog) are left out.
+Data: costcalc/data/speed_measurements.csv (its header names every source, date and licence):
+NeuSight FP32 transformer steps, NVIDIA DeepLearningExamples TF32/FP32 and AMP training tables,
+GPU-Insights, MosaicML llm-foundry, mli/transformers-benchmarks, XHMY torch_benchmark, server-gear
+tf_cnn_benchmarks and an AWS SageMaker run, on 30 catalog GPUs. Each group is one workload at
+one requested precision on several GPUs; every ordered pair of GPUs in a group is a pair
+(costcalc.fit.pairs_from: same batch, or each GPU's own batch corrected when they differ by at
+most 2x).
 
-For each GPU g, everything is refitted without g: the FP32 fit (transformer compute share, power
-exponent, pre-Volta efficiency) on every pair of measurements that does not involve g, then the
-16-bit overhead shares on the DOMAIN.md speed-ups. Then g's step times are predicted from each
-other GPU's time for the same model, mode, sequence length and batch. Errors are
-|predicted - measured| / measured. Baselines: bandwidth ratio, and sqrt(FP32 FLOPS x bandwidth).
+For each GPU g, everything (costcalc.fit.START) is refitted on the pairs that do not involve g,
+then g's speed is predicted from every other GPU of each of its groups. Errors are |predicted
+time - measured time| / measured time. Baseline, on the same pairs: sqrt(FLOPS x bandwidth),
+with FLOPS the spec sheet's dense tensor figure for the precision where the catalog has one,
+else FP32 (no efficiency, power or fallback rules).
 
-    .venv/bin/python benchmarks/predict_accuracy.py [--data DIR] [--fit] [--write-fixture PATH]
+    .venv/bin/python benchmarks/predict_accuracy.py [--write] [--only GPU ...] [--jobs N]
 
---fit prints the parameters fitted on all the data (what costcalc/data/predict_calibration.yaml
-holds) and the band from the leave-one-out errors. --write-fixture writes the small derived
-table tests/test_predict.py uses (step times relative to the fastest GPU of each group).
+--write fits on all pairs and writes costcalc/data/predict_calibration.yaml: the fitted figures,
+the bands from the leave-one-GPU-out errors and the accuracy table. --only runs the folds of a
+few GPUs (a quick look; the table then covers their pairs only).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import itertools
+import concurrent.futures
+import importlib.resources
 import math
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+import sys
+import time
+from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from costcalc.loaders import load_catalog
+import yaml
+
+from costcalc.fit import (
+    Pair,
+    fit,
+    leave_one_gpu_out,
+    pairs_from,
+    params_of,
+    read_measurements,
+    with_bands,
+)
+from costcalc.loaders import load_calibration, load_catalog, load_predictor
 from costcalc.models import GpuSpec
-from costcalc.predict import Calibration, fit_fp32, load_calibration, math_path, speedup
+from costcalc.predict import Calibration, Predictor
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sitar-lab_NeuSight"
-DEVICES = {
-    "NVIDIA_A100-PCIE-40GB": "a100_pcie_40gb",
-    "NVIDIA_A100_80GB_PCIe": "a100_pcie_80gb",
-    "NVIDIA_H100_80GB_HBM3": "h100_sxm5_80gb",
-    "NVIDIA_L4": "l4",
-    "Tesla_P100-PCIE-16GB": "p100_pcie_16gb",
-    "Tesla_P4": "p4",
-    "Tesla_T4": "t4",
-    "Tesla_V100-PCIE-32GB": "v100_pcie_32gb",
-}
-Group = tuple[str, str, str, str, str]
-Pair = tuple[Group, str, str, float, float]  # group, source, target, source ms, target ms
-Predictor = Callable[[GpuSpec, GpuSpec], float]  # -> target time / source time
-DOMAIN_SPEEDUPS = {  # DOMAIN.md section 3 (Dettmers 2020/2023), mixed precision
-    "transformer": (("v100_sxm2_16gb", "a100_sxm4_40gb", 1.70), ("rtx2080ti", "rtx3090", 1.50)),
-    "cnn": (("v100_sxm2_16gb", "a100_sxm4_40gb", 1.45), ("rtx2080ti", "rtx3090", 1.57)),
-}
+CALIBRATION = Path(__file__).resolve().parents[1] / "costcalc" / "data" / "predict_calibration.yaml"
+CELLS = [(k, p) for k in ("cnn", "transformer", "rnn") for p in ("fp32", "16bit")]
+PRECISION = {"fp32": "fp32/tf32", "16bit": "fp16/bf16"}
+TARGET_MEDIAN_PCT = 12.0
+MIN_PAIRS = 30
 
-
-def load_groups(data: Path) -> dict[Group, dict[str, float]]:
-    groups: dict[Group, dict[str, float]] = {}
-    with (data / "e2e_latency_labels.csv").open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if row["device"] not in DEVICES or row["variant"] not in ("", "fusion"):
-                continue
-            key = (row["model"], row["mode"], row["seq_len"], row["batch"], row["variant"])
-            groups.setdefault(key, {})[DEVICES[row["device"]]] = float(row["e2e_latency_ms"])
-    return {k: v for k, v in groups.items() if len(v) > 1}
+# Published facts the model is checked against (tests/test_predict.py holds their sources).
+FACTS = [
+    ("rtx3090", "rtx4090", "transformer", "fp16", "1.45-1.9"),
+    ("rtx3090", "rtx4090", "cnn", "fp16", "1.45-1.9"),
+    ("v100_sxm2_16gb", "a100_sxm4_40gb", "transformer", "fp16", "1.5-1.9 (DOMAIN 1.70)"),
+    ("v100_sxm2_16gb", "a100_sxm4_40gb", "cnn", "fp16", "DOMAIN 1.45"),
+    ("rtx2080ti", "rtx3090", "transformer", "fp16", "DOMAIN 1.5"),
+    ("rtx2080ti", "rtx3090", "cnn", "fp16", "DOMAIN 1.57"),
+    ("t4", "l4", "transformer", "fp16", ">= 1.6"),
+    ("t4", "l4", "cnn", "fp16", ">= 1.6"),
+    ("a100_sxm4_80gb", "h100_sxm5_80gb", "transformer", "fp16", "1.8-3.2"),
+    ("rtx3090", "rtx_a6000", "transformer", "fp16", "about 1"),
+    ("a10", "a10g", "transformer", "fp16", "below 1"),
+    ("v100_sxm2_16gb", "a10g", "transformer", "fp16", "0.72 measured"),
+]
 
 
-def pairs(
-    groups: dict[Group, dict[str, float]], *, target: str | None = None, without: str | None = None
-) -> list[Pair]:
-    out = []
-    for group, times in groups.items():
-        for src, tgt in itertools.permutations(times, 2):
-            if (target and tgt != target) or (without and without in (src, tgt)):
-                continue
-            out.append((group, src, tgt, times[src], times[tgt]))
+def load_pairs() -> list[Pair]:
+    text = importlib.resources.files("costcalc.data").joinpath("speed_measurements.csv")
+    return pairs_from(read_measurements(text.read_text("utf-8")), load_catalog())
+
+
+def spec_peak(spec: GpuSpec, dtype: str) -> float:
+    tensor = {
+        "fp16": spec.fp16_tensor_tflops,
+        "bf16": spec.bf16_tensor_tflops,
+        "tf32": spec.tf32_tensor_tflops,
+    }.get(dtype)
+    return tensor or spec.fp32_tflops
+
+
+def baseline(pair: Pair) -> float:
+    """sqrt(FLOPS x bandwidth) ratio, target / source."""
+    s, t = pair.source, pair.target
+    flops = spec_peak(t, pair.dtype) / spec_peak(s, pair.dtype)
+    return math.sqrt(flops * t.bandwidth_gbs / s.bandwidth_gbs)
+
+
+def error(measured: float, predicted: float) -> float:
+    """|predicted time - measured time| / measured time, from speed ratios."""
+    return abs(measured / predicted - 1)
+
+
+def summary(errors: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(errors)
+    return {
+        "pairs": len(ordered),
+        "median_pct": round(100 * statistics.median(ordered), 1),
+        "mean_pct": round(100 * statistics.fmean(ordered), 1),
+        "within_20_pct": round(100 * sum(e <= 0.2 for e in ordered) / len(ordered), 1),
+        "p90_pct": round(100 * ordered[int(0.9 * (len(ordered) - 1))], 1),
+    }
+
+
+def accuracy(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per cell: our figures and the baseline's on the same held-out pairs."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for kind, precision in CELLS:
+        cell = [(p, x) for p, x in held if p.cell == (kind, precision)]
+        if not cell:
+            continue
+        out[f"{kind} {PRECISION[precision]}"] = {
+            "costcalc": summary([error(p.ratio, x) for p, x in cell]),
+            "baseline": summary([error(p.ratio, baseline(p)) for p, _ in cell]),
+        }
     return out
 
 
-def errors(predictor: Predictor, data: Iterable[Pair]) -> list[float]:
-    catalog = load_catalog()
-    return [
-        abs(src_ms * predictor(catalog.get(src), catalog.get(tgt)) - tgt_ms) / tgt_ms
-        for _group, src, tgt, src_ms, tgt_ms in data
-    ]
+def verdict(ours: dict[str, float], base: dict[str, float]) -> str:
+    if ours["pairs"] < MIN_PAIRS:
+        return f"fewer than {MIN_PAIRS} pairs"
+    met = ours["median_pct"] <= TARGET_MEDIAN_PCT and ours["median_pct"] < base["median_pct"]
+    return "meets target" if met else "MISSES target"
 
 
-def model(cal: Calibration) -> Predictor:
-    return lambda s, t: 1 / speedup(s, t, "transformer", "fp32", cal=cal)
+def print_table(table: dict[str, dict[str, dict[str, float]]]) -> None:
+    print("Leave-one-GPU-out, |error| of the predicted time (each fold refits without its GPU)\n")
+    head = f"{'kind x precision':24}{'pairs':>6}  {'median':>13}  {'mean':>13}"
+    print(head + f"  {'within 20%':>13}  {'p90':>13}   (costcalc / sqrt(FLOPS x BW))")
+    for name, row in table.items():
+        ours, base = row["costcalc"], row["baseline"]
+        cells = "  ".join(
+            f"{ours[k]:5.1f} / {base[k]:5.1f}"
+            for k in ("median_pct", "mean_pct", "within_20_pct", "p90_pct")
+        )
+        print(f"{name:24}{ours['pairs']:6.0f}  {cells}   {verdict(ours, base)}")
 
 
-def bandwidth_ratio(s: GpuSpec, t: GpuSpec) -> float:
-    return s.bandwidth_gbs / t.bandwidth_gbs
-
-
-def sqrt_flops_bandwidth(s: GpuSpec, t: GpuSpec) -> float:
-    return math.sqrt(s.fp32_tflops * s.bandwidth_gbs / (t.fp32_tflops * t.bandwidth_gbs))
-
-
-# --------------------------------------------------------------------------- fitting
-
-
-def fit(data: Sequence[Pair], cal: Calibration) -> Calibration:
-    """The whole calibration from these pairs: FP32 fit, then the DOMAIN 16-bit overheads.
-
-    Starts from no overhead, so nothing fitted before (the shipped figures) leaks into a fold;
-    two rounds, because the overhead share and the FP32 split each move the other a little.
-    """
-    catalog = load_catalog()
-    spec_pairs = [(catalog.get(s), catalog.get(t), t_ms / s_ms) for _g, s, t, s_ms, t_ms in data]
-    kinds = {k: p.model_copy(update={"overhead_share": 0.0}) for k, p in cal.kinds.items()}
-    cal = cal.model_copy(update={"kinds": kinds})
-    for _round in range(2):
-        cal = fit_round(spec_pairs, cal)
-    return cal
-
-
-def fit_round(
-    spec_pairs: Sequence[tuple[GpuSpec, GpuSpec, float]], cal: Calibration
-) -> Calibration:
-    cal = fit_fp32(spec_pairs, cal, "transformer")
-    transformer = cal.kinds["transformer"]
-    kinds = dict(cal.kinds)
-    # generic is the transformer fit; cnn and rnn keep their own compute share (priors)
-    kinds["generic"] = kinds["generic"].model_copy(
-        update={"compute_share": transformer.compute_share}
-    )
-    cal = cal.model_copy(update={"kinds": kinds})
-    for kind in DOMAIN_SPEEDUPS:
-        cal = fit_overhead(cal, kind)
-    overhead = cal.kinds["transformer"].overhead_share
-    kinds = dict(cal.kinds)
-    for kind in ("generic", "rnn"):
-        kinds[kind] = kinds[kind].model_copy(update={"overhead_share": overhead})
-    return cal.model_copy(update={"kinds": kinds})
-
-
-def fit_overhead(cal: Calibration, kind: str) -> Calibration:
-    """The FP32 overhead share (on the reference GPU) best matching the DOMAIN 16-bit speed-ups."""
-    catalog = load_catalog()
-    best: tuple[float, Calibration] | None = None
-    for step in range(0, 41):
-        share = step / 200  # 0 .. 0.2
-        prior = cal.kinds[kind]
-        if share >= 1 - prior.compute_share:
-            break
-        trial = cal.model_copy(
-            update={
-                "kinds": {**cal.kinds, kind: prior.model_copy(update={"overhead_share": share})}
+def print_misses(held: Sequence[tuple[Pair, float]]) -> None:
+    """Say which cells miss the target and why, rather than leave a bare verdict."""
+    table = accuracy(held)
+    for kind, precision in CELLS:
+        name = f"{kind} {PRECISION[precision]}"
+        if name not in table:
+            print(f"  {name}: no measurements at all")
+            continue
+        ours, base = table[name]["costcalc"], table[name]["baseline"]
+        gpus = sorted(
+            {
+                k
+                for p, _ in held
+                if p.cell == (kind, precision)
+                for k in (p.source.key, p.target.key)
             }
         )
-        score = sum(
-            math.log(speedup(catalog.get(a), catalog.get(b), kind, "fp16", cal=trial) / want) ** 2
-            for a, b, want in DOMAIN_SPEEDUPS[kind]
+        if ours["pairs"] < MIN_PAIRS:
+            print(
+                f"  {name}: MISSES, only {ours['pairs']:.0f} pairs on {len(gpus)} GPUs"
+                f" ({', '.join(gpus)}): the public tables found measure recurrent nets on"
+                f" those GPUs only; its band is the all-pairs 5-95 % range"
+            )
+        elif verdict(ours, base) != "meets target":
+            print(
+                f"  {name}: MISSES, median {ours['median_pct']} % (baseline {base['median_pct']} %)"
+            )
+
+
+def print_by_gpu(held: Sequence[tuple[Pair, float]]) -> None:
+    print("\nmedian |error| by held-out GPU (costcalc / baseline, pairs):")
+    by: dict[str, list[tuple[float, float]]] = {}
+    for p, x in held:
+        by.setdefault(p.target.key, []).append((error(p.ratio, x), error(p.ratio, baseline(p))))
+    for gpu, errs in sorted(by.items(), key=lambda kv: -statistics.median(e for e, _ in kv[1])):
+        ours = statistics.median(e for e, _ in errs)
+        base = statistics.median(b for _, b in errs)
+        print(f"  {gpu:18} {100 * ours:5.1f} / {100 * base:5.1f}  ({len(errs)})")
+
+
+def print_by_source(held: Sequence[tuple[Pair, float]]) -> None:
+    print("\nmedian |error| by source (costcalc / baseline, pairs):")
+    by: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for p, x in held:
+        name = f"{p.kind} {PRECISION[p.cell[1]]}"
+        by.setdefault((name, p.origin), []).append((error(p.ratio, x), error(p.ratio, baseline(p))))
+    for (name, origin), errs in sorted(by.items()):
+        ours = statistics.median(e for e, _ in errs)
+        base = statistics.median(b for _, b in errs)
+        print(f"  {name:24} {origin:30} {100 * ours:5.1f} / {100 * base:5.1f}  ({len(errs)})")
+
+
+def print_worst(held: Sequence[tuple[Pair, float]], count: int = 8) -> None:
+    print("\nworst held-out predictions (measured / predicted speed ratio):")
+    ranked = sorted(held, key=lambda h: -error(h[0].ratio, h[1]))[:count]
+    for p, x in ranked:
+        print(
+            f"  {100 * error(p.ratio, x):5.1f}%  {p.group}: {p.target.key} / {p.source.key}"
+            f" measured {p.ratio:.2f}, predicted {x:.2f}"
         )
-        if best is None or score < best[0] - 1e-12:
-            best = (score, trial)
-    assert best is not None
-    return best[1]
 
 
-# --------------------------------------------------------------------------- the report
-
-
-def summary(errs: Sequence[float]) -> dict[str, float]:
-    return {
-        "median_pct": 100 * statistics.median(errs),
-        "mean_pct": 100 * statistics.fmean(errs),
-        "within_20_pct": 100 * sum(e <= 0.2 for e in errs) / len(errs),
-        "p90_pct": 100 * sorted(errs)[int(0.9 * (len(errs) - 1))],
-    }
-
-
-METHODS = {
-    "costcalc": "costcalc (LOO)",
-    "bandwidth": "bandwidth ratio",
-    "sqrt": "sqrt(FLOPS x BW)",
-}
-
-
-def leave_one_gpu_out(groups: dict[Group, dict[str, float]]) -> dict[str, Any]:
-    cal = load_calibration()
-    gpus = sorted({gpu for times in groups.values() for gpu in times})
-    per_gpu: dict[str, dict[str, list[float]]] = {}
-    held_out_pairs: list[Pair] = []
-    ratios: list[float] = []  # measured / predicted, for the band
-    for gpu in gpus:
-        training = pairs(groups, without=gpu)
-        assert all(gpu not in (src, tgt) for _g, src, tgt, _s, _t in training)
-        fold = fit(training, cal)
-        held_out = pairs(groups, target=gpu)
-        held_out_pairs += held_out
-        predict = model(fold)
-        catalog = load_catalog()
-        ratios += [
-            t_ms / (s_ms * predict(catalog.get(s), catalog.get(t)))
-            for _g, s, t, s_ms, t_ms in held_out
-        ]
-        per_gpu[gpu] = {
-            "costcalc": errors(predict, held_out),
-            "bandwidth": errors(bandwidth_ratio, held_out),
-            "sqrt": errors(sqrt_flops_bandwidth, held_out),
-        }
-    return {"per_gpu": per_gpu, "pairs": held_out_pairs, "ratios": ratios}
-
-
-def print_report(result: dict[str, Any]) -> dict[str, dict[str, float]]:
-    per_gpu = result["per_gpu"]
-    print("Leave-one-GPU-out on NeuSight FP32 transformer steps (|error| of the predicted time)")
-    print("each fold refits everything without the held-out GPU\n")
-    print(f"{'held-out GPU':16} {'n':>4}  " + "  ".join(f"{t:>16}" for t in METHODS.values()))
-    for gpu, errs in per_gpu.items():
-        cells = "  ".join(f"{100 * statistics.median(errs[m]):15.1f}%" for m in METHODS)
-        print(f"{gpu:16} {len(errs['costcalc']):4}  {cells}")
-    totals = {m: summary([e for errs in per_gpu.values() for e in errs[m]]) for m in METHODS}
-    n = sum(len(errs["costcalc"]) for errs in per_gpu.values())
-    print(f"\n{'all ' + str(n) + ' pairs':21}  " + "  ".join(f"{t:>16}" for t in METHODS.values()))
-    labels = {
-        "median_pct": "median |error|",
-        "mean_pct": "mean |error|",
-        "within_20_pct": "share within ±20%",
-        "p90_pct": "90th percentile",
-    }
-    for stat, label in labels.items():
-        print(f"{label:21}  " + "  ".join(f"{totals[m][stat]:15.1f}%" for m in METHODS))
-    print("\nworst predictions (model/mode/seq/batch: source -> target):")
-    for method, title in METHODS.items():
-        errs = [e for gpu_errs in per_gpu.values() for e in gpu_errs[method]]
-        worst = sorted(zip(errs, result["pairs"], strict=True), key=lambda w: -w[0])[:3]
-        for err, (group, src, tgt, _s, _t) in worst:
-            name = "/".join(x for x in group if x)
-            print(f"  {title:16} {100 * err:6.1f}%  {name}: {src} -> {tgt}")
-    return totals
-
-
-def print_domain_checks(cal: Calibration) -> None:
+def print_facts(predictor: Predictor) -> None:
     catalog = load_catalog()
-    print("\nDOMAIN.md section 3 speed-ups, mixed precision (16-bit), shipped calibration:")
-    print(f"{'':52} {'published':>9} {'costcalc':>9} {'BW ratio':>9} {'sqrt':>9}")
-    for kind, checks in DOMAIN_SPEEDUPS.items():
-        for a, b, want in checks:
-            s, t = catalog.get(a), catalog.get(b)
-            ours = speedup(s, t, kind, "fp16", cal=cal)
-            bw = t.bandwidth_gbs / s.bandwidth_gbs
-            root = math.sqrt(bw * math_path(t, "fp16")[0] / math_path(s, "fp16")[0])
-            label = f"{kind}: {t.name} / {s.name}"
-            print(f"{label:52} {want:9.2f} {ours:9.2f} {bw:9.2f} {root:9.2f}")
+    print("\nPublished facts, shipped calibration (target / source throughput):")
+    for a, b, kind, dtype, want in FACTS:
+        s, t = catalog.get(a), catalog.get(b)
+        got = predictor.speedup(s, t, kind, dtype)
+        print(f"  {t.name} / {s.name}, {kind} {dtype}: {got:.2f}  (published {want})")
+    for key in ("gtx1080ti", "quadro_p5000", "quadro_m4000", "p100_pcie_16gb"):
+        s, t = catalog.get("rtx3090"), catalog.get(key)
+        fp32 = predictor.speedup(s, t, "transformer", "fp32")
+        fp16 = predictor.speedup(s, t, "transformer", "fp16")
+        print(f"  {t.name} / RTX 3090, transformer: fp32 {fp32:.3f}, fp16 {fp16:.3f}")
 
 
-def print_fit(groups: dict[Group, dict[str, float]], result: dict[str, Any]) -> None:
-    cal = fit(pairs(groups), load_calibration())
-    print("\nfitted on all NeuSight pairs + DOMAIN (what predict_calibration.yaml should hold):")
-    print(f"  power_exponent: {cal.power_exponent:.3f}")
-    print(f"  cuda_core_efficiency: {cal.cuda_core_efficiency}")
-    for kind, prior in cal.kinds.items():
-        print(f"  {kind}: compute_share {prior.compute_share:.3f}, ", end="")
-        print(f"overhead_share {prior.overhead_share:.3f}")
-    ratios = sorted(result["ratios"])
-    low, high = ratios[int(0.1 * len(ratios))], ratios[int(0.9 * len(ratios))]
-    print(f"  transformer band (10th-90th percentile of measured/predicted): {low:.2f} {high:.2f}")
-    print_domain_checks(cal)
+HEADER = """\
+# costcalc cross-GPU prediction: the fitted and prior figures costcalc.predict uses.
+# Written by benchmarks/predict_accuracy.py --write; edit that script, not this file.
+#
+# Model (costcalc/predict.py): a step = math + element-wise work + memory traffic + fixed
+# overhead, each part scaled by its achievable rate on each GPU (math: the precision's tensor or
+# CUDA-core peak x efficiency x power throttle; element-wise: SMs x clock; memory: DRAM
+# bandwidth; overhead: not at all). The split is stated for an FP32 step on reference_gpu; a
+# 16-bit step changes each part's time by sixteen_bit; each GPU's shares follow from the rates.
+# speed-up = prod(rate ratio ** mean of the part's share on the two GPUs).
+#
+# Provenance and licences (details and per-row dates in speed_measurements.csv's header):
+#  - Fitted on costcalc/data/speed_measurements.csv (NeuSight, MIT; NVIDIA DeepLearningExamples
+#    READMEs, Apache-2.0/BSD-3-Clause/MIT per model; GPU-Insights, BSD-3-Clause; MosaicML
+#    llm-foundry, Apache-2.0; mli/transformers-benchmarks, Apache-2.0; XHMY/torch_benchmark and
+#    server-gear pages, no licence stated: figures only; aws-samples, MIT-0). No Lambda Labs
+#    figure is used anywhere.
+#  - tensor_efficiency: measured matmul TFLOPS / dense FP32-accumulate peak (zzc0721/torch-
+#    performance-test-data, stas00/ml-engineering, mli/transformers-benchmarks): GeForce cards
+#    at half rate reach about 100 % of it, full-rate cards 60-87 % (75 % taken); a prior.
+#  - tf32_efficiency is fitted: TF32 tensor math relative to FP16/BF16 on the same tensor cores
+#    (measured TF32 GEMMs on an A100: 69-74 % of 156 TFLOPS against 74-87 % of 312 for FP16).
+#  - emulated_bf16_efficiency: BF16 matmuls on T4, V100S and RTX 2080 Ti ran at 0.56-0.73 of
+#    their FP32 rate (zzc0721/torch-performance-test-data); a prior.
+#  - FP32 lanes per SM: CUDA C++ Programming Guide, arithmetic instruction throughput.
+#  - tf32_convolution_kinds: PyTorch's default torch.backends.cudnn.allow_tf32 = True.
+#  - Tried and dropped (leave-one-GPU-out): a separate element-wise efficiency for the doubled
+#    FP32 pipes (the lanes table does it without a fit), an effective-bandwidth bonus for
+#    GPUs with large L2 caches (fitted to 1.09, no gain; as (L2 / 6 MB) ** 0.15 it raises L4/T4
+#    at 16 bits to 1.66-1.77x but worsens the fit, 0.135 against 0.128 mean |log error|, and puts
+#    RTX 4090/3090 above 1.9x), 16-bit splits fitted per kind (no gain over the shared 16-bit
+#    factors), the plain sum of the parts and one fixed split on the reference GPU (both worse
+#    on 4090/3090-like pairs). The 16-bit memory factor stays a prior (0.5): only the ratios of
+#    the four 16-bit factors matter, so fitting all four adds nothing.
+"""
 
 
-def write_fixture(groups: dict[Group, dict[str, float]], path: Path) -> None:
-    """Step time / the fastest GPU's step time in the same group, rounded; no raw latencies."""
-    with path.open("w", newline="") as handle:
-        out = csv.writer(handle)
-        out.writerow(["group", "gpu", "relative_time"])
-        for index, (_group, times) in enumerate(sorted(groups.items())):
-            if _group[4]:  # the fusion variants repeat their plain groups' GPUs
-                continue
-            fastest = min(times.values())
-            for gpu, ms in sorted(times.items()):
-                out.writerow([index, gpu, f"{ms / fastest:.3f}"])
+def basis(kind: str, held: Sequence[tuple[Pair, float]]) -> str:
+    """What a kind's split and bands rest on, in words, for the YAML."""
+    if kind == "generic":
+        return "the transformer split; bands: 5-95 % of all held-out pairs"
+    counts = {p: sum(1 for h, _ in held if h.cell == (kind, p)) for p in ("fp32", "16bit")}
+    gpus = len({k for h, _ in held if h.kind == kind for k in (h.source.key, h.target.key)})
+    text = f"fitted on {counts['fp32']} fp32/tf32 and {counts['16bit']} 16-bit pairs, {gpus} GPUs"
+    if min(counts.values()) < MIN_PAIRS:
+        return text + f"; shrunk toward priors, bands from all pairs (fewer than {MIN_PAIRS})"
+    return text + "; bands: leave-one-GPU-out 10-90 %"
+
+
+def write_calibration(fitted: Calibration, held: Sequence[tuple[Pair, float]]) -> None:
+    table = accuracy(held)
+    banded = with_bands(fitted, held, MIN_PAIRS)
+    kinds = {k: c.model_copy(update={"basis": basis(k, held)}) for k, c in banded.kinds.items()}
+    cal = banded.model_copy(
+        update={
+            "as_of": date.today(),
+            "kinds": kinds,
+            "accuracy": {name: row["costcalc"] for name, row in table.items()},
+        }
+    )
+    doc: dict[str, Any] = cal.model_dump(mode="json")
+    doc = _rounded(doc)
+    CALIBRATION.write_text(HEADER + yaml.safe_dump(doc, sort_keys=False, width=100), "utf-8")
+    print(f"\nwrote {CALIBRATION}")
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def _fold(gpu: str) -> list[tuple[Pair, float]]:
+    return leave_one_gpu_out(load_pairs(), load_predictor(), [gpu])
+
+
+def held_out(gpus: Sequence[str], jobs: int) -> list[tuple[Pair, float]]:
+    """Every fold's held-out predictions, `jobs` folds at a time (each fold refits from START,
+    so they are independent)."""
+    if jobs <= 1:
+        return [h for gpu in gpus for h in _fold(gpu)]
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        return [h for fold in pool.map(_fold, gpus) for h in fold]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="NeuSight data directory")
-    parser.add_argument("--fit", action="store_true", help="also fit on all data and print it")
-    parser.add_argument("--write-fixture", type=Path, help="write the derived test fixture here")
+    parser.add_argument("--write", action="store_true", help="fit on all data; write the YAML")
+    parser.add_argument("--only", nargs="+", metavar="GPU", help="only these folds")
+    parser.add_argument("--jobs", type=int, default=1, help="folds run in parallel")
     ns = parser.parse_args()
-    groups = load_groups(ns.data)
-    result = leave_one_gpu_out(groups)
-    print_report(result)
-    print_domain_checks(load_calibration())
-    if ns.fit:
-        print_fit(groups, result)
-    if ns.write_fixture:
-        write_fixture(groups, ns.write_fixture)
+    pairs = load_pairs()
+    predictor = load_predictor()
+    gpus = sorted({p.target.key for p in pairs})
+    print(f"{len(pairs)} pairs on {len(gpus)} GPUs", file=sys.stderr)
+    started = time.monotonic()
+    held = held_out(ns.only or gpus, ns.jobs)
+    print(f"{len(ns.only or gpus)} folds in {time.monotonic() - started:.0f} s\n", file=sys.stderr)
+    print_table(accuracy(held))
+    print("\nCells that miss the target, and why:")
+    print_misses(held)
+    print_by_gpu(held)
+    print_by_source(held)
+    print_worst(held)
+    if ns.write and not ns.only:
+        fitted = fit(pairs, predictor)
+        print(
+            "\nfitted on all pairs:",
+            {k: round(v, 3) for k, v in params_of(fitted.calibration).items()},
+        )
+        write_calibration(fitted.calibration, held)
+        load_calibration.cache_clear()
+        load_predictor.cache_clear()
+        predictor = load_predictor()
+    print_facts(predictor)
 
 
 if __name__ == "__main__":

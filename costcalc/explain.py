@@ -17,6 +17,7 @@ from costcalc.compare import Comparison
 from costcalc.fx import USD, Money
 from costcalc.grid import GridIndex
 from costcalc.models import Assumptions, DesktopBuild, OfferResult, Workload
+from costcalc.predict import SpeedBreakdown
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,35 @@ def run(result: OfferResult, a: Assumptions, w: Workload, m: Money = USD) -> Exp
     return Explanation("One run", tuple(lines))
 
 
+def speed(result: OfferResult, why: SpeedBreakdown, catalog: GpuCatalog) -> Explanation:
+    """The predicted speed of one offer GPU against the desktop's: each part of a step, its
+    share (the mean of its shares on the two GPUs), the rate ratio that scales it, and the
+    product of the factors; then the GPU counts that take it to the table's speed."""
+    source, target = catalog.get(why.source), catalog.get(why.target)
+    lines = [f"{target.short_name} against {source.short_name}, {why.kind} work in {why.dtype}:"]
+    for part in why.parts:
+        if part.part == "overhead":
+            lines.append(f"{part.part}: {part.weight:.0%} of the step, {part.source_path}")
+            continue
+        lines.append(
+            f"{part.part}: {part.weight:.0%} of the step, rate x {num(part.rate_ratio)} "
+            f"({part.target_path} vs {part.source_path}) -> x {num(part.factor)}"
+        )
+    low, high = why.band
+    lines.append(
+        f"speed per GPU = {' x '.join(num(p.factor) for p in why.parts)} = {num(why.speedup)}"
+        f" (likely {num(why.speedup / high)}-{num(why.speedup / low)})"
+    )
+    if abs(result.relative_speed - why.speedup) > 1e-9 * why.speedup:
+        scaling = result.relative_speed / why.speedup
+        lines.append(
+            f"speed = {num(why.speedup)} x GPU count scaling {num(scaling)} = "
+            f"{num(result.relative_speed)}"
+        )
+    lines += [f"note: {note}" for note in dict.fromkeys(why.notes)]
+    return Explanation("Speed", tuple(lines))
+
+
 def explain_offer(
     result: OfferResult,
     comparison: Comparison,
@@ -210,8 +240,10 @@ def explain_offer(
     catalog: GpuCatalog,
     grid: GridIndex,
     money: Money = USD,
+    why_speed: SpeedBreakdown | None = None,
 ) -> list[Explanation]:
-    """Every figure of one offer row, derived step by step, amounts in `money`'s currency."""
+    """Every figure of one offer row, derived step by step, amounts in `money`'s currency;
+    with `why_speed` (the predictor's breakdown for the offer's GPU), how its speed came about."""
     parts = [
         electricity(comparison, desktop, a, money),
         cloud_cost(result, a, money),
@@ -221,6 +253,8 @@ def explain_offer(
     one_run = run(result, a, w, money)
     if one_run is not None:
         parts.append(one_run)
+    if why_speed is not None:
+        parts.append(speed(result, why_speed, catalog))
     return parts
 
 

@@ -531,11 +531,19 @@ class Workload(Frozen):
 
 class StepProfile(Frozen):
     """Where a training step's time goes on one GPU (shares sum to 1): math on the tensor or CUDA
-    cores, memory traffic, and fixed overhead. Measured by a bench or derived by the predictor."""
+    cores, element-wise work, memory traffic, and fixed overhead. Measured by a bench or derived
+    by the predictor."""
 
     compute_share: float = Field(ge=0, le=1)
     memory_share: float = Field(ge=0, le=1)
     overhead_share: float = Field(ge=0, le=1)
+    elementwise_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Element-wise kernels, when told apart from memory traffic (a bench "
+        "measures them together: None, and memory_share holds both).",
+    )
 
 
 # --------------------------------------------------------------------------- results

@@ -335,14 +335,20 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
     }
 
 
-def explain_lines(calc: Calculation, data: AppData) -> list[str]:
-    """How the verdict's offer gets its figures, step by step: the app's "why this number"
-    text (costcalc.explain), one string a line; none without a verdict offer."""
-    best = calc.comparison.best
-    if best is None:
-        return []
-    parts = explain.explain_offer(
-        best,
+def explain_parts(
+    calc: Calculation, result: OfferResult, data: AppData
+) -> list[explain.Explanation]:
+    """How `result` gets its figures, step by step: what the app's "why this number" panel and
+    `--explain` show. The speed is explained where the predictor made it (a bench's measured
+    split is not the predictor's prior)."""
+    measured = calc.bench is not None and calc.bench.speed is not None
+    why_speed = None
+    if not measured:
+        why_speed = data.predictor.explain(
+            calc.spec, data.catalog.get(result.offer.gpu), calc.workload.kind, calc.workload.dtype
+        )
+    return explain.explain_offer(
+        result,
         calc.comparison,
         calc.desktop,
         calc.assumptions,
@@ -350,8 +356,16 @@ def explain_lines(calc: Calculation, data: AppData) -> list[str]:
         data.catalog,
         data.grid,
         calc.money,
+        why_speed,
     )
-    return explain.to_text(parts).split("\n")
+
+
+def explain_lines(calc: Calculation, data: AppData) -> list[str]:
+    """The verdict offer's `explain_parts`, one string a line; none without a verdict offer."""
+    best = calc.comparison.best
+    if best is None:
+        return []
+    return explain.to_text(explain_parts(calc, best, data)).split("\n")
 
 
 def explain_text(

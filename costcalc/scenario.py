@@ -37,7 +37,7 @@ from costcalc.models import (
     Workload,
 )
 from costcalc.offers import PriceBook, custom_offer
-from costcalc.predict import Predictor
+from costcalc.predict import Predictor, default_dtype
 
 if TYPE_CHECKING:
     from costcalc.bench.apply import BenchEffects
@@ -385,7 +385,7 @@ def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
     """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise."""
     if scenario.dtype != "auto":
         return scenario.dtype
-    return "fp16" if spec.fp16_tensor_tflops else "fp32"
+    return default_dtype(spec)
 
 
 def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:

@@ -233,3 +233,37 @@ def test_quick_explain_in_another_currency(capsys: pytest.CaptureFixture[str]) -
     assert euros == pytest.approx(doc["best"]["usd_per_year"] * per_usd, rel=0.002, abs=0.5)
     text = quick([*argv, "--explain"], capsys)
     assert "€/year =" in text and all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_the_speed_section_multiplies_to_the_tables_speed(data: AppData) -> None:
+    # The predictor's breakdown (math, element-wise, memory, overhead) explains the speed the
+    # table used: the factors multiply to the per-GPU speed, the GPU count scaling to the rest.
+    from costcalc.offers import custom_offer
+
+    spec = data.catalog.get("rtx3090")
+    desktop = build_desktop(spec, data.desktop_defaults, price_usd=1500)
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
+    w = Workload(run_hours=10, kind="transformer", dtype="fp16")
+    offers = [custom_offer("a100_sxm4_80gb", 8, 10.0, NOW), custom_offer("t4", 1, 0.5, NOW)]
+    speed = data.predictor.speed_fn("transformer", "fp16")
+    c = compare(desktop, a, w, offers, data.catalog, data.grid, NOW, speed=speed)
+    for result in c.offers:
+        why = data.predictor.explain(
+            spec, data.catalog.get(result.offer.gpu), "transformer", "fp16"
+        )
+        parts = explain.explain_offer(
+            result, c, desktop, a, w, data.catalog, data.grid, why_speed=why
+        )
+        lines = parts[-1].lines
+        assert parts[-1].title == "Speed" and lines[0].endswith("transformer work in fp16:")
+        per_gpu = next(line for line in lines if line.startswith("speed per GPU"))
+        factors, shown = per_gpu.split(" = ")[1], float(per_gpu.split(" = ")[2].split()[0])
+        product = 1.0
+        for factor in factors.split(" x "):
+            product *= float(factor)
+        assert product == pytest.approx(shown, rel=2e-3)
+        assert shown == pytest.approx(why.speedup, rel=1e-3)
+        final = [line for line in lines if line.startswith("speed = ")]
+        table = float(final[0].rsplit(" = ", 1)[1]) if final else shown
+        assert table == pytest.approx(result.relative_speed, rel=1e-3)
+    assert any("holds about" in line for line in lines)  # the T4's power note

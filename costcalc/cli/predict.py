@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
 from costcalc.constants import DTYPES, KINDS
+
+if TYPE_CHECKING:
+    from costcalc.models import GpuSpec
+    from costcalc.predict import Predictor
 
 PRIORITY = ("gpu", "seconds", "speedup", "band")
 """What a narrow terminal keeps: the GPU, the predicted time, then the speed-up."""
@@ -27,13 +31,14 @@ def register(sub: Any) -> None:
         "predict",
         help="predict how long work timed on one GPU takes on another",
         description=(
-            "Scale a time measured on one GPU to another GPU: the step is split into matmul, "
-            "memory-bound and overhead time, each scaled by the target's achievable rate. "
-            "Shows a low-high band from the calibration's leave-one-GPU-out errors."
+            "How much faster work runs on another GPU, or (with --seconds) how long a time "
+            "measured on one GPU takes there: the step is split into matmul, element-wise, "
+            "memory and overhead time, each scaled by the target's achievable rate for the "
+            "precision. Shows a low-high band from the calibration's leave-one-GPU-out errors."
         ),
         **output.examples(
+            "costcalc predict --from rtx3090 --to rtx4090 --kind transformer",
             "costcalc predict --from rtx3090 --to 'A100 80GB' --seconds 3600",
-            "costcalc predict --from t4 --to all --seconds 600 --dtype fp16",
             "costcalc predict --from rtx4090 --to h100 --seconds 90 --json",
         ),
     )
@@ -48,9 +53,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--seconds",
         type=_seconds,
-        required=True,
+        default=None,
         metavar="S",
-        help="time of the work on the source GPU (any unit: the answer is the same)",
+        help="time of the work on the source GPU (any unit: the answer is the same); without "
+        "it, the speed ratio target / source and its band",
     )
     p.add_argument("--kind", choices=KINDS, default="generic", help="workload kind")
     p.add_argument(
@@ -69,13 +75,16 @@ def run(ns: argparse.Namespace) -> int:
     import json
 
     from costcalc.loaders import load_catalog, load_predictor
+    from costcalc.predict import default_dtype
 
     catalog = load_catalog()
     predictor = load_predictor()
     source = catalog.resolve(ns.source)
     if ns.dtype == "auto":
-        ns.dtype = "fp16" if source.fp16_tensor_tflops else "fp32"
+        ns.dtype = default_dtype(source)
     targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
+    if ns.seconds is None:
+        return _print_ratios(ns, source, targets, predictor)
     found = [
         predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype) for t in targets
     ]
@@ -105,4 +114,42 @@ def run(ns: argparse.Namespace) -> int:
     ]
     width = None if ns.wide else output.width()
     print(render_table(columns, rows, width=width, priority=PRIORITY))
+    return 0
+
+
+def _print_ratios(
+    ns: argparse.Namespace, source: GpuSpec, targets: list[GpuSpec], predictor: Predictor
+) -> int:
+    """Without --seconds: how much faster each target runs the work, with the band (the time
+    band's multipliers turned into speed: a time x low is a speed / low)."""
+    import json
+
+    rows = []
+    for t in targets:
+        speedup = predictor.speedup(source, t, ns.kind, ns.dtype)
+        low, high = predictor.band(source, t, ns.kind, ns.dtype)
+        rows.append(
+            {
+                "source": source.key,
+                "target": t.key,
+                "kind": ns.kind,
+                "dtype": ns.dtype,
+                "speedup": speedup,
+                "speedup_low": speedup / high,
+                "speedup_high": speedup / low,
+            }
+        )
+    if ns.target.lower() == "all":
+        rows.sort(key=lambda r: -r["speedup"])
+    if ns.json:
+        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
+        return 0
+    names = {t.key: t.name for t in targets}
+    print(f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}:")
+    width = max(len(name) for name in names.values())
+    for r in rows:
+        print(
+            f"  {names[r['target']]:{width}}  {r['speedup']:5.2f}x  "
+            f"({r['speedup_low']:.2f}-{r['speedup_high']:.2f}x)"
+        )
     return 0

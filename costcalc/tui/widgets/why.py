@@ -7,22 +7,13 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from costcalc import explain
 from costcalc.models import OfferResult
+from costcalc.report import explain_parts
 from costcalc.scenario import AppData, Calculation
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
-    parts = explain.explain_offer(
-        result,
-        calc.comparison,
-        calc.desktop,
-        calc.assumptions,
-        calc.workload,
-        data.catalog,
-        data.grid,
-        calc.money,
-    )
+    parts = explain_parts(calc, result, data)
     text = Text()
     for index, part in enumerate(parts):
         if index:
