@@ -9,7 +9,7 @@ catalog key; catalog keys appear only in the JSON, next to the names.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,11 +154,13 @@ def to_text(
     *,
     width: int | None = None,
     wide: bool = False,
+    labels: Mapping[str, str] | None = None,
 ) -> str:
-    """The comparison as text: prose wrapped to `width`, the table fit to it unless `wide`."""
+    """The comparison as text: prose wrapped to `width`, the table fit to it unless `wide`;
+    `labels`: the providers' names (the key without one)."""
     rows = [cells(b) for b in c.builds]
     table = render_table(COLUMNS, rows, width=None if wide else width, priority=PRIORITY)
-    lines = after_table_lines(c, catalog)
+    lines = after_table_lines(c, catalog, labels)
     head = [*header_lines(c, hw), ""]
     return "\n".join([*fill_all(head, width), table, *fill_all(lines, width)])
 
@@ -168,12 +170,14 @@ def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
     return _header(c, hw)
 
 
-def after_table_lines(c: DesktopsComparison, catalog: GpuCatalog) -> list[str]:
+def after_table_lines(
+    c: DesktopsComparison, catalog: GpuCatalog, labels: Mapping[str, str] | None = None
+) -> list[str]:
     """Everything under the table: its key, why builds do not fit, the cloud offers they are
     weighed against, the verdict, what is not priced and the notes (the CLI and the app)."""
     lines = _table_key(c)
     lines += _why_not(c)
-    lines += _cloud_lines(c, catalog)
+    lines += _cloud_lines(c, catalog, labels)
     lines += ["", _verdict(c)]
     lines += _reliability_lines(c)
     lines += [f"Note: {n}." for n in c.notes]
@@ -224,24 +228,26 @@ def _why_not(c: DesktopsComparison) -> list[str]:
     return lines
 
 
-def offer_text(b: BuildResult, catalog: GpuCatalog) -> str:
+def offer_text(b: BuildResult, catalog: GpuCatalog, labels: Mapping[str, str] | None = None) -> str:
     if b.cloud is None:
         return "no comparable offer (same GPU count, as much memory per GPU)"
     o = b.cloud.offer
     gpu = catalog.get(o.gpu).name if o.gpu in catalog else o.gpu
     where = f", {o.region}" if o.region != "-" else ""
     return (
-        f"{o.provider} {o.name} ({o.gpu_count}x {gpu}{where}), "
+        f"{(labels or {}).get(o.provider, o.provider)} {o.name} ({o.gpu_count}x {gpu}{where}), "
         f"{display.usd(b.cloud.usd_per_year)} a year for the same work"
     )
 
 
-def _cloud_lines(c: DesktopsComparison, catalog: GpuCatalog) -> list[str]:
+def _cloud_lines(
+    c: DesktopsComparison, catalog: GpuCatalog, labels: Mapping[str, str] | None = None
+) -> list[str]:
     shown = [b for b in c.builds if b.can_win]
     if not shown:
         return []
     lines = ["", "Cheapest comparable cloud offer (same GPU count, as much memory per GPU):"]
-    return lines + [f"  {b.label}: {offer_text(b, catalog)}" for b in shown]
+    return lines + [f"  {b.label}: {offer_text(b, catalog, labels)}" for b in shown]
 
 
 def _verdict(c: DesktopsComparison) -> str:

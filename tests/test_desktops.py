@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -72,6 +73,8 @@ def test_the_issue_command_shows_six_builds_and_why_four_4090s_do_not_fit(
     assert "4x GeForce RTX 4090: needs 12 slots (4 x 3-slot), the board has 7" in why
     assert "over one 120 V/15 A circuit (1,440 W continuous)" in why
     assert "rtx4090" not in out and "rtx6000_ada" not in out  # names, never catalog keys
+    cloud = out.split("Cheapest comparable cloud offer", 1)[1].split("\n\n", 1)[0]
+    assert not re.search(r"^\s+\S+: (runpod|vast|aws-spot|aws-ondemand|lambda) ", cloud, re.M)
 
 
 def test_rtx_6000_ada_against_4090_for_a_transformer_at_fp16(

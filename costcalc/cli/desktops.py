@@ -76,6 +76,7 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc import desktops, desktops_report
     from costcalc.loaders import load_app_data, load_desktop_hardware, utc_now
     from costcalc.terminal import fill
+    from providers import registry
 
     now = utc_now()
     counts = desktops.parse_counts(ns.counts or ["1,2,4"])
@@ -96,5 +97,8 @@ def run(ns: argparse.Namespace) -> int:
     width = output.width()
     if note:
         print("\n".join(fill(note, width)))
-    print(desktops_report.to_text(result, hw, data.catalog, width=width, wide=ns.wide))
+    labels = registry.labels()
+    print(
+        desktops_report.to_text(result, hw, data.catalog, width=width, wide=ns.wide, labels=labels)
+    )
     return 0

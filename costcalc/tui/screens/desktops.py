@@ -108,8 +108,10 @@ class DesktopsScreen(Screen[None]):
                     )
                 )
             table.add_row(*texts)
+        from providers.registry import labels
+
         self.query_one("#desktops-notes", Static).update(
-            "\n".join(desktops_report.after_table_lines(result, app.data.catalog))
+            "\n".join(desktops_report.after_table_lines(result, app.data.catalog, labels()))
         )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
