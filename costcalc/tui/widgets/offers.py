@@ -271,6 +271,7 @@ class OffersTable(ScrollView, can_focus=True):
         self.fitted = cols.fit(self.candidates, self._natural, available, gap=GAP, skip=self.skip)
         self._fitted_for = (width, self.skip)
         self._segments = {}
+        self._subtitle()  # it counts the columns left out
 
     def _scroll_update(self, virtual_size: Size) -> None:
         """Textual repaints the scrollbars after every layout pass, changed or not: one more
@@ -369,6 +370,7 @@ class OffersTable(ScrollView, can_focus=True):
         return segments
 
     def render_line(self, y: int) -> Strip:
+        self._fit()  # the width can change without a resize: a scrollbar that comes or goes
         width = self.scrollable_content_region.width or self.size.width
         base = self.rich_style
         if y == 0:
