@@ -62,10 +62,11 @@ def engine_throughput(n_offers: int, repeats: int) -> None:
     ]
     now = datetime(2026, 11, 22, tzinfo=timezone.utc)
     workload = Workload(run_hours=10)
+    speed = data.predictor.speed_fn("generic", "fp16")
     engine_s, dict_s = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        compare(desktop, a, workload, offers, data.catalog, data.grid, now)
+        compare(desktop, a, workload, offers, data.catalog, data.grid, now, speed=speed)
         t1 = time.perf_counter()
         [dict(offer=o, usd=o.usd_per_hour * 2, hours=1.0, co2=3.0) for o in offers]
         t2 = time.perf_counter()

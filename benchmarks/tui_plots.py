@@ -78,6 +78,9 @@ async def plot_sizes(size: tuple[int, int]) -> dict[str, tuple[int, int]]:
     app = make_app(load_app_data(), Settings(gpu="rtx3090"), NOW, detect_gpu=False)
     async with app.run_test(size=size) as pilot:
         await pilot.pause(1.0)  # first paint, then the plots mount
+        if size[0] < 120:  # narrow: the curves open with w (hidden -> why -> curves)
+            await pilot.press("w", "w")
+            await pilot.pause(0.5)
         return {
             type(p).__name__: (p.size.width, p.size.height)
             for p in app.screen.query(FigurePlot)
