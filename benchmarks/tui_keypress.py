@@ -4,7 +4,9 @@
 
 The app runs headless (Textual's Pilot) at 140x45 on the bundled data, its offers multiplied to
 `--offers` (each copy a region of its own, as a marketplace lists many hosts). Each measurement
-types a new utilisation into its field (u, the digits), then times Enter: from the key to the
+types a new utilisation into its field (u, the digits: 40 and 70 in turn; then 35 and 60, which
+are presets, so the preset field's label changes as well and the screen is laid out again), then
+times Enter: from the key to the
 last frame the screen composes after it (every message handled, the new verdict, table and
 curves composed). Other keys measured the same way: a re-sort (s), a new GPU (g, a name,
 Enter), the very first GPU change of a fresh app (in five fresh apps), and a cursor move (down).
@@ -123,9 +125,15 @@ async def measure(count: int, presses: int) -> None:
 
         enter = Timer()
         for i in range(presses):
-            await pilot.press("u", *("35" if i % 2 else "60"))
+            await pilot.press("u", *("40" if i % 2 else "70"))
             await pilot.pause()
             await enter.time(pilot, "enter")
+
+        preset = Timer()  # 35 % and 60 % are presets: the preset field's label changes too
+        for i in range(presses):
+            await pilot.press("u", *("35" if i % 2 else "60"))
+            await pilot.pause()
+            await preset.time(pilot, "enter")
 
         sort = Timer()
         for _ in range(presses):
@@ -146,6 +154,7 @@ async def measure(count: int, presses: int) -> None:
     print(f"  {'':30} {'keypress to screen':>28}   {'with Pilot':>14}")
     for label, timer in (
         ("utilisation, Enter", enter),
+        ("utilisation to a preset, Enter", preset),
         ("sort, s", sort),
         ("cursor, down", down),
         ("GPU, Enter", gpu),

@@ -323,3 +323,20 @@ async def test_the_palette_offers_the_apps_commands(app_factory: MakeApp) -> Non
         )
         command.callback()
         assert main_of(app).query_one(OffersTable).sort_column == "break_even_days"
+
+
+async def test_a_long_text_scrolls_in_its_field_while_typed(app_factory: MakeApp) -> None:
+    """Setup fields skip Textual's layout pass when the app sets their text (FieldInput); while
+    the user types they keep it, which is how a long text scrolls to the cursor."""
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        await pilot.press("l", *"United Kingdom of Great Britain xyz")
+        await settle(pilot)
+        field = screen.query_one("#home_region", Input)
+        assert field.value == "United Kingdom of Great Britain xyz"
+        assert field.scroll_x > 0  # the end of the text, where the cursor is, is in view
+        await pilot.press("ctrl+a", "ctrl+k", "D", "E", "enter")
+        await settle(pilot)
+        assert screen.settings.home_region == "DE" and field.value == "DE"

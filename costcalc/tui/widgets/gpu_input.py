@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.suggester import Suggester
-from textual.widgets import Input
 
 from costcalc.catalog import GpuCatalog, compact
 from costcalc.errors import UnknownGpu
 from costcalc.models import GpuSpec
+from costcalc.tui.widgets.field import FieldInput
 
 _BRANDS = ("NVIDIA ", "GeForce ", "Tesla ", "Quadro ")
 
@@ -60,7 +60,7 @@ class GpuSuggester(Suggester):
         return keys
 
 
-class GpuInput(Input):
+class GpuInput(FieldInput):
     """An Input that resolves to one catalog GPU."""
 
     def __init__(self, catalog: GpuCatalog, **kwargs: Any) -> None:

@@ -20,6 +20,7 @@ from costcalc.errors import CostcalcError
 from costcalc.scenario import AppData, Calculation, default_desktop_price_usd
 from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
+from costcalc.tui.widgets.field import FieldInput
 from costcalc.tui.widgets.gpu_input import GpuInput
 
 UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
@@ -146,7 +147,7 @@ class SetupPanel(VerticalScroll):
                 widget = Select(SWITCH_CHOICES, id=field, allow_blank=False, compact=True)
             else:
                 suggester = SuggestFromList(regions) if field == "home_region" else None
-                widget = Input(
+                widget = FieldInput(
                     id=field,
                     placeholder=PLACEHOLDERS.get(field, "none"),
                     compact=True,
@@ -198,7 +199,8 @@ class SetupPanel(VerticalScroll):
         select: Select[Any] = self.query_one(f"#{select_id}", Select)
         with select.prevent(Select.Changed):
             if value is None and select_id == "preset":
-                select.clear()
+                if not select.is_blank():  # clearing again redraws its label: a layout pass
+                    select.clear()
             elif select.value != value:
                 select.value = value
 

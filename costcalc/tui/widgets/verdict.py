@@ -10,6 +10,7 @@ from textual.widgets import Static
 from costcalc import display as fmt
 from costcalc.offers import is_stale
 from costcalc.scenario import Calculation
+from costcalc.tui.widgets.field import update_text
 
 
 def basis_text(calc: Calculation) -> str:
@@ -83,9 +84,9 @@ class VerdictBar(Vertical):
         verdict = fmt.verdict(
             calc.comparison, calc.assumptions, calc.spec, calc.money, labels=labels()
         )
-        self.query_one("#verdict-line", Static).update(Text(verdict, style="bold"))
+        update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
         if self.narrow and "That is" in basis:
             basis = "That is" + basis.split("That is", 1)[1]
-        self.query_one("#basis-line", Static).update(basis)
-        self.query_one("#desktop-line", Static).update(desktop_text(calc))
+        update_text(self.query_one("#basis-line", Static), basis)
+        update_text(self.query_one("#desktop-line", Static), desktop_text(calc))
