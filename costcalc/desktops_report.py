@@ -165,11 +165,6 @@ def to_text(
     return "\n".join([*fill_all(head, width), table, *fill_all(lines, width)])
 
 
-def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
-    """What the comparison assumes: use, place, horizon, baseline and the box it is built in."""
-    return _header(c, hw)
-
-
 def after_table_lines(
     c: DesktopsComparison, catalog: GpuCatalog, labels: Mapping[str, str] | None = None
 ) -> list[str]:
@@ -184,7 +179,8 @@ def after_table_lines(
     return lines
 
 
-def _header(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
+def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
+    """What the comparison assumes: use, place, horizon, baseline and the box it is built in."""
     a, w = c.assumptions, c.workload
     resale = f", {a.resale_fraction:.0%} resale" if a.resale_fraction else ", no resale"
     circuit = (

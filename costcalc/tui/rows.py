@@ -12,7 +12,7 @@ the rows for 5,000 offers takes a few milliseconds: no cell is formatted here.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -101,11 +101,20 @@ def section_of(result: OfferResult, scale_out_allowed: bool) -> str:
 SECTION_ORDER = ("comparable", "scale-out", "smaller", "unfit")
 
 
-def rank_key(result: OfferResult, run: bool) -> tuple[bool, object]:
+def ranker(run: bool) -> Callable[[OfferResult], tuple[bool, object]]:
     """What 'cheapest' means: $ per run with a run, $ a year otherwise; a free tier without a
-    guaranteed GPU after the rest."""
-    column = "run_usd" if run else "usd_per_year"
-    return (not result.offer.guaranteed, cols.sort_key(result, column))
+    guaranteed GPU after the rest. (The column is looked up once: a fold ranks every offer.)"""
+    by = cols.BY_KEY["run_usd" if run else "usd_per_year"].sort
+
+    def rank(result: OfferResult) -> tuple[bool, object]:
+        return (not result.offer.guaranteed, by(result))
+
+    return rank
+
+
+def rank_key(result: OfferResult, run: bool) -> tuple[bool, object]:
+    """`ranker(run)` for one offer."""
+    return ranker(run)(result)
 
 
 def build(
@@ -127,10 +136,7 @@ def build(
         by_fold.setdefault((o.provider, o.gpu, o.gpu_count, o.tier, o.spot), []).append(result)
     groups = {_fold_text(fold): results for fold, results in by_fold.items()}
 
-    by = cols.BY_KEY["run_usd" if run else "usd_per_year"].sort
-
-    def rank(result: OfferResult) -> tuple[bool, object]:  # rank_key, without its lookups
-        return (not result.offer.guaranteed, by(result))
+    rank = ranker(run)
 
     def order(results: Sequence[OfferResult]) -> list[OfferResult]:
         ranked = sorted(results, key=rank)

@@ -235,7 +235,6 @@ class OffersTable(ScrollView, can_focus=True):
             )
             self.cursor = verdict if verdict is not None else self._next_selectable(0, 1)
         self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
-        self._subtitle()
         self._scroll_to_cursor()
         self.refresh()
         self._announce()
@@ -286,7 +285,6 @@ class OffersTable(ScrollView, can_focus=True):
         self._fitted_for = None
         self._fit()
         self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
-        self._subtitle()
         self.refresh()
 
     # ------------------------------------------------------------------ rendering
@@ -511,7 +509,6 @@ class OffersTable(ScrollView, can_focus=True):
         if skip != self.skip:
             self.skip = skip
             self._fit()
-            self._subtitle()
             self.refresh()
 
     def action_toggle_group(self) -> None:
