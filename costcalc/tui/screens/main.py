@@ -23,6 +23,7 @@ focus before the next key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Iterable
 from functools import partial
@@ -184,16 +185,11 @@ class MainScreen(Screen[None]):
 
     def _warm(self) -> None:
         """Once the first screen is up, pay what the first GPU change would pay the first time
-        (another desktop's comparison, its name looked up), so the user's first change does
-        not; the result is thrown away."""
-        app = self.app
+        (another desktop's comparison), so the user's first change does not; the result is
+        thrown away."""
         other = "rtx4090" if self.settings.gpu != "rtx4090" else "rtx3090"
-        try:
-            app.data.catalog.resolve(other)
-            warm = self.settings.model_copy(update={"gpu": other})
-            evaluate(warm, app.data, app.clock(), bench=None, fallback_gpu=DEFAULT_GPU)
-        except CostcalcError:
-            pass  # nothing to warm: the user's own data lacks that GPU
+        with contextlib.suppress(CostcalcError):  # the user's own data may lack that GPU
+            self._evaluate(self.settings.model_copy(update={"gpu": other}))
         # What is loaded now (offers, catalog, widgets: hundreds of thousands of objects) stays
         # for the app's life. Frozen, the collector stops scanning it: a full collection took
         # 100-250 ms in the middle of a keypress with 5,000 offers, now a few ms.
@@ -204,17 +200,16 @@ class MainScreen(Screen[None]):
 
     def recalculate(self) -> None:
         """Run the comparison for the current settings, data, bench and clock."""
-        app = self.app
         try:
-            self.calc = evaluate(
-                self.settings,
-                app.data,
-                app.clock(),
-                bench=app.bench_for(self.settings),
-                fallback_gpu=DEFAULT_GPU,
-            )
+            self.calc = self._evaluate(self.settings)
         except CostcalcError as exc:
             self.notify(str(exc), title="Cannot compute", severity="error")
+
+    def _evaluate(self, settings: Settings) -> Calculation:
+        app = self.app
+        return evaluate(
+            settings, app.data, app.clock(), bench=app.bench_for(settings), fallback_gpu=DEFAULT_GPU
+        )
 
     def watch_settings(self, settings: Settings) -> None:
         self.recalculate()
