@@ -177,6 +177,7 @@ def compare(
     per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec, str]] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
+    overheads: dict[int | None, float] = {}  # spot overhead by interruption bucket
     results: list[OfferResult] = []
     check_fit = bool(w.max_batch) or w.memory_gb is not None
     append = results.append
@@ -199,7 +200,13 @@ def compare(
         age = ages.get(id(offer.fetched_at))
         if age is None:
             age = ages[id(offer.fetched_at)] = age_days(offer.fetched_at, now)
-        overhead = spot_overhead(offer, rules) if offer.spot else 1.0
+        overhead = 1.0
+        if offer.spot:
+            bucket = offer.interruption_bucket
+            found_overhead = overheads.get(bucket)
+            if found_overhead is None:
+                found_overhead = overheads[bucket] = spot_overhead(offer, rules)
+            overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
 
         hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
