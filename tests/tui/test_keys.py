@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from costcalc import columns as cols
 from costcalc.scenario import AppData
@@ -340,3 +340,44 @@ async def test_a_long_text_scrolls_in_its_field_while_typed(app_factory: MakeApp
         await pilot.press("ctrl+a", "ctrl+k", "D", "E", "enter")
         await settle(pilot)
         assert screen.settings.home_region == "DE" and field.value == "DE"
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        (("u", "ctrl+a", "ctrl+k", "4", "0"), {"utilisation": 0.40}),
+        (("u", "ctrl+a", "ctrl+k", "3", "5"), {"utilisation": 0.35}),  # a preset: its label too
+        (("g", "ctrl+a", "ctrl+k", *"rtx 4090"), {"gpu": "rtx4090"}),  # verdict lines change
+    ],
+)
+async def test_a_new_answer_is_a_repaint_not_a_layout_pass(
+    app_factory: MakeApp, typed: tuple[str, ...], expected: dict[str, object]
+) -> None:
+    """Enter changes texts, not sizes: the setup fields and the preset keep one line, each
+    verdict line keeps the rows it has (two at full width). So the answer is one repaint; a
+    layout pass of the whole screen (25-60 ms with 5,000 offers, benchmarks/tui_keypress.py)
+    would come from a widget asking for one."""
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        verdict = screen.query_one("#verdict-line", Static)
+        before = str(verdict.render())
+        await pilot.press(*typed)
+        await settle(pilot)
+        layouts: list[bool] = []  # each pass over the screen's widgets: a layout or a scroll
+        arrange = screen._refresh_layout
+
+        def noted(*args: object, **kwargs: object) -> None:
+            layouts.append(screen._layout_required)
+            arrange(*args, **kwargs)  # type: ignore[arg-type]
+
+        screen._refresh_layout = noted  # type: ignore[method-assign]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not any(layouts)
+        assert {k: getattr(screen.settings, k) for k in expected} == expected
+        assert str(verdict.render()) != before
+        if expected.get("utilisation") == 0.35:
+            assert screen.query_one("#preset", Select).value == 0.35
+            assert "35% group cluster" in str(screen.query_one("#preset #label", Static).render())

@@ -7,7 +7,10 @@ import itertools
 import re
 
 import pytest
+from rich.style import Style
 from textual.app import App
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
 from costcalc.scenario import AppData, evaluate
 from costcalc.settings import Settings
@@ -152,3 +155,37 @@ def test_no_x_label_is_dropped_at_any_width(fixed_data: AppData, utilisation: fl
             values = [float(t.rstrip("%").replace(",", "")) for t in shown if t != "d"]
             steps = {b - a for a, b in itertools.pairwise(values)}
             assert values[0] == 0 and len(steps) == 1, (width, shown)
+
+
+def cells(strips: list[Strip]) -> list[list[tuple[str, Style | None]]]:
+    """Each cell's character and style (less Textual's offsets for selecting text)."""
+    return [
+        [
+            (char, segment.style.clear_meta_and_links() if segment.style else None)
+            for segment in strip
+            for char in segment.text
+        ]
+        for strip in strips
+    ]
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("plot_type", [CumulativePlot, UtilisationPlot])
+async def test_the_plot_draws_what_plotexts_text_shows(
+    app_factory: MakeApp, theme: str, plot_type: type[FigurePlot]
+) -> None:
+    """The plots draw their lines from plotext's grids; cell for cell, in both themes, that is
+    what Textual shows for the ANSI text plotext writes (textual-plotext's way)."""
+    app = app_factory(SETTINGS)
+    async with app.run_test(size=(140, 45)) as pilot:
+        app.theme = theme
+        plot = await drawn(app, plot_type)
+        await pilot.pause()
+        width, height = plot.size
+        ours = cells([plot.render_line(y) for y in range(height)])
+        text = Visual.to_strips(
+            plot, visualize(plot, plot.render()), width, height, plot.visual_style
+        )
+        assert ours == cells(text)
+        assert len({style for row in ours for _, style in row}) >= 2  # a curve, the text
+        assert sum(char not in " " for row in ours for char, _ in row) > width * 2

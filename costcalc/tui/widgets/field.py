@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
 from textual.geometry import Size
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
+from textual.widgets._select import NoSelection, SelectCurrent, SelectOverlay
 
 
 class FieldInput(Input):
@@ -24,14 +30,44 @@ class FieldInput(Input):
         self.refresh()
 
 
+class _OneLineChoice(SelectCurrent):
+    """A Select's current choice on its one line (app.tcss): a new choice is a repaint."""
+
+    def update(self, label: RenderableType | NoSelection) -> None:
+        self.label = label
+        self.has_value = label is not Select.NULL
+        shown = self.placeholder if isinstance(label, NoSelection) else label
+        self.query_one("#label", Static).update(shown, layout=False)
+
+
+class FieldSelect(Select[Any]):
+    """A setup panel's Select. Textual's Select lays out the whole screen whenever its choice
+    changes (its label may change size); here the label is one line of fixed width (app.tcss),
+    so a choice the app sets (a typed 35 % that is a preset) costs a repaint, not a 25-40 ms
+    layout pass."""
+
+    def __init__(
+        self, options: Iterable[tuple[str, Any]], *, type_to_search: bool = True, **kwargs: Any
+    ) -> None:
+        super().__init__(options, type_to_search=type_to_search, **kwargs)
+        self._searches = type_to_search
+
+    def compose(self) -> ComposeResult:  # Select's, with the one-line choice
+        yield _OneLineChoice(self.prompt)
+        yield SelectOverlay(type_to_search=self._searches).data_bind(compact=Select.compact)
+
+
 def update_text(widget: Static, content: object) -> None:
-    """`Static.update`, with a layout pass only when the new text takes another number of
-    lines at the widget's width (Static lays out the screen on every update)."""
+    """`Static.update`, with a layout pass only when the new text needs more lines than the
+    widget has. Static lays out the whole screen on every update (30-60 ms, then a second pass
+    as everything under it moves). A text that needs fewer lines keeps the widget's height (its
+    min-height, which its owner resets when the width changes): what is below stays where it
+    is, and the change is a repaint."""
     widget.update(content, layout=False)  # type: ignore[arg-type]
     width = widget.content_size.width
     if not width or not widget.display:
         widget.refresh(layout=True)
         return
     height = widget.get_content_height(widget.content_size, widget.app.size, width)
-    if height != widget.content_size.height:
-        widget.refresh(layout=True)
+    if height > widget.content_size.height:
+        widget.styles.min_height = height  # (lays the screen out)

@@ -15,8 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from plotext._utility import ansi_end as ANSI_END
+from plotext._utility import colors_to_ansi
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import RenderResult
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 from textual_plotext.plot import Plot
 
@@ -95,8 +101,15 @@ def offer_lines(offers: Sequence[OfferResult], labels: Sequence[str]) -> tuple[O
 
 
 class FigurePlot(PlotextPlot):
-    """A plotext plot drawn from a value: `show` keeps it, `render` draws it once per figure,
-    size and theme, and only when the plot is on screen (Textual renders nothing hidden)."""
+    """A plotext plot drawn from a value: `show` keeps it, the lines are drawn once per figure,
+    size and theme, and only when the plot is on screen (Textual renders nothing hidden).
+
+    The lines are made from plotext's character and colour grids directly (Textual's line
+    API), not from the ANSI text plotext writes for a terminal: encoding that text, decoding it
+    and laying it out again took two thirds of a plot's 10 ms on every keystroke. Each colour
+    triple's style is the one Textual gives the same cell drawn the other way, so both look
+    the same (tests/tui/test_plots.py compares them).
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -107,7 +120,8 @@ class FigurePlot(PlotextPlot):
         self.drawings = 0
         """How many times it has drawn (a figure shown twice, or while hidden, is not drawn)."""
         self._drawn_for: tuple[object, ...] | None = None
-        self._text: RenderResult = Text()
+        self._lines: list[Strip] = []
+        self._styles: dict[tuple[object, ...], Style] = {}
 
     def show(self, figure: object) -> None:
         if figure == self.figure:
@@ -115,19 +129,67 @@ class FigurePlot(PlotextPlot):
         self.figure = figure
         self.refresh()
 
+    def _build(self) -> None:
+        """plotext's grids for the current figure, size and theme."""
+        width, height = self.size
+        self.plt.clear_figure()
+        # the theme first: texts take their background from it when they are placed
+        self.plt.theme(self._get_plotext_theme_name(self.app.theme))
+        if self.figure is not None and width > 0 and height > 0:
+            self.draw_figure(self.figure, width, height)
+        self.plt.plotsize(width, height)
+        self.plt._set_size(width, height)  # as textual-plotext does: plotsize alone may not
+        self.plt.build()
+
     def render(self) -> RenderResult:
-        key = (self.figure, self.size, self.app.theme)
+        """The plot as plotext's ANSI text (what textual-plotext shows); the widget draws from
+        `render_line`, this is kept to check that both look the same."""
+        self._build()
+        return Text.from_ansi(self.plt.monitor.matrix.get_canvas())
+
+    def render_line(self, y: int) -> Strip:
+        key = (self.figure, self.size, self.app.theme, self.visual_style)
         if key != self._drawn_for:
-            self.plt.clear_figure()
-            # the theme first: texts take their background from it when they are placed
-            self.plt.theme(self._get_plotext_theme_name(self.app.theme))
-            if self.figure is not None and self.size.width > 0 and self.size.height > 0:
-                self.draw_figure(self.figure, self.size.width, self.size.height)
-            self._text = super().render()
+            self._build()
+            self._lines = self._strips()
             self._drawn_for = key
             self.drawn = self.figure
             self.drawings += 1
-        return self._text
+        if y < len(self._lines):
+            return self._lines[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def _strips(self) -> list[Strip]:
+        grid = self.plt.monitor.matrix
+        width = self.size.width
+        lines = []
+        for row in reversed(range(grid.rows)):
+            markers = grid.marker[row]
+            cells = list(
+                zip(grid.fullground[row], grid.style[row], grid.background[row], strict=True)
+            )
+            segments = []
+            start = 0
+            for col in range(1, len(cells) + 1):
+                if col == len(cells) or cells[col] != cells[start]:
+                    text = "".join(markers[start:col])
+                    segments.append(Segment(text, self._style_of(cells[start])))
+                    start = col
+            lines.append(Strip(segments).adjust_cell_length(width))
+        return lines
+
+    def _style_of(self, colors: tuple[object, ...]) -> Style:
+        """The style Textual gives a cell of these plotext colours in the ANSI text."""
+        key = (*colors, self.visual_style)
+        found = self._styles.get(key)
+        if found is None:
+            ansi = colors_to_ansi(*colors)
+            cell = Text.from_ansi(f"{ansi}x{ANSI_END}" if ansi else "x")
+            strip = Visual.to_strips(self, visualize(self, cell), 1, 1, self.visual_style)[0]
+            style = next(iter(strip)).style
+            # (less the offset Textual notes for selecting text: no one selects a plot)
+            found = self._styles[key] = style.clear_meta_and_links() if style else Style.null()
+        return found
 
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         raise NotImplementedError

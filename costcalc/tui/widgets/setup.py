@@ -20,7 +20,7 @@ from costcalc.errors import CostcalcError
 from costcalc.scenario import AppData, Calculation, default_desktop_price_usd
 from costcalc.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
-from costcalc.tui.widgets.field import FieldInput
+from costcalc.tui.widgets.field import FieldInput, FieldSelect
 from costcalc.tui.widgets.gpu_input import GpuInput
 
 UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
@@ -142,9 +142,11 @@ class SetupPanel(VerticalScroll):
             if field == "gpu":
                 widget: Input | Select[Any] = GpuInput(self.data.catalog, id="gpu")
             elif field in SELECT_CHOICES:
-                widget = Select(SELECT_CHOICES[field], id=field, allow_blank=False, compact=True)
+                widget = FieldSelect(
+                    SELECT_CHOICES[field], id=field, allow_blank=False, compact=True
+                )
             elif spec.form == "switch":
-                widget = Select(SWITCH_CHOICES, id=field, allow_blank=False, compact=True)
+                widget = FieldSelect(SWITCH_CHOICES, id=field, allow_blank=False, compact=True)
             else:
                 suggester = SuggestFromList(regions) if field == "home_region" else None
                 widget = FieldInput(
@@ -157,7 +159,7 @@ class SetupPanel(VerticalScroll):
             if field == "utilisation":
                 yield _row(
                     "Preset",
-                    Select(UTILISATION_PRESETS, id="preset", prompt="typical…", compact=True),
+                    FieldSelect(UTILISATION_PRESETS, id="preset", prompt="typical…", compact=True),
                     "typical utilisation (most personal machines sit at 5-10 %)",
                 )
 

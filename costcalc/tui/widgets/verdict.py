@@ -78,9 +78,29 @@ class VerdictBar(Vertical):
     narrow = False
     """At 80 columns the basis line keeps only the kind and age of the verdict's price."""
 
+    WIDE_ROWS = 2
+    """Rows each line keeps in the full-width layout, its usual length there: a new verdict is
+    a repaint, where a line growing from one row to two would lay out the screen (update_text)."""
+
+    _fitted: tuple[int, bool] | None = None
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """At a new width or layout, each line takes its text's height again (at least
+        WIDE_ROWS when wide), then keeps the most it has needed while texts change. (A line
+        growing also resizes the bar: that keeps the heights.)"""
+        fitted = (self.size.width, self.narrow)
+        if fitted != self._fitted:
+            self._fitted = fitted
+            for line in self.query(Static):
+                line.styles.min_height = None if self.narrow else self.WIDE_ROWS
+
     def show(self, calc: Calculation) -> None:
         from providers.registry import labels
 
+        self._fit()
         verdict = fmt.verdict(
             calc.comparison, calc.assumptions, calc.spec, calc.money, labels=labels()
         )
