@@ -5,8 +5,7 @@
 The app runs headless (Textual's Pilot) at 140x45 on the bundled data, its offers multiplied to
 `--offers` (each copy a region of its own, as a marketplace lists many hosts). Each measurement
 types a new utilisation into its field (u, the digits: 40 and 70 in turn; then 35 and 60, which
-are presets, so the preset field's label changes as well and the screen is laid out again), then
-times Enter: from the key to the
+are presets, so the preset field's label changes as well), then times Enter: from the key to the
 last frame the screen composes after it (every message handled, the new verdict, table and
 curves composed). Other keys measured the same way: a re-sort (s), a new GPU (g, a name,
 Enter), the very first GPU change of a fresh app (in five fresh apps), and a cursor move (down).

@@ -6,7 +6,8 @@ The old plots and curves are read from git (`--old`, by default the commit this 
 from) and run beside the current ones, in one headless app, at the sizes the plots have in
 the app at 140x45 and at 80x24. Every draw is timed old, then new, in turn, so a busy moment
 on the shared machine falls on both. A draw is what a keypress costs a plot on screen: the
-old `draw(calc, offers)` and its render, or the new `show(figure)` and its render.
+old `draw(calc, offers)` and its render (a text Textual then lays out, not timed), or the new
+`show(figure)` and its lines, ready to show.
 
 - `new inputs`: utilisation moves through 31 values, so every draw has a new figure;
 - `same inputs`: the same calculation recomputed (equal values, new objects), as a keypress
@@ -63,9 +64,11 @@ def draw_old(plot: Any, calc: Any, offers: list[Any]) -> None:
 
 
 def draw_new(plot: Any, figure: Any, calc: Any, offers: list[Any], labels: list[str]) -> None:
-    """The figure is made inside the timing: the main screen makes it on every keypress."""
+    """The figure is made inside the timing: the main screen makes it on every keypress. The
+    plot draws its lines (Textual's line API) when asked for one: all of them, ready to show,
+    where the old plots' text still had to be laid out by Textual (not timed)."""
     plot.show(figure.of(calc, offers, labels))
-    plot.render()
+    plot.render_line(0)
 
 
 async def plot_sizes(size: tuple[int, int]) -> dict[str, tuple[int, int]]:
