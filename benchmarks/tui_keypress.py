@@ -1,9 +1,11 @@
 """Keypress to updated screen in the app, with 5,000 offers, next to the engine alone.
 
-    .venv/bin/python benchmarks/tui_keypress.py [--offers 5000] [--presses 21]
+    .venv/bin/python benchmarks/tui_keypress.py [--offers 5000] [--presses 21] [--size 140x45]
 
-The app runs headless (Textual's Pilot) at 140x45 on the bundled data, its offers multiplied to
-`--offers` (each copy a region of its own, as a marketplace lists many hosts). Each measurement
+The app runs headless (Textual's Pilot) at 140x45 (or `--size`) on the bundled data, its offers
+multiplied to `--offers` (each copy a region of its own, as a marketplace lists many hosts). At
+80 columns the setup panel opens while a field is edited and closes on Enter, which lays the
+screen out (twice: Textual lays out again once sizes have moved). Each measurement
 types a new utilisation into its field (u, the digits: 40 and 70 in turn; then 35 and 60, which
 are presets, so the preset field's label changes as well), then times Enter: from the key to the
 last frame the screen composes after it (every message handled, the new verdict, table and
@@ -89,7 +91,7 @@ class Timer:
         self.pilot.append(ended - started)
 
 
-async def measure(count: int, presses: int) -> None:
+async def measure(count: int, presses: int, size: tuple[int, int]) -> None:
     from costcalc.scenario import evaluate
     from costcalc.settings import Settings
     from costcalc.tui.app import make_app
@@ -107,14 +109,14 @@ async def measure(count: int, presses: int) -> None:
     first_gpu = Timer()
     for _ in range(FRESH_APPS):
         app = make_app(data, settings, NOW, detect_gpu=False, load_bench=False)
-        async with app.run_test(size=(140, 45)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause(1.0)  # first paint, the plots, the warm-up after it
             await pilot.press("g", *"rtx 4090")
             await first_gpu.time(pilot, "enter")
             await pilot.press("q")
 
     app = make_app(data, settings, NOW, detect_gpu=False, load_bench=False)
-    async with app.run_test(size=(140, 45)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause(1.0)
         idle = []
         for _ in range(presses):
@@ -149,7 +151,7 @@ async def measure(count: int, presses: int) -> None:
             await gpu.time(pilot, "enter")
         await pilot.press("q")
 
-    print(f"{count:,} offers, {presses} presses each, 140x45, headless")
+    print(f"{count:,} offers, {presses} presses each, {size[0]}x{size[1]}, headless")
     print(f"  {'':30} {'keypress to screen':>28}   {'with Pilot':>14}")
     for label, timer in (
         ("utilisation, Enter", enter),
@@ -180,8 +182,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--offers", type=int, default=5000)
     parser.add_argument("--presses", type=int, default=21)
+    parser.add_argument("--size", default="140x45", help="terminal columns x rows")
     args = parser.parse_args()
-    asyncio.run(measure(args.offers, args.presses))
+    columns, rows = (int(n) for n in args.size.lower().split("x"))
+    asyncio.run(measure(args.offers, args.presses, (columns, rows)))
 
 
 if __name__ == "__main__":

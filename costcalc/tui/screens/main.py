@@ -173,6 +173,10 @@ class MainScreen(Screen[None]):
         setup = self.query_one(SetupPanel)
         setup.display = not self._narrow or self._setup_open
         setup.styles.width = 32 if self._narrow else 35
+        # At 80 columns the panel opens over the table's left side (a layer of its own) rather
+        # than beside it: the table keeps its size, so closing the panel on Enter is one
+        # layout pass, not two (Textual lays out again when sizes move).
+        setup.styles.layer = "above" if self._narrow else None
         details = self.query_one("#details")
         details.display = not self._narrow or self._details_open
         details.styles.height = (

@@ -64,8 +64,10 @@ def update_text(widget: Static, content: object) -> None:
     min-height, which its owner resets when the width changes): what is below stays where it
     is, and the change is a repaint."""
     widget.update(content, layout=False)  # type: ignore[arg-type]
+    if not widget.display:
+        return  # hidden: laid out with its text when it is shown
     width = widget.content_size.width
-    if not width or not widget.display:
+    if not width:
         widget.refresh(layout=True)
         return
     height = widget.get_content_height(widget.content_size, widget.app.size, width)
