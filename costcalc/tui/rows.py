@@ -132,9 +132,9 @@ def build(
     pool = comparison.rules.scale_out
     by_fold: dict[tuple[str, str, int, str | None, bool], list[OfferResult]] = {}
     for result in comparison.offers:
-        o = result.offer
-        by_fold.setdefault((o.provider, o.gpu, o.gpu_count, o.tier, o.spot), []).append(result)
+        by_fold.setdefault(_fold(result), []).append(result)
     groups = {_fold_text(fold): results for fold, results in by_fold.items()}
+    best_group = fold_key(best) if best is not None else None
 
     rank = ranker(run)
 
@@ -146,7 +146,7 @@ def build(
 
     heads: dict[str, OfferResult] = {}
     for group, results in groups.items():
-        if best is not None and any(r is best for r in results):
+        if group == best_group and best is not None:
             heads[group] = best
         else:
             heads[group] = results[0] if len(results) == 1 else min(results, key=rank)
@@ -159,7 +159,6 @@ def build(
     pinned: list[Row] = []
     if desktop_row:
         pinned.append(Row(DESKTOP_KEY, kind="desktop"))
-    best_group = fold_key(best) if best is not None else None
 
     def rows_for(group: str) -> list[Row]:
         opened = show_all or group in expanded
@@ -192,7 +191,7 @@ def build(
     if sort is None:
         # The cheapest of each provider first, so that every provider is on the first screen.
         firsts: dict[str, str] = {}
-        for group in sorted(heads, key=lambda g: _place(heads[g], pool, run)):
+        for group in sorted(heads, key=lambda g: _place(heads[g], pool, rank)):
             firsts.setdefault(heads[group].offer.provider, group)
         shown = [g for g in firsts.values() if g not in placed]
         if shown:
@@ -216,8 +215,10 @@ def build(
     return View(tuple(pinned), tuple(rows), len(comparison.offers), len(groups))
 
 
-def _place(result: OfferResult, pool: bool, run: bool) -> tuple[int, tuple[bool, object]]:
-    return SECTION_ORDER.index(section_of(result, pool)), rank_key(result, run)
+def _place(
+    result: OfferResult, pool: bool, rank: Callable[[OfferResult], tuple[bool, object]]
+) -> tuple[int, tuple[bool, object]]:
+    return SECTION_ORDER.index(section_of(result, pool)), rank(result)
 
 
 def _section(name: str) -> Row:

@@ -442,13 +442,14 @@ class MainScreen(Screen[None]):
             return
         stamp = self.calc.now.strftime("%Y%m%d-%H%M%S")
         path = Path.cwd() / f"costcalc-offers-{stamp}.{'md' if kind == 'markdown' else 'csv'}"
-        text = export_text(table.export_rows(), table.candidates, table.ctx, kind)
+        rows = table.export_rows()
+        text = export_text(rows, table.candidates, table.ctx, kind)
         try:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror}", title="Export", severity="error")
             return
-        self.notify(f"{len(table.export_rows())} rows written to {path}", title="Export")
+        self.notify(f"{len(rows)} rows written to {path}", title="Export")
 
     def commands(self) -> Iterable[SystemCommand]:
         """What the command palette offers on this screen."""

@@ -29,7 +29,7 @@ from costcalc.columns import Column
 from costcalc.models import OfferResult
 from costcalc.scenario import Calculation
 from costcalc.tui import rows as tables
-from costcalc.tui.rows import DESKTOP_KEY, Row, View
+from costcalc.tui.rows import Row, View, offer_key
 
 ORDER = (
     "provider",
@@ -52,9 +52,6 @@ ORDER = (
     "price_age_days",
 )
 """Display order, left to right; which of them show depends on the width (columns.PRIORITY)."""
-
-DESKTOP_ROW = DESKTOP_KEY
-"""The row key of the desktop's own row (pinned first with a run)."""
 
 ROOM = {
     "provider": 8,
@@ -85,12 +82,8 @@ GAP = 1
 SAMPLE_ROWS = 30
 """Rows whose cells size the columns (with the floors in ROOM): the first screen's worth."""
 CHEAPEST = "★"
-DOES_NOT_FIT = "✗"
+NO_FIT = "✗"
 FOLDED, OPEN = "▸", "▾"
-
-
-def offer_key(result: OfferResult) -> str:
-    return tables.offer_key(result)
 
 
 class OffersTable(ScrollView, can_focus=True):
@@ -299,12 +292,8 @@ class OffersTable(ScrollView, can_focus=True):
         return best is not None and row.result is best
 
     def _cells(self, row: Row) -> dict[str, str]:
-        if row.kind == "desktop" and self.calc is not None:
-            from costcalc.report import desktop_cells
-
-            return desktop_cells(self.calc, self.candidates, self.ctx)
-        assert row.result is not None
-        return cols.cells(row.result, self.fitted.columns or self.candidates, self.ctx)
+        """The cells of the columns on screen."""
+        return self.cell_text_all(row, self.fitted.columns)
 
     def _mark(self, row: Row) -> str:
         if row.kind == "desktop":
@@ -313,7 +302,7 @@ class OffersTable(ScrollView, can_focus=True):
         if self._is_best(row):
             first = CHEAPEST
         elif row.result is not None and row.result.fits is False:
-            first = DOES_NOT_FIT
+            first = NO_FIT
         second = " "
         if row.folded:
             second = OPEN if row.expanded else FOLDED
@@ -339,8 +328,6 @@ class OffersTable(ScrollView, can_focus=True):
             text = cells.get(column.key, "-")
             if column.key == "name" and row.member:
                 text = "  " + text
-            elif column.key == "name" and row.folded and not row.expanded:
-                pass
             if column.numeric:
                 if len(text) > col_width and text == display.DOES_NOT_FIT:
                     text = "no fit"
@@ -612,10 +599,11 @@ class OffersTable(ScrollView, can_focus=True):
             out.append(cells)
         return out
 
-    def cell_text_all(self, row: Row) -> dict[str, str]:
+    def cell_text_all(self, row: Row, columns: tuple[Column, ...] | None = None) -> dict[str, str]:
+        """A row's cells, of every candidate column (or of `columns`)."""
         if row.kind == "desktop" and self.calc is not None:
             from costcalc.report import desktop_cells
 
             return desktop_cells(self.calc, self.candidates, self.ctx)
         assert row.result is not None
-        return cols.cells(row.result, self.candidates, self.ctx)
+        return cols.cells(row.result, columns or self.candidates, self.ctx)
