@@ -27,6 +27,7 @@ from costcalc import columns as cols
 from costcalc import display
 from costcalc.columns import Column
 from costcalc.models import OfferResult
+from costcalc.report import desktop_cells, table_context
 from costcalc.scenario import Calculation
 from costcalc.tui import rows as tables
 from costcalc.tui.rows import Row, View, offer_key
@@ -174,19 +175,7 @@ class OffersTable(ScrollView, can_focus=True):
         keep = None if reset else self.cursor_key
         self.calc = calc
         run = calc.workload.run_hours is not None
-        desk_run = calc.comparison.desktop_run
-        extra: dict[str, list[float]] = {}
-        if desk_run is not None:
-            extra = {"run_usd": [desk_run.usd], "run_co2_kg": [desk_run.co2_kg]}
-            if desk_run.usd_per_item is not None:
-                extra["run_usd_per_items"] = [desk_run.usd_per_item]
-        self.ctx = cols.context_for(
-            calc.comparison.offers,
-            now=calc.now,
-            money=calc.money,
-            labels=self.labels,
-            extra=extra,
-        )
+        self.ctx = table_context(calc, calc.comparison.offers, self.labels)
         self.candidates = cols.shown(
             ORDER,
             run=run,
@@ -602,8 +591,6 @@ class OffersTable(ScrollView, can_focus=True):
     def cell_text_all(self, row: Row, columns: tuple[Column, ...] | None = None) -> dict[str, str]:
         """A row's cells, of every candidate column (or of `columns`)."""
         if row.kind == "desktop" and self.calc is not None:
-            from costcalc.report import desktop_cells
-
             return desktop_cells(self.calc, self.candidates, self.ctx)
         assert row.result is not None
         return cols.cells(row.result, columns or self.candidates, self.ctx)
