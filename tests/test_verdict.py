@@ -197,7 +197,8 @@ def test_run_mode_answers_the_run_question(capsys: pytest.CaptureFixture[str]) -
 async def test_the_app_shows_the_run_columns_and_the_desktop_row() -> None:
     from costcalc.settings import Settings
     from costcalc.tui.app import make_app
-    from costcalc.tui.widgets.offers import DESKTOP_ROW, OffersTable
+    from costcalc.tui.rows import DESKTOP_KEY as DESKTOP_ROW
+    from costcalc.tui.widgets.offers import OffersTable
     from tests.tui.conftest import FIXED_NOW
 
     settings = Settings(gpu="rtx3090", run_hours=10, items_per_run=1e6)
