@@ -20,6 +20,7 @@ LISTINGS = [
     ["history"],
     ["desktops", "--gpu", "rtx4090", "--gpu", "rtx_a6000", "--count", "1,2,4"],
     ["predict", "--from", "t4", "--to", "all", "--seconds", "600"],
+    ["predict", "--from", "t4", "--to", "all", "--kind", "cnn"],
 ]
 
 

@@ -144,12 +144,23 @@ def _print_ratios(
     if ns.json:
         print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
         return 0
+    from costcalc.report import Plain, render_table
+
     names = {t.key: t.name for t in targets}
     print(f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}:")
-    width = max(len(name) for name in names.values())
-    for r in rows:
-        print(
-            f"  {names[r['target']]:{width}}  {r['speedup']:5.2f}x  "
-            f"({r['speedup_low']:.2f}-{r['speedup_high']:.2f}x)"
-        )
+    columns = (
+        Plain("gpu", "GPU", numeric=False, clip=True),
+        Plain("speedup", "speed-up"),
+        Plain("band", "low-high"),
+    )
+    cells = [
+        {
+            "gpu": names[r["target"]],
+            "speedup": f"{r['speedup']:.2f}x",
+            "band": f"{r['speedup_low']:.2f}-{r['speedup_high']:.2f}x",
+        }
+        for r in rows
+    ]
+    width = None if ns.wide else output.width()
+    print(render_table(columns, cells, width=width, priority=PRIORITY))
     return 0
