@@ -11,6 +11,7 @@ from costcalc.constants import DTYPES, KINDS
 if TYPE_CHECKING:
     from costcalc.models import GpuSpec
     from costcalc.predict import Predictor
+    from costcalc.report import Plain
 
 PRIORITY = ("gpu", "seconds", "speedup", "band")
 """What a narrow terminal keeps: the GPU, the predicted time, then the speed-up."""
@@ -72,8 +73,6 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import json
-
     from costcalc.loaders import load_catalog, load_predictor
     from costcalc.predict import default_dtype
 
@@ -90,20 +89,9 @@ def run(ns: argparse.Namespace) -> int:
     ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
-    if ns.json:
-        rows = [p.model_dump(exclude={"profile"}) for p in found]
-        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
-        return 0
-    from costcalc.report import Plain, render_table
+    from costcalc.report import Plain
 
-    print(f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}:")
-    columns = (
-        Plain("gpu", "GPU", numeric=False, clip=True),
-        Plain("seconds", "seconds"),
-        Plain("band", "low-high"),
-        Plain("speedup", "speed-up"),
-    )
-    rows = [
+    cells = [
         {
             "gpu": catalog.get(p.target).name,
             "seconds": f"{p.seconds:,.4g}",
@@ -112,9 +100,13 @@ def run(ns: argparse.Namespace) -> int:
         }
         for p in found
     ]
-    width = None if ns.wide else output.width()
-    print(render_table(columns, rows, width=width, priority=PRIORITY))
-    return 0
+    return _emit(
+        ns,
+        [p.model_dump(exclude={"profile"}) for p in found],
+        f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}:",
+        (Plain("seconds", "seconds"), Plain("band", "low-high"), Plain("speedup", "speed-up")),
+        cells,
+    )
 
 
 def _print_ratios(
@@ -122,8 +114,6 @@ def _print_ratios(
 ) -> int:
     """Without --seconds: how much faster each target runs the work, with the band (the time
     band's multipliers turned into speed: a time x low is a speed / low)."""
-    import json
-
     rows = []
     for t in targets:
         speedup = predictor.speedup(source, t, ns.kind, ns.dtype)
@@ -141,18 +131,9 @@ def _print_ratios(
         )
     if ns.target.lower() == "all":
         rows.sort(key=lambda r: -r["speedup"])
-    if ns.json:
-        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
-        return 0
-    from costcalc.report import Plain, render_table
+    from costcalc.report import Plain
 
     names = {t.key: t.name for t in targets}
-    print(f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}:")
-    columns = (
-        Plain("gpu", "GPU", numeric=False, clip=True),
-        Plain("speedup", "speed-up"),
-        Plain("band", "low-high"),
-    )
     cells = [
         {
             "gpu": names[r["target"]],
@@ -161,6 +142,33 @@ def _print_ratios(
         }
         for r in rows
     ]
+    return _emit(
+        ns,
+        rows,
+        f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}:",
+        (Plain("speedup", "speed-up"), Plain("band", "low-high")),
+        cells,
+    )
+
+
+def _emit(
+    ns: argparse.Namespace,
+    docs: list[dict[str, Any]],
+    title: str,
+    columns: tuple[Plain, ...],
+    cells: list[dict[str, str]],
+) -> int:
+    """Print the answer: the documents as JSON with --json (one object for one target), else
+    the title and a table of the GPU and `columns`, fitted to the terminal."""
+    import json
+
+    from costcalc.report import Plain, render_table
+
+    if ns.json:
+        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+        return 0
+    print(title)
+    gpu = Plain("gpu", "GPU", numeric=False, clip=True)
     width = None if ns.wide else output.width()
-    print(render_table(columns, cells, width=width, priority=PRIORITY))
+    print(render_table((gpu, *columns), cells, width=width, priority=PRIORITY))
     return 0
