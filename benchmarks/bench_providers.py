@@ -2,10 +2,10 @@
 
 1. Vast.ai: a 10,000-offer bundles answer in the real shape (offers cloned from the recorded
    fixture with varied GPU names, counts, prices, verification and reliability), parsed by
-   `providers.vast.parse` (decode, filter, group, percentiles).
+   `costcalc.providers.vast.parse` (decode, filter, group, percentiles).
 2. Azure: a full Retail Prices page set (10 pages of 1,000 items: NC/ND/NV sizes in 50 regions,
    Linux, Windows, spot and Low Priority meters, as the API pages them), parsed page by page by
-   `providers.azure.parse`.
+   `costcalc.providers.azure.parse`.
 
 Each parser and `json.loads` of the same bytes are timed interleaved in one run, and the median
 of --repeat runs is printed, because this machine is shared and noisy.
@@ -134,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    from providers import azure, vast
+    from costcalc.providers import azure, vast
 
     rng = random.Random(20261123)
     answer = vast_answer(10_000, rng)

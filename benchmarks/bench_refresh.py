@@ -1,10 +1,11 @@
 """How fast the refresh job is: the spot-feed parser on a full-size payload, and a whole refresh.
 
 1. Generates a spot.json payload in the real shape (about 3 MB: ~30 regions, every instance
-   family, Linux and Windows prices, some "N/A*") and times `providers.aws_spot.parse` against a
-   bare `json.loads` of the same payload, interleaved, best of N. Target: well under 0.5 s.
+   family, Linux and Windows prices, some "N/A*") and times `costcalc.providers.aws_spot.parse`
+   against a bare `json.loads` of the same payload, interleaved, best of N. Target: well under
+   0.5 s.
 2. Serves generated spot, advisor and on-demand feeds from a local HTTP server on 127.0.0.1 and
-   times `costcalc.refresh.run_refresh(["aws-spot", "aws-ondemand"])` end to end (download,
+   times `costcalc.feeds.refresh.run_refresh(["aws-spot", "aws-ondemand"])` end to end (download,
    parse, checks, snapshot writes, history transaction) in a throwaway COSTCALC_HOME.
 
 Run: .venv/bin/python benchmarks/bench_refresh.py [--repeat N]
@@ -119,7 +120,7 @@ def spot_payload(seed: int = 7) -> str:
 
 
 def advisor_payload(seed: int = 7) -> str:
-    from providers.aws_instances import gpu_instances
+    from costcalc.providers.aws_instances import gpu_instances
 
     rng = random.Random(seed)
     names = list(gpu_instances())
@@ -137,7 +138,7 @@ def advisor_payload(seed: int = 7) -> str:
 
 
 def ondemand_payload() -> str:
-    from providers.aws_instances import gpu_instances
+    from costcalc.providers.aws_instances import gpu_instances
 
     entries = {
         f"{name} Linux": {"Instance Type": name, "price": f"{0.5 + g.gpu_count * 2:.4f}",
@@ -181,7 +182,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="rounds per timing (best is kept)")
     args = parser.parse_args()
 
-    from providers import aws_spot
+    from costcalc.providers import aws_spot
 
     payload = spot_payload()
     raw = payload.encode()
@@ -210,7 +211,7 @@ def main() -> None:
             COSTCALC_AWS_ADVISOR_URL=f"{base}/advisor.json",
             COSTCALC_AWS_ONDEMAND_URL=f"{base}/ondemand.json",
         )
-        from costcalc.refresh import run_refresh
+        from costcalc.feeds.refresh import run_refresh
 
         times = []
         for _ in range(3):

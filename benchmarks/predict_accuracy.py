@@ -1,14 +1,14 @@
-"""Leave-one-GPU-out accuracy of costcalc.predict per kind x precision, next to a spec baseline.
+"""Leave-one-GPU-out accuracy of costcalc.core.predict per kind x precision, next to a baseline.
 
 Data: costcalc/data/speed_measurements.csv (its header names every source, date and licence):
 NeuSight FP32 transformer steps, NVIDIA DeepLearningExamples TF32/FP32 and AMP training tables,
 GPU-Insights, MosaicML llm-foundry, mli/transformers-benchmarks, XHMY torch_benchmark, server-gear
 tf_cnn_benchmarks and an AWS SageMaker run, on 30 catalog GPUs. Each group is one workload at
 one requested precision on several GPUs; every ordered pair of GPUs in a group is a pair
-(costcalc.fit.pairs_from: same batch, or each GPU's own batch corrected when they differ by at
+(scripts.fit.pairs_from: same batch, or each GPU's own batch corrected when they differ by at
 most 2x).
 
-For each GPU g, everything (costcalc.fit.START) is refitted on the pairs that do not involve g,
+For each GPU g, everything (scripts.fit.START) is refitted on the pairs that do not involve g,
 then g's speed is predicted from every other GPU of each of its groups. Errors are |predicted
 time - measured time| / measured time. Baseline, on the same pairs: sqrt(FLOPS x bandwidth),
 with FLOPS the spec sheet's dense tensor figure for the precision where the catalog has one,
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import importlib.resources
 import math
 import statistics
 import sys
@@ -37,7 +36,11 @@ from typing import Any
 
 import yaml
 
-from costcalc.fit import (
+from costcalc.core.models import GpuSpec
+from costcalc.core.predict import Calibration, Predictor
+from costcalc.store.bundled import load_calibration, load_catalog, load_predictor
+from scripts.fit import (
+    MEASUREMENTS_CSV,
     Pair,
     fit,
     leave_one_gpu_out,
@@ -46,9 +49,6 @@ from costcalc.fit import (
     read_measurements,
     with_bands,
 )
-from costcalc.loaders import load_calibration, load_catalog, load_predictor
-from costcalc.models import GpuSpec
-from costcalc.predict import Calibration, Predictor
 
 CALIBRATION = Path(__file__).resolve().parents[1] / "costcalc" / "data" / "predict_calibration.yaml"
 CELLS = [(k, p) for k in ("cnn", "transformer", "rnn") for p in ("fp32", "16bit")]
@@ -77,7 +77,7 @@ FACTS = [
 
 
 def load_pairs() -> list[Pair]:
-    text = importlib.resources.files("costcalc.data").joinpath("speed_measurements.csv")
+    text = MEASUREMENTS_CSV
     return pairs_from(read_measurements(text.read_text("utf-8")), load_catalog())
 
 
@@ -224,10 +224,10 @@ def print_facts(predictor: Predictor) -> None:
 
 
 HEADER = """\
-# costcalc cross-GPU prediction: the fitted and prior figures costcalc.predict uses.
+# costcalc cross-GPU prediction: the fitted and prior figures costcalc.core.predict uses.
 # Written by benchmarks/predict_accuracy.py --write; edit that script, not this file.
 #
-# Model (costcalc/predict.py): a step = math + element-wise work + memory traffic + fixed
+# Model (costcalc/core/predict.py): a step = math + element-wise work + memory traffic + fixed
 # overhead, each part scaled by its achievable rate on each GPU (math: the precision's tensor or
 # CUDA-core peak x efficiency x power throttle; element-wise: SMs x clock; memory: DRAM
 # bandwidth; overhead: not at all). The split is stated for an FP32 step on reference_gpu; a

@@ -46,10 +46,10 @@ def cold_start(runs: int) -> None:
 
 
 def engine_throughput(n_offers: int, repeats: int) -> None:
-    from costcalc.compare import compare
-    from costcalc.loaders import load_app_data
-    from costcalc.models import CloudOffer, Workload
-    from costcalc.scenario import build_assumptions, build_desktop
+    from costcalc.core.compare import compare
+    from costcalc.core.models import CloudOffer, Workload
+    from costcalc.core.scenario import build_assumptions, build_desktop
+    from costcalc.store.loaders import load_app_data
 
     data = load_app_data()
     spec = data.catalog.resolve("rtx3090")

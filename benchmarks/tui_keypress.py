@@ -32,7 +32,7 @@ NOW = datetime(2026, 11, 20, tzinfo=timezone.utc)
 
 
 def many_offers(count: int):  # type: ignore[no-untyped-def]
-    from costcalc.loaders import load_app_data
+    from costcalc.store.loaders import load_app_data
 
     data = load_app_data()
     base = list(data.book.offers)
@@ -92,8 +92,8 @@ class Timer:
 
 
 async def measure(count: int, presses: int, size: tuple[int, int]) -> None:
-    from costcalc.scenario import evaluate
-    from costcalc.settings import Settings
+    from costcalc.core.scenario import evaluate
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
 
     watch_frames()

@@ -73,8 +73,8 @@ def draw_new(plot: Any, figure: Any, calc: Any, offers: list[Any], labels: list[
 
 async def plot_sizes(size: tuple[int, int]) -> dict[str, tuple[int, int]]:
     """The size each shown plot has in the app at this terminal size."""
-    from costcalc.loaders import load_app_data
-    from costcalc.settings import Settings
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from costcalc.tui.widgets.plots import FigurePlot
 
@@ -94,9 +94,9 @@ async def plot_sizes(size: tuple[int, int]) -> dict[str, tuple[int, int]]:
 async def measure(size: tuple[int, int], draws: int, ref: str) -> None:
     from textual.app import App, ComposeResult
 
-    from costcalc.loaders import load_app_data
-    from costcalc.scenario import evaluate
-    from costcalc.settings import Settings
+    from costcalc.core.scenario import evaluate
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.settings import Settings
     from costcalc.tui import curves
     from costcalc.tui.widgets import plots
     from costcalc.tui.widgets.breakeven import plotted, short_label

@@ -94,7 +94,7 @@ def first_paint(runs: int) -> dict[str, float]:
 
 
 def thousand_offers() -> list[object]:
-    from costcalc.loaders import load_app_data
+    from costcalc.store.loaders import load_app_data
 
     data = load_app_data()
     offers = data.book.offers
@@ -106,8 +106,8 @@ def engine_ms(repeats: int = 60) -> float:
 
     from costcalc.tui.calc import calculate
 
-    from costcalc.loaders import load_app_data
-    from costcalc.settings import Settings
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.settings import Settings
 
     data = load_app_data()
     offers = [data.book.offers[i % len(data.book.offers)] for i in range(1000)]
@@ -126,8 +126,8 @@ async def table_render_ms(repeats: int = 10) -> float:
 
     from costcalc.tui.calc import calculate
 
-    from costcalc.loaders import load_app_data
-    from costcalc.settings import Settings
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from costcalc.tui.widgets.offers import OffersTable
 

@@ -11,8 +11,8 @@ from datetime import date
 
 from pydantic import Field
 
-from costcalc.models import Frozen
-from costcalc.resources import load_yaml_resource
+from costcalc.core.models import Frozen
+from costcalc.edge.resources import load_yaml_resource
 
 
 class InstanceGpus(Frozen):

@@ -25,13 +25,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from costcalc.models import OfferRow, PriceSnapshot
-from providers.aws_instances import gpu_instances
-from providers.base import EnvVar, FeedProvider, Progress
-from providers.common import FeedError, expect, load_json, price
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers.aws_instances import gpu_instances
+from costcalc.providers.base import EnvVar, FeedProvider, Progress
+from costcalc.providers.common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "aws-ondemand"
 URL_ENV = "COSTCALC_AWS_ONDEMAND_URL"
@@ -82,7 +82,7 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     unknown = [r for r in chosen if r not in LOCATIONS.values()]
     if unknown:
-        from costcalc.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError
 
         known = ", ".join(sorted(LOCATIONS.values()))
         raise CostcalcError(f"{REGIONS_ENV}: unknown region {unknown[0]!r}; known: {known}")

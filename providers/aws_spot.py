@@ -20,15 +20,15 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from costcalc.constants import INTERRUPTION_BUCKETS
-from costcalc.models import OfferRow, PriceSnapshot
-from providers.aws_instances import gpu_instances
-from providers.base import EnvVar, FeedProvider, Progress
-from providers.common import FeedError, expect, load_json, named, price
+from costcalc.core.constants import INTERRUPTION_BUCKETS
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers.aws_instances import gpu_instances
+from costcalc.providers.base import EnvVar, FeedProvider, Progress
+from costcalc.providers.common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
-    from providers.aws_spot_advisor import Advice
+    from costcalc.edge.net import HttpClient
+    from costcalc.providers.aws_spot_advisor import Advice
 
 NAME = "aws-spot"
 URL_ENV = "COSTCALC_AWS_SPOT_URL"
@@ -131,7 +131,7 @@ def fetch(client: HttpClient) -> bytes:
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
     """Observed spot prices, with the Spot Instance Advisor's savings and interruption buckets."""
-    from providers import aws_spot_advisor
+    from costcalc.providers import aws_spot_advisor
 
     progress(f"downloading {url()}")
     rows = named(url(), lambda: parse(fetch(client)))

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, ValidationError
 
-from costcalc.models import Frozen
-from providers.aws_instances import gpu_instances
-from providers.common import FeedError, expect, load_json
+from costcalc.core.models import Frozen
+from costcalc.providers.aws_instances import gpu_instances
+from costcalc.providers.common import FeedError, expect, load_json
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 URL_ENV = "COSTCALC_AWS_ADVISOR_URL"
 DEFAULT_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"

@@ -37,14 +37,14 @@ from urllib.parse import quote
 
 from pydantic import Field
 
-from costcalc.models import Frozen, OfferRow, PriceSnapshot
-from costcalc.resources import load_yaml_resource
-from providers.aws_instances import InstanceGpus
-from providers.base import EnvVar, FeedProvider, Fetched, Progress
-from providers.common import FeedError, Parsed, expect, load_json, price
+from costcalc.core.models import Frozen, OfferRow, PriceSnapshot
+from costcalc.edge.resources import load_yaml_resource
+from costcalc.providers.aws_instances import InstanceGpus
+from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
+from costcalc.providers.common import FeedError, Parsed, expect, load_json, price
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "azure"
 URL_ENV = "COSTCALC_AZURE_URL"
@@ -81,7 +81,7 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     bad = [r for r in chosen if not re.fullmatch(r"[a-z0-9]+", r)]
     if bad:
-        from costcalc.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"{REGIONS_ENV}: {bad[0]!r} is not an Azure region name like eastus")
     return chosen or REGIONS
@@ -185,7 +185,7 @@ def parse(payloads: Iterable[bytes | str]) -> Parsed:
 
 def fetch(client: HttpClient, first: str, progress: Progress) -> Parsed:
     """Every page from `first`, following NextPageLink on the same origin, at most MAX_PAGES."""
-    from costcalc.net import FetchError, host_of, same_origin
+    from costcalc.edge.net import FetchError, host_of, same_origin
 
     pages: list[Parsed] = []
     seen: set[str] = set()

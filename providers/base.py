@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from costcalc.models import CloudOffer, ColabSnapshot, PriceSnapshot
-from costcalc.offers import Snapshot, offers_from_price_snapshot
+from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.core.offers import Snapshot, offers_from_price_snapshot
+from costcalc.edge.resources import PRICES_PACKAGE
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 Progress = Callable[[str], None]
 
@@ -69,7 +70,7 @@ class Provider(Protocol):
     def snapshot_file(self) -> str: ...
     @property
     def snapshot_package(self) -> str:
-        """The package the bundled snapshot ships in: 'prices'."""
+        """The package the bundled snapshot ships in: costcalc.data.prices."""
         ...
 
     @property
@@ -110,7 +111,7 @@ class FeedProvider:
     env: tuple[EnvVar, ...] = ()
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot, float], list[CloudOffer]] | None = None
-    snapshot_package: str = "prices"
+    snapshot_package: str = PRICES_PACKAGE
 
     @property
     def live(self) -> bool:

@@ -7,9 +7,9 @@ tier x accelerator at units per hour x $ per unit; the Free tier guarantees no G
 
 from __future__ import annotations
 
-from costcalc.models import CloudOffer, ColabSnapshot
-from costcalc.offers import Snapshot, offers_from_colab
-from providers.base import FeedProvider
+from costcalc.core.models import CloudOffer, ColabSnapshot
+from costcalc.core.offers import Snapshot, offers_from_colab
+from costcalc.providers.base import FeedProvider
 
 
 def _offers(snapshot: Snapshot, stale_after_days: float) -> list[CloudOffer]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from costcalc.models import OfferRow
+    from costcalc.core.models import OfferRow
 
 T = TypeVar("T")
 

@@ -20,11 +20,11 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from costcalc.models import OfferRow
-from providers.common import FeedError, expect, load_json, price
+from costcalc.core.models import OfferRow
+from costcalc.providers.common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 URL_ENV = "COSTCALC_DIGITALOCEAN_URL"
 API_HOST = "api.digitalocean.com"
@@ -106,7 +106,7 @@ def parse(payload: bytes | str) -> tuple[list[OfferRow], str | None]:
 def fetch(client: HttpClient, bearer: str) -> list[OfferRow]:
     """Every page of the sizes list, as GPU Droplet rows. The token goes only to DigitalOcean's
     own https host, and next-page links are followed only on the first page's host."""
-    from costcalc.net import FetchError, credential_refusal, same_origin
+    from costcalc.edge.net import FetchError, credential_refusal, same_origin
 
     first = url()
     refusal = credential_refusal(first, API_HOST)

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from costcalc.models import FxRates
-from providers.common import FeedError, as_text, named
+from costcalc.core.models import FxRates
+from costcalc.providers.common import FeedError, as_text, named
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "ecb-fx"
 URL_ENV = "COSTCALC_ECB_URL"

@@ -24,13 +24,13 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from costcalc.models import OfferRow, PriceSnapshot
-from providers.base import EnvVar, FeedProvider, Fetched, Progress, Skip
-from providers.common import FeedError, Parsed, expect, load_json, named, price
-from providers.gpu_names import GpuNames
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress, Skip
+from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
+from costcalc.providers.gpu_names import GpuNames
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "lambda"
 URL_ENV = "COSTCALC_LAMBDA_URL"
@@ -112,14 +112,14 @@ def parse(payload: bytes | str) -> Parsed:
 
 
 def _refusal(address: str) -> str | None:
-    from costcalc.net import credential_refusal
+    from costcalc.edge.net import credential_refusal
 
     reasons = [credential_refusal(address, host) for host in API_HOSTS]
     return None if None in reasons else reasons[0]
 
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched | Skip:
-    from costcalc.net import FetchError
+    from costcalc.edge.net import FetchError
 
     key = api_key()
     if key is None:

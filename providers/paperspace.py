@@ -10,19 +10,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from costcalc.models import PriceSnapshot
-from providers import digitalocean
-from providers.base import EnvVar, FeedProvider, Progress, Skip
+from costcalc.core.models import PriceSnapshot
+from costcalc.providers import digitalocean
+from costcalc.providers.base import EnvVar, FeedProvider, Progress, Skip
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "paperspace"
 SNAPSHOT_FILE = "paperspace.yaml"
 
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot | Skip:
-    from costcalc.snapshots import load_bundled_file
+    from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_resource
 
     bearer = digitalocean.token()
     if bearer is None:
@@ -30,7 +30,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
     progress(f"downloading {digitalocean.url()}")
     fetched = digitalocean.fetch(client, bearer)
     droplets = [r.model_copy(update={"fetched_at": now, "price_kind": "observed"}) for r in fetched]
-    curated = load_bundled_file(SNAPSHOT_FILE, PriceSnapshot)
+    curated = load_yaml_resource(PRICES_PACKAGE, SNAPSHOT_FILE, PriceSnapshot)
     return curated.model_copy(
         update={
             "source": f"{curated.source}; GPU Droplets: DigitalOcean API /v2/sizes, fetched by "

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 
-from costcalc.errors import CostcalcError
-from providers import (
+from costcalc.core.errors import CostcalcError
+from costcalc.providers import (
     aws_ondemand,
     aws_spot,
     azure,
@@ -26,7 +26,7 @@ from providers import (
     runpod,
     vast,
 )
-from providers.base import Provider
+from costcalc.providers.base import Provider
 
 PROVIDERS: tuple[Provider, ...] = (
     paperspace.PROVIDER,

@@ -23,13 +23,13 @@ import os
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from costcalc.models import OfferRow, PriceSnapshot, Tier
-from providers.base import EnvVar, FeedProvider, Fetched, Progress
-from providers.common import FeedError, Parsed, expect, load_json, named, price
-from providers.gpu_names import GpuNames
+from costcalc.core.models import OfferRow, PriceSnapshot, Tier
+from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
+from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
+from costcalc.providers.gpu_names import GpuNames
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "runpod"
 URL_ENV = "COSTCALC_RUNPOD_URL"

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from costcalc.models import OfferRow, PriceSnapshot
-from providers.base import EnvVar, FeedProvider, Fetched, Progress
-from providers.common import FeedError, Parsed, expect, load_json, named, price
-from providers.gpu_names import GpuNames
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
+from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
+from costcalc.providers.gpu_names import GpuNames
 
 if TYPE_CHECKING:
-    from costcalc.net import HttpClient
+    from costcalc.edge.net import HttpClient
 
 NAME = "vast"
 URL_ENV = "COSTCALC_VAST_URL"
@@ -194,7 +194,7 @@ def parse(payload: bytes | str, day: date) -> Parsed:
 
 def _headers(address: str, progress: Progress) -> dict[str, str]:
     """The key as a bearer header, only over https to Vast's own host; otherwise none."""
-    from costcalc.net import credential_refusal
+    from costcalc.edge.net import credential_refusal
 
     key = api_key()
     if key is None:

@@ -325,7 +325,7 @@ def header(notes: Path, used: set[str]) -> list[str]:
     """The provenance block: one line per source (where, commit, licence)."""
     lines = [
         "# costcalc speed measurements: training (and NeuSight inference) throughput of one",
-        "# workload on several GPUs, for fitting and checking costcalc.predict. Derived by",
+        "# workload on several GPUs, for fitting and checking costcalc.core.predict. Derived by",
         "# scripts/derive_speed_measurements.py from public sources; no Lambda Labs figure.",
         "# Columns: group = one workload at one requested precision (dtype); run = what ran on",
         "# that GPU (tf32 is FP32 before Ampere; amp_bf16 where the code picked BF16 on Ampere+;",

@@ -21,7 +21,7 @@ NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 
 async def main() -> int:
     os.environ["COSTCALC_HOME"] = tempfile.mkdtemp(prefix="costcalc-screenshot-")
-    from costcalc.settings import Settings
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
 
     settings = Settings(gpu="rtx3090", run_hours=10, memory_gb=16)

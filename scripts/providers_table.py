@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from providers.registry import PROVIDERS
+from costcalc.providers.registry import PROVIDERS
 
 
 def table() -> str:

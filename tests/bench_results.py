@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from costcalc.bench.results import BenchResult, Environment, Spread, WorkloadResult
-from costcalc.models import StepProfile
+from costcalc.core.bench_results import BenchResult, Environment, Spread, WorkloadResult
+from costcalc.core.models import StepProfile
 
 
 def bench_result(

@@ -155,7 +155,7 @@ def tls_feed_server(
     test_ca: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FeedRoutes]:
     """The feed server over https, with a certificate from a throwaway CA that requests trusts
-    for this test only: credentials are sent only over https (costcalc.net)."""
+    for this test only: credentials are sent only over https (costcalc.edge.net)."""
     import ssl
 
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from costcalc.bench.apply import effects
 from costcalc.bench.store import save_result
 from costcalc.cli import main
-from costcalc.loaders import load_catalog, load_predictor
+from costcalc.core.bench_apply import effects
+from costcalc.store.bundled import load_catalog, load_predictor
 from tests.bench_results import gpu_bench
 
 

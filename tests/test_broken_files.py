@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from costcalc import history, locations
 from costcalc.bench.store import save_result
 from costcalc.cli import main
-from costcalc.models import CloudOffer
-from costcalc.resources import MAX_FILE_BYTES
-from costcalc.settings import Settings, save_settings
+from costcalc.core.models import CloudOffer
+from costcalc.edge import locations
+from costcalc.edge.resources import MAX_FILE_BYTES
+from costcalc.store import history
+from costcalc.store.settings import Settings, save_settings
 from tests.bench_results import gpu_bench
 
 OFFER = CloudOffer(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc.catalog import GpuCatalog, compact, token_key
-from costcalc.errors import UnknownGpu
-from costcalc.loaders import load_catalog
+from costcalc.core.catalog import GpuCatalog, compact, token_key
+from costcalc.core.errors import UnknownGpu
+from costcalc.store.bundled import load_catalog
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from costcalc import inputs
 from costcalc.cli import main
+from costcalc.core import inputs
 
 AWKWARD = (
     "",

@@ -127,7 +127,7 @@ def test_prose_wraps_with_a_hanging_indent(
 
 
 def test_a_command_in_backticks_is_never_broken() -> None:
-    from costcalc.terminal import fill
+    from costcalc.core.terminal import fill
 
     line = "  That is a list price of 2026-09-25 (60 d old), stale: `costcalc refresh` fetches"
     for width in range(30, len(line)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc import columns as cols
-from costcalc import display
+from costcalc.present import columns as cols
+from costcalc.present import display
 
 
 def test_every_column_has_a_priority() -> None:

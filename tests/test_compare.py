@@ -6,13 +6,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from costcalc import display as fmt
-from costcalc import engine
-from costcalc.compare import compare
-from costcalc.loaders import load_app_data, load_catalog
-from costcalc.models import CloudOffer, Workload
-from costcalc.offers import custom_offer
-from costcalc.scenario import AppData, build_assumptions, build_desktop
+from costcalc.core import engine
+from costcalc.core.compare import compare
+from costcalc.core.models import CloudOffer, Workload
+from costcalc.core.offers import custom_offer
+from costcalc.core.scenario import AppData, build_assumptions, build_desktop
+from costcalc.present import display as fmt
+from costcalc.store.bundled import load_catalog
+from costcalc.store.loaders import load_app_data
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 RTX3090 = load_catalog().get("rtx3090")

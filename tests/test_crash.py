@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 from werkzeug import Response
 
-from costcalc import history, locations
-from costcalc.refresh import run_refresh
-from costcalc.snapshots import load_price_book, refreshed_observations
-from providers import registry
+from costcalc.edge import locations
+from costcalc.feeds.refresh import run_refresh
+from costcalc.providers import registry
+from costcalc.store import history
+from costcalc.store.snapshots import load_price_book, refreshed_observations
 
 SPOT_JSON = (Path(__file__).parent / "fixtures" / "feeds" / "spot.json").read_text()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc.hardware import CardFacts, DesktopHardware
-from costcalc.loaders import load_desktop_hardware
+from costcalc.core.hardware import CardFacts, DesktopHardware
+from costcalc.store.bundled import load_desktop_hardware
 
 
 @pytest.fixture(scope="module")

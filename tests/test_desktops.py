@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
-from costcalc.desktops import DesktopsComparison, compare_builds, resolve_gpus
-from costcalc.hardware import DesktopHardware
-from costcalc.loaders import load_app_data, load_desktop_hardware
-from costcalc.scenario import AppData, Scenario
+from costcalc.core.desktops import DesktopsComparison, compare_builds, resolve_gpus
+from costcalc.core.hardware import DesktopHardware
+from costcalc.core.scenario import AppData, Scenario
+from costcalc.store.bundled import load_desktop_hardware
+from costcalc.store.loaders import load_app_data
 
 NOW = datetime(2026, 11, 23, 12, tzinfo=timezone.utc)
 DONE_WHEN = ["desktops", "--gpu", "rtx4090", "--gpu", "rtx6000_ada", "--count", "1,2,4"]
@@ -186,7 +187,7 @@ def test_memory_is_per_gpu_and_marks_builds_that_cannot_hold_the_job(
 def test_figures_come_from_the_engine_and_the_price_table(
     data: AppData, hw: DesktopHardware
 ) -> None:
-    from costcalc import engine
+    from costcalc.core import engine
 
     result = builds(data, hw, ["rtx4090"], (1, 2), utilisation=0.15, usd_per_kwh=0.12)
     one, two = sorted(result.builds, key=lambda b: b.gpu_count)
@@ -250,7 +251,7 @@ def test_the_reliability_factors_are_listed_beside_the_figures(
 def test_saved_settings_fill_only_the_inputs_desktops_uses(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from costcalc.settings import Settings, save_settings
+    from costcalc.store.settings import Settings, save_settings
 
     save_settings(Settings(gpu="rtx3090", gpu_count=2, utilisation=0.3))
     _, out, _ = run(["desktops", "--gpu", "rtx4090", "--count", "1"], capsys)

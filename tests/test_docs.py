@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from providers.registry import PROVIDERS
+from costcalc.providers.registry import PROVIDERS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ def test_the_readme_names_every_provider_and_its_settings() -> None:
 
 
 def test_the_readme_documents_every_quick_option() -> None:
-    from costcalc import inputs
+    from costcalc.core import inputs
 
     readme = (ROOT / "README.md").read_text()
     for spec in inputs.INPUTS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc import engine
+from costcalc.core import engine
 
 # Dettmers 2020: 1x RTX 3090 desktop for $2,200, 350 W + 100 W, $0.12/kWh, AWS spot V100 $2.14/h,
 # utilisation 15 %. Tolerances: money to the cent, days to 0.1 day, kWh to 0.1 kWh.

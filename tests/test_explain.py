@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from costcalc import explain
-from costcalc.compare import compare
-from costcalc.loaders import load_app_data
-from costcalc.models import CloudOffer, Workload
-from costcalc.scenario import AppData, Scenario, build_assumptions, build_desktop, evaluate
+from costcalc.core.compare import compare
+from costcalc.core.models import CloudOffer, Workload
+from costcalc.core.scenario import AppData, Scenario, build_assumptions, build_desktop, evaluate
+from costcalc.present import explain
+from costcalc.store.loaders import load_app_data
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
 
@@ -206,7 +206,7 @@ def test_quick_explain_text_is_the_json_lines_and_the_apps_panel(
 ) -> None:
     import json
 
-    from costcalc import report
+    from costcalc.present import report
     from costcalc.tui.widgets.why import why_text
 
     monkeypatch.setenv("COLUMNS", "200")
@@ -238,7 +238,7 @@ def test_quick_explain_in_another_currency(capsys: pytest.CaptureFixture[str]) -
 def test_the_speed_section_multiplies_to_the_tables_speed(data: AppData) -> None:
     # The predictor's breakdown (math, element-wise, memory, overhead) explains the speed the
     # table used: the factors multiply to the per-GPU speed, the GPU count scaling to the rest.
-    from costcalc.offers import custom_offer
+    from costcalc.core.offers import custom_offer
 
     spec = data.catalog.get("rtx3090")
     desktop = build_desktop(spec, data.desktop_defaults, price_usd=1500)

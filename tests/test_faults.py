@@ -17,8 +17,9 @@ import pytest
 from werkzeug import Request, Response
 
 from costcalc.cli import main
-from costcalc.net import FetchError, FetchSettings, HttpClient
-from costcalc.snapshots import refreshed_path
+from costcalc.edge.net import FetchError, FetchSettings, HttpClient
+from costcalc.edge.resources import PRICES_PACKAGE
+from costcalc.store.snapshots import refreshed_path
 from tests.conftest import FEEDS, FeedRoutes
 
 SPOT_JSON = (FEEDS / "spot.json").read_bytes()
@@ -231,11 +232,11 @@ def test_repeated_rows_are_stored_once_and_never_block_later_refreshes(
 def test_an_old_snapshot_with_repeated_rows_does_not_refuse_a_correct_refresh(
     aws_feeds: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from costcalc.resources import load_yaml_file, write_model_yaml
+    from costcalc.edge.resources import load_yaml_file, write_model_yaml
 
     assert refresh(capsys, "--provider", "aws-spot")[0] == 0
     path = refreshed_path("aws-spot")
-    from costcalc.models import PriceSnapshot
+    from costcalc.core.models import PriceSnapshot
 
     snapshot = load_yaml_file(path, PriceSnapshot)
     write_model_yaml(path, snapshot.model_copy(update={"offers": snapshot.offers * 4}))
@@ -324,10 +325,10 @@ def test_broken_user_files_cost_a_warning_or_one_line_never_a_traceback(
 ) -> None:
     from importlib import resources
 
-    from costcalc import locations
-    from costcalc.snapshots import fx_path
+    from costcalc.edge import locations
+    from costcalc.store.snapshots import fx_path
 
-    bundled = resources.files("prices").joinpath("fx.yaml").read_text(encoding="utf-8")
+    bundled = resources.files(PRICES_PACKAGE).joinpath("fx.yaml").read_text(encoding="utf-8")
     fx_path().parent.mkdir(parents=True, exist_ok=True)
     fx_path().write_text(bundled[: len(bundled) // 2])  # a refresh cut off mid-write
     locations.config_file().parent.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from costcalc.feasibility import check_build
-from costcalc.hardware import DesktopHardware
-from costcalc.loaders import load_app_data, load_desktop_hardware
-from costcalc.scenario import AppData
+from costcalc.core.feasibility import check_build
+from costcalc.core.hardware import DesktopHardware
+from costcalc.core.scenario import AppData
+from costcalc.store.bundled import load_desktop_hardware
+from costcalc.store.loaders import load_app_data
 
 
 @pytest.fixture(scope="module")

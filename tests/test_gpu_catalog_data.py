@@ -14,7 +14,7 @@ from collections import defaultdict
 import pytest
 import yaml
 
-from costcalc.models import GpuCatalogFile, GpuSpec
+from costcalc.core.models import GpuCatalogFile, GpuSpec
 
 REQUIRED_KEYS = {
     "consumer": [

@@ -9,9 +9,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from costcalc import history, locations
 from costcalc.cli import main
-from costcalc.models import CloudOffer
+from costcalc.core.models import CloudOffer
+from costcalc.edge import locations
+from costcalc.store import history
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -58,21 +58,21 @@ def test_quick_json_and_prices_stay_light_too() -> None:
 
 
 PURE_CORE = (
-    "costcalc.engine",
-    "costcalc.models",
-    "costcalc.compare",
-    "costcalc.predict",
-    "costcalc.scenario",
-    "costcalc.inputs",
-    "costcalc.offers",
-    "costcalc.columns",
-    "costcalc.report",
-    "costcalc.explain",
-    "costcalc.bench.apply",
-    "costcalc.hardware",
-    "costcalc.feasibility",
-    "costcalc.desktops",
-    "costcalc.desktops_report",
+    "costcalc.core.engine",
+    "costcalc.core.models",
+    "costcalc.core.compare",
+    "costcalc.core.predict",
+    "costcalc.core.scenario",
+    "costcalc.core.inputs",
+    "costcalc.core.offers",
+    "costcalc.present.columns",
+    "costcalc.present.report",
+    "costcalc.present.explain",
+    "costcalc.core.bench_apply",
+    "costcalc.core.hardware",
+    "costcalc.core.feasibility",
+    "costcalc.core.desktops",
+    "costcalc.present.desktops_report",
 )
 
 
@@ -84,7 +84,7 @@ def test_pure_core_imports_no_io_or_front_end() -> None:
 
 
 def test_engine_module_is_pure_stdlib() -> None:
-    loaded = modules_after("import costcalc.engine")
+    loaded = modules_after("import costcalc.core.engine")
     assert "pydantic" not in loaded and "yaml" not in loaded
 
 

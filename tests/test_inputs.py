@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc import inputs
-from costcalc.errors import CostcalcError
-from costcalc.scenario import Scenario
+from costcalc.core import inputs
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import Scenario
 
 
 def parse(field: str, text: str) -> object:

@@ -7,21 +7,21 @@ from datetime import date
 
 import pytest
 
-from costcalc.catalog import card_price
-from costcalc.electricity import DEFAULT, ElectricityIndex
-from costcalc.errors import UnknownRegion
-from costcalc.fx import Converter, UnknownCurrency, format_money, format_unit_price
-from costcalc.grid import GridIndex, describe, on_basis
-from costcalc.loaders import (
-    load_catalog,
+from costcalc.core.catalog import card_price
+from costcalc.core.electricity import DEFAULT, ElectricityIndex
+from costcalc.core.errors import UnknownRegion
+from costcalc.core.fx import Converter, UnknownCurrency, format_money, format_unit_price
+from costcalc.core.grid import GridIndex, describe, on_basis
+from costcalc.core.models import CurrencyPeg, FxRates
+from costcalc.core.regions import RegionIndex, country_of
+from costcalc.store.bundled import load_catalog
+from costcalc.store.loaders import (
     load_converter,
     load_electricity_index,
     load_grid,
     load_region_index,
 )
-from costcalc.models import CurrencyPeg, FxRates
-from costcalc.regions import RegionIndex, country_of
-from costcalc.snapshots import load_carbon
+from costcalc.store.snapshots import load_carbon
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_country_of() -> None:
 
 
 def test_region_index_codes_win_over_names() -> None:
-    from costcalc.models import RegionNames
+    from costcalc.core.models import RegionNames
 
     names = RegionNames(source="test", as_of=date(2026, 1, 1), aliases=())
     index = RegionIndex(names, [("CA", "Canada"), ("US-CA", "California")])

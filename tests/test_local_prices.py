@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
-from costcalc.loaders import load_catalog
+from costcalc.store.bundled import load_catalog
 
 
 def quick(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -116,7 +116,7 @@ def test_used_prices_the_card_second_hand(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_one_carbon_basis_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
-    from costcalc.loaders import load_grid
+    from costcalc.store.loaders import load_grid
 
     grid = load_grid()
     pairs = (("aws:ca-central-1", "SE"), ("aws:us-west-2", "gcp:us-west1"))

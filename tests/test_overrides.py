@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from costcalc import locations
 from costcalc.cli import main
+from costcalc.edge import locations
 
 
 def write_overrides(text: str) -> None:

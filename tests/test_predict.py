@@ -4,7 +4,6 @@ facts for mixed precision and every GPU generation, the "why" breakdown, the CLI
 from __future__ import annotations
 
 import contextlib
-import importlib.resources
 import io
 import json
 import math
@@ -15,11 +14,12 @@ from datetime import datetime, timezone
 import pytest
 
 from costcalc.cli import main
-from costcalc.errors import CostcalcError, UnknownGpu
-from costcalc.fit import Pair, leave_one_gpu_out, pairs_from, read_measurements
-from costcalc.loaders import load_catalog, load_predictor, predict_seconds
-from costcalc.models import GpuSpec, StepProfile
-from costcalc.predict import SIXTEEN_BIT
+from costcalc.core.errors import CostcalcError, UnknownGpu
+from costcalc.core.models import GpuSpec, StepProfile
+from costcalc.core.predict import SIXTEEN_BIT
+from costcalc.store.bundled import load_catalog, load_predictor
+from costcalc.store.loaders import predict_seconds
+from scripts.fit import MEASUREMENTS_CSV, Pair, leave_one_gpu_out, pairs_from, read_measurements
 from tests.bench_results import cpu_bench
 
 
@@ -212,12 +212,12 @@ def test_a10g_has_tensor_cores_at_half_the_a10_rate() -> None:
 
 
 def bundled_pairs() -> list[Pair]:
-    text = importlib.resources.files("costcalc.data").joinpath("speed_measurements.csv")
+    text = MEASUREMENTS_CSV
     return pairs_from(read_measurements(text.read_text("utf-8")), load_catalog())
 
 
 def test_measurements_name_their_sources_and_no_lambda_figures() -> None:
-    text = importlib.resources.files("costcalc.data").joinpath("speed_measurements.csv")
+    text = MEASUREMENTS_CSV
     lines = text.read_text("utf-8").splitlines()
     header = [line for line in lines if line.startswith("#  ")]
     named = {line[3:].split(":")[0] for line in header}
@@ -256,7 +256,7 @@ def test_a_gpu_left_out_of_the_fit_is_still_predicted_within_the_target() -> Non
     # the hardest (16 % median on its own fold, its XHMY torchvision pairs against a TITAN RTX
     # and H100/H200 are off by 20-130 %), so this fold must beat the spec baseline (28 %) and
     # stay within 20 %.
-    from costcalc.fit import fit
+    from scripts.fit import fit
 
     pairs = bundled_pairs()
     held = leave_one_gpu_out(
@@ -395,11 +395,11 @@ def test_predict_cli_text_json_and_all() -> None:
 
 def test_compare_with_the_predictor_over_10000_offers() -> None:
     # Its 50 ms budget is measured in benchmarks/quick_startup.py: tests don't time things.
-    from costcalc.compare import compare
-    from costcalc.loaders import load_app_data
-    from costcalc.models import Workload
-    from costcalc.offers import custom_offer
-    from costcalc.scenario import build_assumptions, build_desktop
+    from costcalc.core.compare import compare
+    from costcalc.core.models import Workload
+    from costcalc.core.offers import custom_offer
+    from costcalc.core.scenario import build_assumptions, build_desktop
+    from costcalc.store.loaders import load_app_data
 
     data = load_app_data()
     now = datetime(2026, 11, 22, tzinfo=timezone.utc)

@@ -6,21 +6,14 @@ pydantic model, then checked for figures that would silently break the calculato
 
 from __future__ import annotations
 
-import sys
 from datetime import date
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-try:  # the repository root is not always on sys.path under plain `pytest`
-    import prices  # noqa: F401
-except ModuleNotFoundError:  # pragma: no cover - depends on how pytest is launched
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from costcalc.models import (
+from costcalc.core.models import (
     CarbonData,
     ColabSnapshot,
     DesktopDefaults,
@@ -29,6 +22,7 @@ from costcalc.models import (
     PriceSnapshot,
     RegionNames,
 )
+from costcalc.edge.resources import PRICES_PACKAGE
 
 # The GPU catalog's keys (hard-coded until the catalog module exposes them).
 # fmt: off
@@ -61,12 +55,12 @@ MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR = 0.05, 15.0
 
 
 def _load(relpath: str) -> Any:
-    text = resources.files("prices").joinpath(relpath).read_text(encoding="utf-8")
+    text = resources.files(PRICES_PACKAGE).joinpath(relpath).read_text(encoding="utf-8")
     return yaml.safe_load(text)
 
 
 def _header(relpath: str) -> str:
-    return resources.files("prices").joinpath(relpath).read_text(encoding="utf-8")
+    return resources.files(PRICES_PACKAGE).joinpath(relpath).read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costcalc import engine
-from costcalc.compare import compare
-from costcalc.loaders import load_app_data
-from costcalc.models import Workload
-from costcalc.offers import custom_offer
-from costcalc.scenario import AppData, build_assumptions, build_desktop
+from costcalc.core import engine
+from costcalc.core.compare import compare
+from costcalc.core.models import Workload
+from costcalc.core.offers import custom_offer
+from costcalc.core.scenario import AppData, build_assumptions, build_desktop
+from costcalc.store.loaders import load_app_data
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 utilisation = st.floats(min_value=0.001, max_value=1.0)

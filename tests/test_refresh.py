@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc import locations
 from costcalc.cli import main
-from costcalc.refresh import RefreshLocked, lock_path, run_refresh
-from costcalc.snapshots import load_snapshot, refreshed_path
+from costcalc.edge import locations
+from costcalc.feeds.refresh import RefreshLocked, lock_path, run_refresh
+from costcalc.store.snapshots import load_snapshot, refreshed_path
 
 AWS = ["--provider", "aws-spot", "--provider", "aws-ondemand"]
 SPOT_JSON = (Path(__file__).parent / "fixtures" / "feeds" / "spot.json").read_text()
@@ -330,7 +330,7 @@ def test_refresh_killed_between_write_and_rename_leaves_previous_snapshot(
     script = textwrap.dedent(
         """
         import os, signal
-        from costcalc.refresh import run_refresh
+        from costcalc.feeds.refresh import run_refresh
 
         real_replace = os.replace
 
@@ -398,7 +398,7 @@ def test_log_lines_carry_a_timestamp_when_not_on_a_terminal(
 def test_progress_tells_each_provider_as_it_goes(aws_feeds: Any) -> None:
     """Started, then each host asked (once), then how it ended; the result's line names hosts,
     never URLs."""
-    from costcalc.refresh import ProviderAsking, ProviderFinished, ProviderStarted
+    from costcalc.feeds.refresh import ProviderAsking, ProviderFinished, ProviderStarted
 
     aws_feeds.serve("/spot.json", status(500))
     events: list[object] = []
@@ -439,6 +439,6 @@ def test_progress_tells_each_provider_as_it_goes(aws_feeds: Any) -> None:
     ],
 )
 def test_a_reason_loses_the_host_its_line_names_at_the_end(message: str, plain: str) -> None:
-    from costcalc.refresh import without_host
+    from costcalc.feeds.refresh import without_host
 
     assert without_host(message, ["api.runpod.io", "127.0.0.1:8080"]) == plain

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from costcalc import locations
-from costcalc.errors import DataFileError
-from costcalc.models import PriceSnapshot
-from costcalc.resources import load_yaml_file, write_atomic
-from costcalc.snapshots import load_bundled, load_snapshot, refreshed_path
+from costcalc.core.errors import DataFileError
+from costcalc.core.models import PriceSnapshot
+from costcalc.edge import locations
+from costcalc.edge.resources import load_yaml_file, write_atomic
+from costcalc.store.snapshots import load_bundled, load_snapshot, refreshed_path
 
 GOOD = """
 provider: paperspace
@@ -81,7 +81,7 @@ def test_refreshed_snapshot_wins_and_a_corrupt_one_falls_back(tmp_path: Path) ->
 
 def test_an_edited_cache_entry_is_never_trusted() -> None:
     """A valid-JSON edit of a parsed copy must not change a price: its seal no longer matches."""
-    from costcalc.snapshots import load_bundled
+    from costcalc.store.snapshots import load_bundled
 
     bundled = load_bundled("aws-spot")
     entries = list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.json"))
@@ -95,7 +95,7 @@ def test_an_edited_cache_entry_is_never_trusted() -> None:
 
 
 def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
-    from costcalc.resources import CACHE_ENTRIES, prune_cache
+    from costcalc.edge.resources import CACHE_ENTRIES, prune_cache
 
     cache = tmp_path / "parsed"
     cache.mkdir()

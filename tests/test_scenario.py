@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from costcalc import display, locations
 from costcalc.cli import main
-from costcalc.settings import Settings, save_settings
+from costcalc.edge import locations
+from costcalc.present import display
+from costcalc.store.settings import Settings, save_settings
 
 FLAGS = [
     "--gpu",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
-from costcalc.loaders import load_catalog
+from costcalc.store.bundled import load_catalog
 
 KEYS = sorted((s.key for s in load_catalog()), key=len, reverse=True)
 KEY_PATTERN = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, KEYS)) + r")(?![\w-])")
@@ -88,7 +88,7 @@ def test_a_desktop_that_cannot_run_the_job_never_gets_buy(
 
 
 async def test_the_app_says_the_same_when_the_desktop_cannot_run_the_job() -> None:
-    from costcalc.settings import Settings
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from tests.tui.conftest import FIXED_NOW
 
@@ -157,7 +157,7 @@ def test_no_catalog_key_reaches_a_person(capsys: pytest.CaptureFixture[str]) -> 
 
 
 async def test_no_catalog_key_on_the_app_screens() -> None:
-    from costcalc.settings import Settings
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from tests.tui.conftest import FIXED_NOW
 
@@ -195,7 +195,7 @@ def test_run_mode_answers_the_run_question(capsys: pytest.CaptureFixture[str]) -
 
 
 async def test_the_app_shows_the_run_columns_and_the_desktop_row() -> None:
-    from costcalc.settings import Settings
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from costcalc.tui.rows import DESKTOP_KEY as DESKTOP_ROW
     from costcalc.tui.widgets.offers import OffersTable

@@ -1,7 +1,7 @@
 """Local PyTorch micro-benchmark: what this machine does, measured carefully.
 
 Rule kept here: importing this package never imports torch. `run_bench` and `time_step` import
-it when called, so `costcalc quick` and the TUI can load saved results (costcalc.bench.results)
+it when called, so `costcalc quick` and the TUI can load saved results (costcalc.core.bench_results)
 for free.
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from costcalc.bench.results import BenchResult
     from costcalc.bench.timing import StepTiming
+    from costcalc.core.bench_results import BenchResult
 
 __all__ = ["run_bench", "time_step"]
 

@@ -12,8 +12,8 @@ import sys
 
 import torch
 
-from costcalc.bench.results import Environment
-from costcalc.errors import CostcalcError
+from costcalc.core.bench_results import Environment
+from costcalc.core.errors import CostcalcError
 
 DEVICES = ("cuda", "mps", "cpu")
 
@@ -135,7 +135,7 @@ def driver_version(device: str) -> str | None:
 
 def catalog_key(name: str) -> str | None:
     """The catalog entry for a device name, when there is exactly one."""
-    from costcalc.loaders import load_catalog
+    from costcalc.store.bundled import load_catalog
 
     try:
         return load_catalog().resolve(name).key

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import torch
 
-from costcalc.bench.results import MatmulProbe, Spread
 from costcalc.bench.timing import measure
+from costcalc.core.bench_results import MatmulProbe, Spread
 
 TORCH_DTYPES = {
     "fp32": torch.float32,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from costcalc.bench.results import BenchResult
+from costcalc.core.bench_results import BenchResult
 
 
 def to_text(result: BenchResult) -> str:

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
 from costcalc.bench.power import PowerSampler
-from costcalc.bench.results import BenchResult, MatmulProbe, WorkloadResult
 from costcalc.bench.timing import measure
-from costcalc.memfit import fit_line
-from costcalc.models import StepProfile
+from costcalc.core.bench_results import BenchResult, MatmulProbe, WorkloadResult
+from costcalc.core.memfit import fit_line
+from costcalc.core.models import StepProfile
 
 Progress = Callable[[str, float], None]
 

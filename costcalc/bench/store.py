@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from costcalc.bench.results import BenchResult
-from costcalc.errors import CostcalcError, DataFileError
+from costcalc.core.bench_results import BenchResult
+from costcalc.core.errors import CostcalcError, DataFileError
 
 LATEST = "latest"
 MAX_RESULT_BYTES = 8 * 1024 * 1024
@@ -24,8 +24,8 @@ def result_file_name(result: BenchResult) -> str:
 
 def save_result(result: BenchResult, directory: Path | None = None) -> Path:
     """Write `result` atomically under the bench directory; returns its path."""
-    from costcalc.locations import bench_dir
-    from costcalc.resources import write_atomic
+    from costcalc.edge.locations import bench_dir
+    from costcalc.edge.resources import write_atomic
 
     path = (directory or bench_dir()) / result_file_name(result)
     write_atomic(path, result.model_dump_json(indent=2) + "\n")
@@ -34,7 +34,7 @@ def save_result(result: BenchResult, directory: Path | None = None) -> Path:
 
 def load_result(path: Path) -> BenchResult:
     """A saved result through the guarded reader (size, UTF-8), then JSON, then the schema."""
-    from costcalc.resources import read_user_text, validate
+    from costcalc.edge.resources import read_user_text, validate
 
     try:
         text = read_user_text(path, max_bytes=MAX_RESULT_BYTES)
@@ -51,7 +51,7 @@ def load_result(path: Path) -> BenchResult:
 
 def saved_results(directory: Path | None = None) -> list[Path]:
     """Saved result files, oldest first (names carry a sortable UTC timestamp)."""
-    from costcalc.locations import bench_dir
+    from costcalc.edge.locations import bench_dir
 
     folder = directory or bench_dir()
     return sorted(folder.glob("bench-*.json")) if folder.is_dir() else []

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from costcalc.bench.device import synchronize
-from costcalc.bench.results import Spread
+from costcalc.core.bench_results import Spread
 
 NOISY_CV = 0.10
 """Repeats whose coefficient of variation exceeds this are flagged as noisy."""

@@ -18,11 +18,11 @@ from typing import cast
 
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
-from costcalc.bench.results import BenchResult, WorkloadResult
 from costcalc.bench.runner import Progress
 from costcalc.bench.timing import measure
-from costcalc.errors import CostcalcError
-from costcalc.memfit import fit_line
+from costcalc.core.bench_results import BenchResult, WorkloadResult
+from costcalc.core.errors import CostcalcError
+from costcalc.core.memfit import fit_line
 
 DEFAULT_BATCH = 8
 

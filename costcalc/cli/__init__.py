@@ -37,7 +37,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line, not a usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        from costcalc.terminal import printable
+        from costcalc.core.terminal import printable
 
         self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
@@ -75,8 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # first model it builds: a fifth of `costcalc quick`'s start-up, for observability hooks a
     # command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    from costcalc.errors import CostcalcError
-    from costcalc.terminal import printable
+    from costcalc.core.errors import CostcalcError
+    from costcalc.core.terminal import printable
 
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only=_command_in(words))

@@ -1,7 +1,7 @@
 """The CLI's side of the input table: flags for every scenario input, and the scenario they build.
 
-Rule kept here: argparse only collects the texts; costcalc.inputs reads them, exactly as it reads
-the app's fields and the environment, so a value means the same wherever it is typed. The
+Rule kept here: argparse only collects the texts; costcalc.core.inputs reads them, exactly as it
+reads the app's fields and the environment, so a value means the same wherever it is typed. The
 scenario is built in layers: bundled defaults, the saved settings file (unless --no-config),
 the environment (COSTCALC_UTIL, COSTCALC_REGION, ...), then the flags.
 """
@@ -12,7 +12,7 @@ import argparse
 import os
 from typing import Any
 
-from costcalc import inputs
+from costcalc.core import inputs
 
 
 def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
@@ -85,8 +85,8 @@ def build_scenario(
 
     `fields` (the inputs a command uses, as given to `add_inputs`) keeps the saved settings and
     the environment to those inputs, so a command never reports or applies one it ignores."""
-    from costcalc.scenario import Scenario, validate_scenario
-    from costcalc.settings import load_saved
+    from costcalc.core.scenario import Scenario, validate_scenario
+    from costcalc.store.settings import load_saved
 
     wanted = set(Scenario.model_fields if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from costcalc.cli import output
-from costcalc.constants import DTYPES
+from costcalc.core.constants import DTYPES
 
 
 def register(sub: Any) -> None:
@@ -71,7 +71,7 @@ def run(ns: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from costcalc.errors import CostcalcError
+    from costcalc.core.errors import CostcalcError
 
     # torch warns when numpy is absent; the bench never needs numpy
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")

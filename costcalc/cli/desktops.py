@@ -73,10 +73,12 @@ def register(sub: Any) -> None:
 def run(ns: argparse.Namespace) -> int:
     import sys
 
-    from costcalc import desktops, desktops_report
-    from costcalc.loaders import load_app_data, load_desktop_hardware, utc_now
-    from costcalc.terminal import fill
-    from providers import registry
+    from costcalc.core import desktops
+    from costcalc.core.terminal import fill
+    from costcalc.present import desktops_report
+    from costcalc.providers import registry
+    from costcalc.store.bundled import load_desktop_hardware
+    from costcalc.store.loaders import load_app_data, utc_now
 
     now = utc_now()
     counts = desktops.parse_counts(ns.counts or ["1,2,4"])

@@ -15,7 +15,7 @@ TREND_POINTS = 30
 
 
 def register(sub: Any) -> None:
-    from providers.registry import names
+    from costcalc.providers.registry import names
 
     p = sub.add_parser(
         "history",
@@ -44,19 +44,19 @@ def run(ns: argparse.Namespace) -> int:
     import json
     import sys
 
-    from costcalc import display as fmt
-    from costcalc import history
+    from costcalc.present import display as fmt
+    from costcalc.store import history
 
     gpu = None
     if ns.gpu:
-        from costcalc.loaders import load_catalog
+        from costcalc.store.bundled import load_catalog
 
         gpu = load_catalog().resolve(ns.gpu).key
     if ns.provider:
-        from providers.registry import get
+        from costcalc.providers.registry import get
 
         ns.provider = get(ns.provider).name
-    from costcalc.snapshots import load_price_book
+    from costcalc.store.snapshots import load_price_book
 
     held = load_price_book(overrides=False).offers
     series = history.query(gpu=gpu, provider=ns.provider, region=ns.region, held=held)
@@ -80,8 +80,8 @@ def run(ns: argparse.Namespace) -> int:
     if not series:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
-    from costcalc.loaders import load_catalog
-    from costcalc.report import Plain, render_table
+    from costcalc.present.report import Plain, render_table
+    from costcalc.store.bundled import load_catalog
 
     names = {spec.key: spec.short_name for spec in load_catalog()}
     columns = (

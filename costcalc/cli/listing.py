@@ -15,7 +15,7 @@ PRICES_PRIORITY = ("name", "gpu", "price", "provider", "kind", "age", "region", 
 
 
 def register(sub: Any) -> None:
-    from providers.registry import names
+    from costcalc.providers.registry import names
 
     g = sub.add_parser(
         "gpus",
@@ -74,13 +74,13 @@ def register(sub: Any) -> None:
 def run_gpus(ns: argparse.Namespace) -> int:
     import json
 
-    from costcalc.loaders import load_catalog
+    from costcalc.store.bundled import load_catalog
 
     specs = [s for s in load_catalog() if ns.segment in (None, s.segment)]
     if ns.json:
         print(json.dumps([s.model_dump(mode="json") for s in specs], indent=2))
         return 0
-    from costcalc.report import Plain, render_table
+    from costcalc.present.report import Plain, render_table
 
     columns = (
         Plain("key", "key", numeric=False),
@@ -116,13 +116,14 @@ def run_prices(ns: argparse.Namespace) -> int:
     import json
     import sys
 
-    from costcalc import display
-    from costcalc.loaders import load_catalog, utc_now
-    from costcalc.offers import age_days, is_stale
-    from costcalc.report import Plain, cloud_offer_json, render_table
-    from costcalc.snapshots import load_price_book
-    from costcalc.terminal import fill_all
-    from providers import registry
+    from costcalc.core.offers import age_days, is_stale
+    from costcalc.core.terminal import fill_all
+    from costcalc.present import display
+    from costcalc.present.report import Plain, cloud_offer_json, render_table
+    from costcalc.providers import registry
+    from costcalc.store.bundled import load_catalog
+    from costcalc.store.loaders import utc_now
+    from costcalc.store.snapshots import load_price_book
 
     now = utc_now()
     catalog = load_catalog()

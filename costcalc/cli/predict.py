@@ -6,12 +6,12 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
-from costcalc.constants import DTYPES, KINDS
+from costcalc.core.constants import DTYPES, KINDS
 
 if TYPE_CHECKING:
-    from costcalc.models import GpuSpec
-    from costcalc.predict import Predictor
-    from costcalc.report import Plain
+    from costcalc.core.models import GpuSpec
+    from costcalc.core.predict import Predictor
+    from costcalc.present.report import Plain
 
 PRIORITY = ("gpu", "seconds", "speedup", "band")
 """What a narrow terminal keeps: the GPU, the predicted time, then the speed-up."""
@@ -73,8 +73,8 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from costcalc.loaders import load_catalog, load_predictor
-    from costcalc.predict import default_dtype
+    from costcalc.core.predict import default_dtype
+    from costcalc.store.bundled import load_catalog, load_predictor
 
     catalog = load_catalog()
     predictor = load_predictor()
@@ -89,7 +89,7 @@ def run(ns: argparse.Namespace) -> int:
     ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
-    from costcalc.report import Plain
+    from costcalc.present.report import Plain
 
     cells = [
         {
@@ -131,7 +131,7 @@ def _print_ratios(
         )
     if ns.target.lower() == "all":
         rows.sort(key=lambda r: -r["speedup"])
-    from costcalc.report import Plain
+    from costcalc.present.report import Plain
 
     names = {t.key: t.name for t in targets}
     cells = [
@@ -162,7 +162,7 @@ def _emit(
     the title and a table of the GPU and `columns`, fitted to the terminal."""
     import json
 
-    from costcalc.report import Plain, render_table
+    from costcalc.present.report import Plain, render_table
 
     if ns.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))

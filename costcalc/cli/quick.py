@@ -49,17 +49,18 @@ def register(sub: Any) -> None:
 def run(ns: argparse.Namespace) -> int:
     import sys
 
-    from costcalc import inputs, report
-    from costcalc.constants import CUSTOM_PROVIDER
-    from costcalc.loaders import load_app_data, utc_now
-    from costcalc.scenario import evaluate
-    from costcalc.terminal import fill
-    from providers import registry
+    from costcalc.core import inputs
+    from costcalc.core.constants import CUSTOM_PROVIDER
+    from costcalc.core.scenario import evaluate
+    from costcalc.core.terminal import fill
+    from costcalc.present import report
+    from costcalc.providers import registry
+    from costcalc.store.loaders import load_app_data, utc_now
 
     now = utc_now()
     top = inputs.whole(ns.top, "top") if ns.top else None
     if top is not None and top < 1:
-        from costcalc.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
     scenario, note = cli_args.build_scenario(ns)

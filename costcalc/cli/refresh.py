@@ -9,7 +9,7 @@ from costcalc.cli import output
 
 
 def register(sub: Any) -> None:
-    from providers.registry import PROVIDERS
+    from costcalc.providers.registry import PROVIDERS
 
     urls = ", ".join(e.name for p in PROVIDERS for e in p.env if not e.secret)
     p = sub.add_parser(
@@ -57,8 +57,8 @@ def run(ns: argparse.Namespace) -> int:
     import sys
     from datetime import datetime, timezone
 
-    from costcalc.display import safe
-    from costcalc.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
+    from costcalc.feeds.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
+    from costcalc.present.display import safe
 
     if ns.print_cron:
         print(cron_line())
@@ -129,7 +129,7 @@ def cron_line() -> str:
     import sys
     from pathlib import Path
 
-    from costcalc import locations
+    from costcalc.edge import locations
 
     beside_python = Path(sys.executable).parent / "costcalc"
     found = shutil.which("costcalc")

@@ -16,15 +16,15 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from costcalc.errors import CostcalcError
-from costcalc.loaders import load_app_data, utc_now
-from costcalc.scenario import AppData
-from costcalc.settings import Settings, load_saved, save_settings
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import AppData
+from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.settings import Settings, load_saved, save_settings
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
 
 if TYPE_CHECKING:
-    from costcalc.bench.results import BenchResult
+    from costcalc.core.bench_results import BenchResult
 
 Clock = Callable[[], datetime]
 
@@ -175,7 +175,7 @@ class CostcalcApp(App[None]):
     def on_bench_finished(self, message: BenchFinished) -> None:
         self.notify(message.summary, title="Bench")
         self._set_bench(message.result)
-        from costcalc.bench.apply import desktop_gpu
+        from costcalc.core.bench_apply import desktop_gpu
 
         measured = desktop_gpu(message.result)
         main = self.main

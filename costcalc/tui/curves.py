@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from costcalc import engine
-from costcalc.compare import cloud_year, desktop_result
-from costcalc.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
-from costcalc.scenario import Calculation
+from costcalc.core import engine
+from costcalc.core.compare import cloud_year, desktop_result
+from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
+from costcalc.core.scenario import Calculation
 
 UTILISATION_STEPS = tuple(step / 100 for step in range(1, 101))
 """1 % to 100 %: utilisation must be above zero for the engine."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.message import Message
 
-from costcalc.scenario import AppData
+from costcalc.core.scenario import AppData
 
 
 class SettingsChanged(Message):

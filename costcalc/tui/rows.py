@@ -6,7 +6,7 @@ verdict's offer is pinned above the rest. In the default order ("best first") th
 each provider comes next, so every provider is on the first screen; any sort keeps offers that
 can do the desktop's job above scale-out boxes, and those above smaller cards.
 
-Rule kept here: no textual and no arithmetic; sort keys come from costcalc.columns. Building
+Rule kept here: no textual and no arithmetic; sort keys come from costcalc.present.columns. Building
 the rows for 5,000 offers takes a few milliseconds: no cell is formatted here.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from costcalc import columns as cols
-from costcalc.compare import COMPARABLE, SCALE_OUT, Comparison
-from costcalc.models import OfferResult
+from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.core.models import OfferResult
+from costcalc.present import columns as cols
 
 RowKind = Literal["offer", "section", "desktop"]
 

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="needs PyTorch")
 
 from costcalc.bench.batch import find_max_batch
-from costcalc.memfit import fit_line, max_batch, max_batch_by_gpu
+from costcalc.core.memfit import fit_line, max_batch, max_batch_by_gpu
 
 
 def oom_above(limit: int, calls: list[int]):  # type: ignore[no-untyped-def]
@@ -49,7 +49,7 @@ def test_memory_fit_and_max_batch_per_gpu() -> None:
     usable = 24 * 0.95 - 0.6 - 2
     assert max_batch(a, b, 24) == int(usable / 0.5)
     assert max_batch(30e9, b, 24) == 0  # weights alone do not fit: "does not fit", never $0
-    from costcalc.loaders import load_catalog
+    from costcalc.store.bundled import load_catalog
 
     batches = max_batch_by_gpu(load_catalog(), a, b)
     assert batches["h100_sxm5_80gb"] > batches["rtx3090"] > batches["gtx1060_6gb"] >= 0

@@ -55,7 +55,7 @@ def test_results_round_trip_and_latest(tiny: results.BenchResult) -> None:
 
 
 def test_missing_or_broken_results_are_one_line_errors(tmp_path: Path) -> None:
-    from costcalc.errors import CostcalcError
+    from costcalc.core.errors import CostcalcError
 
     with pytest.raises(CostcalcError, match="no saved bench"):
         results.resolve("latest")
@@ -157,7 +157,7 @@ def test_bad_device_and_bad_step_are_one_line_errors() -> None:
 
 def test_importing_the_bench_package_and_results_does_not_import_torch() -> None:
     code = (
-        "import sys, costcalc.bench, costcalc.bench.results, costcalc.bench.apply\n"
+        "import sys, costcalc.bench, costcalc.core.bench_results, costcalc.core.bench_apply\n"
         "assert 'torch' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

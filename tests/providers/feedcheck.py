@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc import locations
 from costcalc.cli import main
-from costcalc.snapshots import refreshed_path
+from costcalc.edge import locations
+from costcalc.store.snapshots import refreshed_path
 
 Handler = Callable[[Request], Response]
 

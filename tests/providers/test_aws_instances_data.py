@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from costcalc.loaders import load_catalog
-from providers.aws_instances import load_instance_table
+from costcalc.providers.aws_instances import load_instance_table
+from costcalc.store.bundled import load_catalog
 
 
 def test_every_mapped_gpu_is_in_the_catalog() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from providers import aws_ondemand
-from providers.common import FeedError
+from costcalc.providers import aws_ondemand
+from costcalc.providers.common import FeedError
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
 
@@ -95,7 +95,7 @@ def test_document_without_gpu_rows_is_refused() -> None:
 def test_regions_default_to_the_bundled_ones_and_can_be_chosen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from costcalc.errors import CostcalcError
+    from costcalc.core.errors import CostcalcError
 
     monkeypatch.setenv("COSTCALC_AWS_ONDEMAND_URL", "http://127.0.0.1:1/{region}.csv")
     assert len(aws_ondemand.urls()) == len(aws_ondemand.REGIONS) == 6

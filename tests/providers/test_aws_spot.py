@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from providers import aws_spot, aws_spot_advisor
-from providers.common import FeedError
+from costcalc.providers import aws_spot, aws_spot_advisor
+from costcalc.providers.common import FeedError
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
 

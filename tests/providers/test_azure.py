@@ -13,11 +13,11 @@ import pytest
 from werkzeug import Request, Response
 
 from costcalc.cli import main
-from costcalc.errors import CostcalcError
-from costcalc.loaders import load_catalog
-from costcalc.snapshots import load_bundled
-from providers import azure
-from providers.common import FeedError
+from costcalc.core.errors import CostcalcError
+from costcalc.providers import azure
+from costcalc.providers.common import FeedError
+from costcalc.store.bundled import load_catalog
+from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck
 

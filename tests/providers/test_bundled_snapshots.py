@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from costcalc.loaders import load_catalog
-from costcalc.models import PriceSnapshot
-from costcalc.refresh import row_identity
-from costcalc.snapshots import load_bundled
-from providers.registry import PROVIDERS
+from costcalc.core.models import PriceSnapshot
+from costcalc.feeds.refresh import row_identity
+from costcalc.providers.registry import PROVIDERS
+from costcalc.store.bundled import load_catalog
+from costcalc.store.snapshots import load_bundled
 
 FEEDS = [p for p in PROVIDERS if p.snapshot_model is PriceSnapshot]
 CHECKED = datetime(2026, 11, 23, 23, 59, tzinfo=timezone.utc)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from costcalc.models import PriceSnapshot
-from costcalc.snapshots import load_bundled, load_price_book, refreshed_path
+from costcalc.core.models import PriceSnapshot
+from costcalc.store.snapshots import load_bundled, load_price_book, refreshed_path
 from tests.providers import feedcheck
 
 CURATED = ("gcp", "coreweave", "nebius", "jarvislabs", "hetzner")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.net import FetchError, FetchSettings, HttpClient
-from providers import digitalocean
+from costcalc.edge.net import FetchError, FetchSettings, HttpClient
+from costcalc.providers import digitalocean
 from tests.conftest import FeedRoutes
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
@@ -107,7 +107,7 @@ def test_a_next_page_on_another_host_is_not_followed(
 
 
 def test_credentials_go_only_to_their_own_https_host() -> None:
-    from costcalc.net import credential_refusal
+    from costcalc.edge.net import credential_refusal
 
     host = "api.digitalocean.com"
     assert credential_refusal("https://api.digitalocean.com/v2/sizes", host) is None

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from werkzeug import Response
 
-from costcalc.fx import Converter
-from costcalc.loaders import load_converter
-from costcalc.net import FetchSettings, HttpClient
-from costcalc.refresh import refresh_fx, run_refresh
-from costcalc.snapshots import fx_path, load_fx
-from providers import ecb
-from providers.common import FeedError
+from costcalc.core.fx import Converter
+from costcalc.edge.net import FetchSettings, HttpClient
+from costcalc.feeds.refresh import refresh_fx, run_refresh
+from costcalc.providers import ecb
+from costcalc.providers.common import FeedError
+from costcalc.store.loaders import load_converter
+from costcalc.store.snapshots import fx_path, load_fx
 from tests.conftest import FEEDS, FeedRoutes
 
 ECB_XML = (FEEDS / "eurofxref-daily.xml").read_bytes()
@@ -145,7 +145,7 @@ def test_an_older_refreshed_file_does_not_hide_newer_bundled_rates(tmp_path: Pat
     older = ecb.to_fx_rates(
         ecb.parse(ECB_XML.replace(b"2026-09-24", b"2026-01-02")), load_fx().rates, NOW
     )
-    from costcalc.resources import write_model_yaml
+    from costcalc.edge.resources import write_model_yaml
 
     write_model_yaml(fx_path(), older)
     assert load_fx().origin == "bundled"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc.loaders import load_catalog
-from providers.gpu_names import IGNORED, TABLES, GpuNames
+from costcalc.providers.gpu_names import IGNORED, TABLES, GpuNames
+from costcalc.store.bundled import load_catalog
 
 
 def test_every_table_value_is_a_catalog_key() -> None:

@@ -11,9 +11,9 @@ import pytest
 from werkzeug import Request, Response
 
 from costcalc.cli import main
-from costcalc.snapshots import load_bundled, refreshed_path
-from providers import lambda_cloud
-from providers.common import FeedError
+from costcalc.providers import lambda_cloud
+from costcalc.providers.common import FeedError
+from costcalc.store.snapshots import load_bundled, refreshed_path
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from costcalc.snapshots import load_bundled
-from providers import oci
-from providers.common import FeedError
+from costcalc.providers import oci
+from costcalc.providers.common import FeedError
+from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck
 

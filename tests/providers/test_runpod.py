@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.snapshots import load_bundled
-from providers import runpod
-from providers.common import FeedError
+from costcalc.providers import runpod
+from costcalc.providers.common import FeedError
+from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck
 

@@ -13,10 +13,10 @@ from datetime import datetime
 import pytest
 
 from costcalc.cli import main
-from costcalc.models import OfferRow, PriceSnapshot
-from providers import registry
-from providers.base import EnvVar, FeedProvider, Progress
-from providers.common import FeedError, expect, load_json, price
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers import registry
+from costcalc.providers.base import EnvVar, FeedProvider, Progress
+from costcalc.providers.common import FeedError, expect, load_json, price
 from tests.conftest import FeedRoutes
 
 # --------------------------------------------------------------------------- the module

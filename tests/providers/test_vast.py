@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.snapshots import load_bundled
-from providers import vast
-from providers.common import FeedError
+from costcalc.providers import vast
+from costcalc.providers.common import FeedError
+from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck
 

@@ -8,20 +8,14 @@ from typing import Any
 
 import pytest
 
-from costcalc.grid import GridIndex
-from costcalc.loaders import (
-    load_app_data,
-    load_catalog,
-    load_converter,
-    load_electricity_index,
-    load_predictor,
-    load_scaling,
-)
-from costcalc.models import CloudOffer
-from costcalc.offers import PriceBook
-from costcalc.scenario import AppData
-from costcalc.settings import Settings
-from costcalc.snapshots import load_carbon, load_desktop_defaults
+from costcalc.core.grid import GridIndex
+from costcalc.core.models import CloudOffer
+from costcalc.core.offers import PriceBook
+from costcalc.core.scenario import AppData
+from costcalc.store.bundled import load_catalog, load_predictor, load_scaling
+from costcalc.store.loaders import load_app_data, load_converter, load_electricity_index
+from costcalc.store.settings import Settings
+from costcalc.store.snapshots import load_carbon, load_desktop_defaults
 from costcalc.tui.app import CostcalcApp, make_app
 
 FIXED_NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc import engine
-from costcalc.scenario import AppData, Calculation, evaluate
-from costcalc.settings import Settings
+from costcalc.core import engine
+from costcalc.core.scenario import AppData, Calculation, evaluate
+from costcalc.store.settings import Settings
 from costcalc.tui import curves
 from tests.tui.conftest import FIXED_NOW
 

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import DataTable, Input, Static
 
 from costcalc.cli import main
-from costcalc.settings import Settings
+from costcalc.store.settings import Settings
 from costcalc.tui.screens.desktops import DesktopsScreen
 from tests.tui.conftest import FIXED_NOW, MakeApp
 

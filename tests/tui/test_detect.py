@@ -52,7 +52,7 @@ def test_no_driver_at_all_means_unknown(tmp_path: Path, monkeypatch: pytest.Monk
 async def test_the_app_takes_the_detected_gpu_as_the_desktop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from costcalc.settings import Settings
+    from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from costcalc.tui.screens.main import MainScreen
     from tests.tui.conftest import FIXED_NOW

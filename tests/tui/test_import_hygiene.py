@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 PURE = (
-    "costcalc.settings",
-    "costcalc.explain",
+    "costcalc.store.settings",
+    "costcalc.present.explain",
     "costcalc.tui",
-    "costcalc.scenario",
-    "costcalc.inputs",
+    "costcalc.core.scenario",
+    "costcalc.core.inputs",
     "costcalc.tui.curves",
     "costcalc.tui.ticks",
     "costcalc.tui.detect",

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from costcalc import columns
-from costcalc import display as fmt
-from costcalc.compare import Comparison, compare
-from costcalc.models import Workload
-from costcalc.scenario import AppData, build_assumptions, build_desktop, scale_fn
-from costcalc.settings import Settings
+from costcalc.core.compare import Comparison, compare
+from costcalc.core.models import Workload
+from costcalc.core.scenario import AppData, build_assumptions, build_desktop, scale_fn
+from costcalc.present import columns
+from costcalc.present import display as fmt
+from costcalc.providers import registry
+from costcalc.store.settings import Settings
 from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable, offer_key
-from providers import registry
 from tests.tui.conftest import FIXED_NOW, MakeApp
 
 

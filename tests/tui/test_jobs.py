@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from costcalc.settings import Settings
+from costcalc.store.settings import Settings
 from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable

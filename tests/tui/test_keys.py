@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, Static
 
-from costcalc import columns as cols
-from costcalc.scenario import AppData
-from costcalc.settings import Settings
+from costcalc.core.scenario import AppData
+from costcalc.present import columns as cols
+from costcalc.store.settings import Settings
 from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable

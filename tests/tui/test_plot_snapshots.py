@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from costcalc.settings import Settings
+from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
 
 SnapCompare = Callable[..., bool]

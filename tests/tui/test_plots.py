@@ -12,8 +12,8 @@ from textual.app import App
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
-from costcalc.scenario import AppData, evaluate
-from costcalc.settings import Settings
+from costcalc.core.scenario import AppData, evaluate
+from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.breakeven import BreakEvenView, plotted, short_label
 from costcalc.tui.widgets.plots import (

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.settings import Settings
+from costcalc.store.settings import Settings
 from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.job import DONE, RUNNING
 from costcalc.tui.screens.main import MainScreen
@@ -115,7 +115,7 @@ async def test_each_provider_gets_one_plain_line_as_it_happens(
 async def test_a_refresh_that_cannot_start_says_it_failed(app_factory: MakeApp, feeds: Any) -> None:
     import filelock
 
-    from costcalc.refresh import lock_path
+    from costcalc.feeds.refresh import lock_path
     from costcalc.tui.screens.job import FAILED
 
     lock_path().parent.mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from costcalc import locations
-from costcalc.settings import Settings, load_settings, save_settings
+from costcalc.edge import locations
+from costcalc.store.settings import Settings, load_settings, save_settings
 from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import FIXED_NOW

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from costcalc.settings import Settings
+from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
 
 SnapCompare = Callable[..., bool]

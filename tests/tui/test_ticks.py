@@ -15,7 +15,8 @@ from costcalc.tui.ticks import (
     tick_labels,
     x_of,
 )
-from costcalc.tui.widgets.breakeven import DESKTOP, OFFERS, legend
+from costcalc.tui.widgets.breakeven import legend
+from costcalc.tui.widgets.looks import DESKTOP, OFFERS
 
 
 @pytest.mark.parametrize(

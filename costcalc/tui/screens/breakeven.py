@@ -9,9 +9,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from costcalc import display as fmt
-from costcalc.models import OfferResult
-from costcalc.scenario import Calculation
+from costcalc.core.models import OfferResult
+from costcalc.core.scenario import Calculation
+from costcalc.present import display as fmt
 from costcalc.tui.widgets.breakeven import BreakEvenView, short_label
 
 if TYPE_CHECKING:

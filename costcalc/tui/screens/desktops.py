@@ -1,9 +1,9 @@
 """Which desktop? The builds view: n x card side by side, priced, timed and checked for fit.
 
-The same comparison as `costcalc desktops` (costcalc.desktops, costcalc.desktops_report), under
-the main screen's settings (utilisation, region, electricity, horizon, kind, precision, memory).
-Two fields choose the cards and the counts; Enter recomputes.
-"""
+The same comparison as `costcalc desktops` (costcalc.core.desktops,
+costcalc.present.desktops_report), under the main screen's settings (utilisation, region,
+electricity, horizon, kind, precision, memory). Two fields choose the cards and the counts; Enter
+recomputes."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Label, Static
 
-from costcalc import desktops, desktops_report
-from costcalc.errors import CostcalcError
-from costcalc.settings import DEFAULT_GPU, Settings
+from costcalc.core import desktops
+from costcalc.core.errors import CostcalcError
+from costcalc.present import desktops_report
+from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class DesktopsScreen(Screen[None]):
         table.focus()
 
     def compute(self) -> None:
-        from costcalc.loaders import load_desktop_hardware
+        from costcalc.store.bundled import load_desktop_hardware
 
         app = self.app
         try:
@@ -108,7 +109,7 @@ class DesktopsScreen(Screen[None]):
                     )
                 )
             table.add_row(*texts)
-        from providers.registry import labels
+        from costcalc.providers.registry import labels
 
         self.query_one("#desktops-notes", Static).update(
             "\n".join(desktops_report.after_table_lines(result, app.data.catalog, labels()))

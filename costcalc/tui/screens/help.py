@@ -52,7 +52,7 @@ Settings are saved to your config file as you change them.
 
 
 def field_keys() -> tuple[tuple[str, str], ...]:
-    from costcalc import inputs
+    from costcalc.core import inputs
     from costcalc.tui.widgets.setup import FIELD_KEYS, key_text
 
     return tuple(

@@ -39,11 +39,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 
-from costcalc import inputs
-from costcalc.errors import CostcalcError
-from costcalc.models import OfferResult
-from costcalc.scenario import Calculation, evaluate
-from costcalc.settings import DEFAULT_GPU, Settings
+from costcalc.core import inputs
+from costcalc.core.errors import CostcalcError
+from costcalc.core.models import OfferResult
+from costcalc.core.scenario import Calculation, evaluate
+from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
@@ -136,7 +136,7 @@ class MainScreen(Screen[None]):
         self._drawn: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
-        from providers.registry import short_labels
+        from costcalc.providers.registry import short_labels
 
         data = self.app.data
         yield Header()
@@ -435,7 +435,7 @@ class MainScreen(Screen[None]):
         working directory."""
         from pathlib import Path
 
-        from costcalc.export import export_text
+        from costcalc.present.export import export_text
 
         table = self.query_one(OffersTable)
         if self.calc is None:

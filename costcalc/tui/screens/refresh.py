@@ -1,6 +1,6 @@
 """The refresh window: one line per provider, written as that provider's refresh goes.
 
-`costcalc.refresh.run_refresh` runs in a thread worker and tells each event as it happens. A
+`costcalc.feeds.refresh.run_refresh` runs in a thread worker and tells each event as it happens. A
 provider's line reads `… RunPod  asking api.runpod.io` while it runs, then `✓ RunPod  1,059
 offers (api.runpod.io)`, `✗ …  why (host)` or `– …  curated table, 40 d old (why)`, in place.
 Servers are named by host, never by URL. The worker never raises into the app: another refresh
@@ -21,12 +21,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Label, LoadingIndicator, Static
 
-from costcalc.display import safe
+from costcalc.present.display import safe
 from costcalc.tui.messages import PricesRefreshed
 from costcalc.tui.screens.job import RUNNING, JobScreen
 
 if TYPE_CHECKING:
-    from costcalc.refresh import ProviderResult, RefreshEvent, RefreshReport
+    from costcalc.feeds.refresh import ProviderResult, RefreshEvent, RefreshReport
     from costcalc.tui.app import CostcalcApp
 
 State = Literal["running", "ok", "failed", "skipped"]
@@ -96,7 +96,7 @@ class ProviderLine(Horizontal):
 
 
 class RefreshScreen(JobScreen):
-    """Live progress of `costcalc.refresh.run_refresh`, one line per provider."""
+    """Live progress of `costcalc.feeds.refresh.run_refresh`, one line per provider."""
 
     DEFAULT_CSS = """
     RefreshScreen .job-line { height: auto; }
@@ -142,7 +142,7 @@ class RefreshScreen(JobScreen):
             self.query_one("#job-log", VerticalScroll).scroll_end(animate=False)
 
     def _event(self, event: RefreshEvent) -> None:
-        from costcalc.refresh import ProviderAsking, ProviderFinished, ProviderStarted
+        from costcalc.feeds.refresh import ProviderAsking, ProviderFinished, ProviderStarted
 
         if not self.is_attached:
             return
@@ -170,7 +170,7 @@ class RefreshScreen(JobScreen):
         def tell(event: RefreshEvent) -> None:
             app.call_from_thread(self._event, event)
 
-        from costcalc.refresh import RefreshLocked, run_refresh
+        from costcalc.feeds.refresh import RefreshLocked, run_refresh
 
         try:
             report = run_refresh(self.providers, progress=tell)
@@ -183,7 +183,7 @@ class RefreshScreen(JobScreen):
             return
         summary = refresh_summary(report)
         app.call_from_thread(self._status, "Reloading prices…")
-        from costcalc.loaders import load_app_data
+        from costcalc.store.loaders import load_app_data
 
         try:
             data = load_app_data()

@@ -8,7 +8,6 @@ cheapest a dotted one, each in its own colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from textual.app import ComposeResult, RenderResult
@@ -17,33 +16,15 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from costcalc.models import OfferResult
-from costcalc.scenario import AppData, Calculation
+from costcalc.core.models import OfferResult
+from costcalc.core.scenario import AppData, Calculation
 from costcalc.tui.ticks import shorten
-
-
-@dataclass(frozen=True)
-class Look:
-    """How one line is drawn: plotext's marker, the legend's sample of it, and its colour."""
-
-    marker: str
-    sample: str
-    rgb: tuple[int, int, int]
-
-    @property
-    def style(self) -> str:
-        r, g, b = self.rgb
-        return f"bold rgb({r},{g},{b})"
-
-
-DESKTOP = Look("braille", "⠒⠒", (70, 150, 255))
-OFFERS = (Look("hd", "▄▄", (255, 140, 30)), Look("dot", "••", (60, 190, 90)))
-"""The first offer (the selected one) and the second (the cheapest, when it is another)."""
+from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
 
 
 @cache
 def _short_providers() -> dict[str, str]:
-    from providers.registry import short_labels
+    from costcalc.providers.registry import short_labels
 
     return short_labels()
 

@@ -1,6 +1,6 @@
 """The row of filters above the offers table: provider, spot/on-demand, region and words.
 
-Every filter is an input of the scenario (costcalc.scenario.offers_for), so it narrows the
+Every filter is an input of the scenario (costcalc.core.scenario.offers_for), so it narrows the
 answer and not only the rows: the verdict and the star are chosen among what passes, and the
 verdict says which filters are on.
 """
@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Select
 
-from costcalc.scenario import AppData
-from costcalc.settings import Settings
+from costcalc.core.scenario import AppData
+from costcalc.store.settings import Settings
 from costcalc.tui.messages import SettingsChanged
 
 ALL = "all"
@@ -37,7 +37,7 @@ class FilterBar(Horizontal):
         self._shown_once = False
 
     def compose(self) -> ComposeResult:
-        from providers.registry import PROVIDERS
+        from costcalc.providers.registry import PROVIDERS
 
         providers = [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]
         regions = sorted({o.region for o in self.data.book.offers})

@@ -11,9 +11,9 @@ from typing import Any
 
 from textual.suggester import Suggester
 
-from costcalc.catalog import GpuCatalog, compact
-from costcalc.errors import UnknownGpu
-from costcalc.models import GpuSpec
+from costcalc.core.catalog import GpuCatalog, compact
+from costcalc.core.errors import UnknownGpu
+from costcalc.core.models import GpuSpec
 from costcalc.tui.widgets.field import FieldInput
 
 _BRANDS = ("NVIDIA ", "GeForce ", "Tesla ", "Quadro ")

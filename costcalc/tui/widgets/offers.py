@@ -2,7 +2,7 @@
 
 A Line API widget: it formats only the lines on screen, so a new calculation with 5,000 offers
 costs the grouping and ordering (costcalc.tui.rows, a few ms) plus some thirty rows of cells,
-not a rebuilt table. Columns come from costcalc.columns and fit the width by the same
+not a rebuilt table. Columns come from costcalc.present.columns and fit the width by the same
 priorities the CLI uses: Left and Right move one column at a time to the ones that did not fit.
 
 Keys: Enter opens or folds a row's other tiers and regions, `a` shows every offer, `s` / `S`
@@ -23,12 +23,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from costcalc import columns as cols
-from costcalc import display
-from costcalc.columns import Column
-from costcalc.models import OfferResult
-from costcalc.report import desktop_cells, table_context
-from costcalc.scenario import Calculation
+from costcalc.core.models import OfferResult
+from costcalc.core.scenario import Calculation
+from costcalc.present import columns as cols
+from costcalc.present import display
+from costcalc.present.columns import Column
+from costcalc.present.report import desktop_cells, table_context
 from costcalc.tui import rows as tables
 from costcalc.tui.rows import Row, View, offer_key
 

@@ -26,12 +26,12 @@ from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 from textual_plotext.plot import Plot
 
-from costcalc import engine
-from costcalc.fx import Money
-from costcalc.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
-from costcalc.scenario import Calculation
+from costcalc.core import engine
+from costcalc.core.fx import Money
+from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
+from costcalc.core.scenario import Calculation
 from costcalc.tui import curves, ticks
-from costcalc.tui.widgets.breakeven import DESKTOP, OFFERS, Look
+from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
 
 TEXT = "default"
 """Labels on the canvas take the widget's own text colour."""

@@ -1,6 +1,6 @@
 """'Your setup': every input of the comparison, one compact row each, from the input table.
 
-The rows are costcalc.inputs.INPUTS, so the app has every input the CLI has, read the same way.
+The rows are costcalc.core.inputs.INPUTS, so the app has every input the CLI has, read the same way.
 A field is applied when the user presses Enter or leaves it; a value that does not parse stays
 in the field, marked, with a notification that says what a valid one looks like. Applied values
 leave as a SettingsChanged message; this widget computes nothing.
@@ -15,10 +15,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Select
 
-from costcalc import inputs
-from costcalc.errors import CostcalcError
-from costcalc.scenario import AppData, Calculation, default_desktop_price_usd
-from costcalc.settings import DEFAULT_GPU, Settings
+from costcalc.core import inputs
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import AppData, Calculation, default_desktop_price_usd
+from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.field import FieldInput, FieldSelect
 from costcalc.tui.widgets.gpu_input import GpuInput

@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc import display as fmt
-from costcalc.offers import is_stale
-from costcalc.scenario import Calculation
+from costcalc.core.offers import is_stale
+from costcalc.core.scenario import Calculation
+from costcalc.present import display as fmt
 from costcalc.tui.widgets.field import update_text
 
 
@@ -98,7 +98,7 @@ class VerdictBar(Vertical):
                 line.styles.min_height = None if self.narrow else self.WIDE_ROWS
 
     def show(self, calc: Calculation) -> None:
-        from providers.registry import labels
+        from costcalc.providers.registry import labels
 
         self._fit()
         verdict = fmt.verdict(

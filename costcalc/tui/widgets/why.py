@@ -1,4 +1,4 @@
-"""'Why this number': the selected offer's figures derived step by step (costcalc.explain)."""
+"""'Why this number': the selected offer's figures step by step (costcalc.present.explain)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from costcalc.models import OfferResult
-from costcalc.report import explain_parts
-from costcalc.scenario import AppData, Calculation
+from costcalc.core.models import OfferResult
+from costcalc.core.scenario import AppData, Calculation
+from costcalc.present.report import explain_parts
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:

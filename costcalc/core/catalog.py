@@ -1,0 +1,186 @@
+"""The GPU catalog: resolving what people type to a catalog entry.
+
+Rule kept here: pure (costcalc.store.loaders reads the bundled file). Lookup is forgiving about
+spelling (case, spaces, hyphens, brand words, token order) but never guesses between two GPUs;
+an unknown or ambiguous name raises UnknownGpu with the closest catalog names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from costcalc.core.errors import UnknownGpu
+from costcalc.core.models import GpuSpec
+
+_BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
+_MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")
+
+
+def _tokens(text: str) -> list[str]:
+    """Lower-case word tokens with memory sizes unified ('80G', '80 GB' -> '80gb')."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    merged: list[str] = []
+    for word in words:
+        if word in ("gb", "g", "gib") and merged and merged[-1].isdigit():
+            merged[-1] += "gb"
+            continue
+        match = _MEMORY.match(word)
+        merged.append(f"{match.group(1)}gb" if match else word)
+    return merged
+
+
+def compact(text: str) -> str:
+    """'GeForce RTX-3090' -> 'geforcertx3090': what remains once spacing is ignored."""
+    return "".join(_tokens(text))
+
+
+def token_key(text: str) -> str:
+    """Order-free form: 'A100 80GB SXM4' and 'a100 sxm4 80gb' give the same key."""
+    return " ".join(sorted(_tokens(text)))
+
+
+def _without_brand(text: str) -> str:
+    return " ".join(t for t in _tokens(text) if t not in _BRAND_WORDS)
+
+
+def _names_of(spec: GpuSpec) -> Iterable[str]:
+    yield spec.key
+    yield spec.key.replace("_", " ")
+    yield spec.name
+    yield _without_brand(spec.name)
+    yield from spec.aliases
+
+
+@dataclass(frozen=True)
+class CardPrice:
+    """What one card costs to buy, and what that figure is."""
+
+    usd: float
+    observed: date | None
+    """When the price was true; None for a launch price (it is not a price today)."""
+    condition: str
+    """'new', 'used', 'new or used' (a best deal across both), or 'launch price'."""
+    source: str
+
+
+def card_price(spec: GpuSpec, *, used: bool = False) -> CardPrice | None:
+    """The card's dated street price (its launch price when it has none); with `used`, its
+    dated second-hand price, or None when no second-hand price is sourced."""
+    cited = spec.sources.get("street_price", "")
+    street = spec.street_price_usd
+    if used:
+        if spec.used_price_usd is not None:
+            return CardPrice(spec.used_price_usd, spec.used_price_date, "used", cited)
+        if street is not None and spec.street_price_condition == "used":
+            return CardPrice(street, spec.street_price_date, "used", cited)
+        return None
+    if street is not None:
+        condition = spec.street_price_condition or "new or used"
+        return CardPrice(street, spec.street_price_date, condition, cited)
+    if spec.launch_price_usd is not None:
+        return CardPrice(spec.launch_price_usd, None, "launch price", spec.sources.get("price", ""))
+    return None
+
+
+class GpuCatalog:
+    """All known GPUs, indexed by every name people write for them."""
+
+    def __init__(self, specs: Iterable[GpuSpec]) -> None:
+        self._by_key: dict[str, GpuSpec] = {}
+        self._index: dict[str, set[str]] = {}
+        for spec in specs:
+            if spec.key in self._by_key:
+                raise ValueError(f"duplicate GPU key {spec.key!r}")
+            self._by_key[spec.key] = spec
+            for name in _names_of(spec):
+                for form in (compact(name), token_key(name)):
+                    if form:
+                        self._index.setdefault(form, set()).add(spec.key)
+
+    def __iter__(self) -> Iterator[GpuSpec]:
+        return iter(self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_key
+
+    def get(self, key: str) -> GpuSpec:
+        """Exact catalog key; KeyError when absent (keys come from our own data)."""
+        return self._by_key[key]
+
+    def resolve(self, name: str) -> GpuSpec:
+        """What the user typed -> one GpuSpec, or UnknownGpu with suggestions."""
+        if name in self._by_key:
+            return self._by_key[name]
+        for form in (compact(name), token_key(name), compact(_without_brand(name))):
+            keys = self._index.get(form, set())
+            if len(keys) == 1:
+                return self._by_key[next(iter(keys))]
+            if len(keys) > 1:
+                raise UnknownGpu(name, sorted(keys))
+        raise UnknownGpu(name, self.suggest(name))
+
+    def resolve_desktop(self, name: str) -> tuple[GpuSpec, str | None]:
+        """The card a desktop is built with, and a note when the name left a choice.
+
+        As `resolve`, except that a name that does not say SXM means the PCIe card: an SXM
+        module needs a server board, so a desktop 'A100' or 'H100 80GB' is the PCIe card of
+        that model and memory (the catalog's bare names follow the clouds, which rent SXM)."""
+        spec = self.resolve(name)
+        if spec.form_factor != "SXM" or any(t.startswith("sxm") for t in _tokens(name)):
+            return spec, None
+        model = _tokens(spec.short_name)[0]
+        pcie = [
+            s
+            for s in self
+            if s.form_factor == "PCIe"
+            and s.memory_gb == spec.memory_gb
+            and s.architecture == spec.architecture
+            and _tokens(s.short_name)[0] == model
+        ]
+        if len(pcie) != 1:
+            return spec, None
+        card = pcie[0]
+        note = (
+            f"{name!r} read as the {card.short_name}, the desktop card; "
+            f"say SXM for the {spec.short_name} server module"
+        )
+        return card, note
+
+    def family(self, name: str) -> list[GpuSpec]:
+        """Every GPU whose names contain all the words of `name`: 'a100' is every A100 variant,
+        'A100 80GB' the PCIe and SXM 80 GB cards; an exact name or key is that GPU alone.
+        UnknownGpu with suggestions when nothing matches."""
+        if name in self._by_key:
+            return [self._by_key[name]]
+        wanted = set(_tokens(_without_brand(name)))
+        found = [
+            spec
+            for spec in self
+            if wanted
+            and (
+                wanted <= {t for n in _names_of(spec) for t in _tokens(n)}
+                or compact(name) in {compact(n) for n in _names_of(spec)}
+            )
+        ]
+        if found:
+            return found
+        return [self.resolve(name)]  # raises UnknownGpu with suggestions
+
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """Closest catalog keys to a name nobody recognised."""
+        wanted = compact(_without_brand(name))
+        forms = list(self._index)
+        close = difflib.get_close_matches(wanted, forms, n=limit * 4, cutoff=0.5)
+        keys: list[str] = []
+        for form in close:
+            for key in sorted(self._index[form]):
+                if key not in keys:
+                    keys.append(key)
+        return keys[:limit]

@@ -1,0 +1,355 @@
+"""Desktop versus every offer: the one computation the CLI and the app both show.
+
+Rules kept here:
+- pure: everything it needs (catalog, grid figures, offers, speeds, `now`) is passed in, so it
+  runs in microseconds per offer and tests can pin every input; what does not change between
+  offers (speed per GPU, grid per region, age per timestamp) is computed once per value;
+- like with like: an offer is *comparable* when it has the desktop's number of GPUs, each with at
+  least the memory the job needs (the desktop GPU's memory when the user gives none). Offers
+  with more GPUs are *scale-out* options, costed with the sourced scaling of costcalc/data/
+  scaling.yaml, and can be the verdict only when the user allows it;
+- prices by kind: an estimate older than ESTIMATE_MAX_AGE_DAYS is never the verdict while a
+  comparable observed or list price exists; a spot offer's hours carry its expected
+  interruption overhead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from costcalc.core import engine
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.grid import GridIndex
+from costcalc.core.models import (
+    Assumptions,
+    CloudOffer,
+    DesktopBuild,
+    DesktopResult,
+    GpuSpec,
+    OfferResult,
+    RunCost,
+    Workload,
+)
+from costcalc.core.offers import age_days
+from costcalc.core.predict import SpeedFn
+
+ScaleFn = Callable[[GpuSpec, int], float]
+"""Throughput of n of this GPU relative to one."""
+
+ESTIMATE_MAX_AGE_DAYS = 30.0
+SPOT_RISK_BY_BUCKET = (0.025, 0.075, 0.125, 0.175, 0.25)
+"""Share of instances reclaimed in a month, at the middle of each AWS Spot Advisor bucket
+(<5 %, 5-10 %, 10-15 %, 15-20 %, >20 %: the last taken as 25 %)."""
+SPOT_RISK_UNKNOWN = 0.25
+"""A spot or interruptible offer whose provider publishes no risk: the worst bucket."""
+
+COMPARABLE = "comparable"
+SCALE_OUT = "scale-out"
+LESS_MEMORY = "less memory"
+FEWER_GPUS = "fewer GPUs"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What makes an offer a fair alternative to the desktop, and how spot risk is priced."""
+
+    memory_gb: float
+    """Per-GPU memory an offer needs to do the desktop's job."""
+    memory_from_job: bool
+    """True: the user said the job needs `memory_gb`; False: the desktop GPU's memory."""
+    scale_out: bool = False
+    """Offers with more GPUs than the desktop may be the verdict."""
+    checkpoint_h: float = 5 / 60
+    """Time to write one checkpoint (the spot overhead's assumption)."""
+    restart_h: float = 0.5
+    """Time to get capacity back and reload after an interruption."""
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    desktop: DesktopResult
+    desktop_run: RunCost | None
+    offers: tuple[OfferResult, ...]
+    best: OfferResult | None
+    """The verdict's offer: the cheapest a year among guaranteed, fitting, comparable offers
+    (scale-out too when allowed), not resting on a stale estimate when it can be helped."""
+    break_even_utilisation: float | None
+    """Above this utilisation the desktop beats `best` over the horizon."""
+    desktop_fits: bool
+    """False when the job needs more memory than the desktop's GPU has: it cannot be bought."""
+    rules: Rules
+
+
+def desktop_result(desktop: DesktopBuild, a: Assumptions) -> tuple[DesktopResult, float]:
+    """The desktop's yearly energy, money and carbon; also its wall draw under load."""
+    load_w = engine.desktop_load_w(
+        desktop.gpu_w, desktop.gpu_count, desktop.rest_of_system_w, a.psu_efficiency
+    )
+    kwh = engine.desktop_kwh_per_year(load_w, a.utilisation, desktop.idle_w, a.stays_on)
+    embodied = (
+        engine.embodied_co2_kg_per_year(desktop.embodied_kgco2e, desktop.life_years)
+        if a.include_embodied
+        else 0.0
+    )
+    result = DesktopResult(
+        gpu=desktop.gpu,
+        gpu_count=desktop.gpu_count,
+        price_usd=desktop.price_usd,
+        load_w=load_w,
+        kwh_per_year=kwh,
+        electricity_usd_per_year=engine.electricity_usd(kwh, a.usd_per_kwh),
+        co2_kg_per_year=engine.co2_kg(kwh, a.home_gco2_per_kwh, a.home_pue) + embodied,
+        embodied_co2_kg_per_year=embodied,
+    )
+    return result, load_w
+
+
+def desktop_run(
+    desktop: DesktopBuild, result: DesktopResult, a: Assumptions, w: Workload
+) -> RunCost | None:
+    """One run on the desktop: its electricity plus its share of the hardware over the horizon."""
+    if w.run_hours is None:
+        return None
+    kwh = result.load_w * w.run_hours / 1000
+    busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
+    runs_over_horizon = max(busy_hours / w.run_hours, 1.0)
+    hardware = desktop.price_usd * (1 - a.resale_fraction) / runs_over_horizon
+    usd = engine.electricity_usd(kwh, a.usd_per_kwh) + hardware
+    return RunCost(
+        hours=w.run_hours,
+        billed_hours=w.run_hours,
+        usd=usd,
+        usd_per_item=engine.usd_per_item(usd, w.items_per_run) if w.items_per_run else None,
+        kwh=kwh,
+        co2_kg=engine.co2_kg(kwh, a.home_gco2_per_kwh, a.home_pue),
+    )
+
+
+def spot_overhead(offer: CloudOffer, rules: Rules) -> float:
+    """The factor on an offer's hours for expected interruptions (1 for on-demand)."""
+    if not offer.spot:
+        return 1.0
+    bucket = offer.interruption_bucket
+    share = SPOT_RISK_UNKNOWN if bucket is None else SPOT_RISK_BY_BUCKET[bucket]
+    return 1 + engine.interruption_overhead(share, rules.checkpoint_h, rules.restart_h)
+
+
+def role_of(spec: GpuSpec, gpu_count: int, desktop_count: int, rules: Rules) -> str:
+    if spec.memory_gb < rules.memory_gb:
+        return LESS_MEMORY
+    if gpu_count == desktop_count:
+        return COMPARABLE
+    return SCALE_OUT if gpu_count > desktop_count else FEWER_GPUS
+
+
+def compare(
+    desktop: DesktopBuild,
+    assumptions: Assumptions,
+    workload: Workload,
+    offers: Sequence[CloudOffer],
+    catalog: GpuCatalog,
+    grid: GridIndex,
+    now: datetime,
+    *,
+    speed: SpeedFn,
+    scale: ScaleFn | None = None,
+    rules: Rules | None = None,
+) -> Comparison:
+    """The desktop against every offer. `speed` gives each offer's per-GPU speed relative to
+    the desktop's GPU (the predictor for the workload's kind and precision, or a bench's);
+    `scale` the throughput of several GPUs relative to one (default: 0.95 of linear per
+    doubling); `rules` what makes an offer comparable (default: the desktop GPU's memory)."""
+    a, w = assumptions, workload
+    desk, load_w = desktop_result(desktop, a)
+    desk_spec = catalog.get(desktop.gpu)
+    if scale is None:
+        scale = _default_scale
+    if rules is None:
+        need = w.memory_gb
+        rules = Rules(need if need is not None else desk_spec.memory_gb, need is not None)
+    desk_scale = scale(desk_spec, desktop.gpu_count)
+    busy_hours = a.utilisation * engine.HOURS_PER_YEAR
+    electricity_per_day = desk.electricity_usd_per_year / engine.DAYS_PER_YEAR
+    host_w = grid.data.cloud_host_w_per_gpu
+
+    per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec, str]] = {}
+    grids: dict[tuple[str, str], tuple[float, float]] = {}
+    ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
+    overheads: dict[int | None, float] = {}  # spot overhead by interruption bucket
+    results: list[OfferResult] = []
+    check_fit = bool(w.max_batch) or w.memory_gb is not None
+    append = results.append
+    for offer in offers:
+        gpu_key = (offer.gpu, offer.gpu_count)
+        found_gpu = per_gpu.get(gpu_key)
+        if found_gpu is None:
+            spec = catalog.get(offer.gpu)
+            rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
+            watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
+            role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules)
+            found_gpu = per_gpu[gpu_key] = (rel, watts, spec, role)
+        rel, offer_w, spec, role = found_gpu
+        region_key = (offer.provider, offer.region)
+        found_grid = grids.get(region_key)
+        if found_grid is None:
+            g = grid.for_offer(offer.provider, offer.region)
+            found_grid = grids[region_key] = (g.gco2_per_kwh, g.pue)
+        gco2, pue = found_grid
+        age = ages.get(id(offer.fetched_at))
+        if age is None:
+            age = ages[id(offer.fetched_at)] = age_days(offer.fetched_at, now)
+        overhead = 1.0
+        if offer.spot:
+            bucket = offer.interruption_bucket
+            found_overhead = overheads.get(bucket)
+            if found_overhead is None:
+                found_overhead = overheads[bucket] = spot_overhead(offer, rules)
+            overhead = found_overhead
+        effective = rel / overhead  # interruptions cost hours as a slower GPU would
+
+        hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
+        fits = _fits(spec, offer.gpu, w) if check_fit else None
+        append(
+            OfferResult(
+                offer,
+                spec,
+                rel,
+                role,
+                overhead,
+                hours,
+                usd_year,
+                engine.break_even_days(
+                    desktop.price_usd, usd_year / engine.DAYS_PER_YEAR, electricity_per_day
+                ),
+                engine.co2_kg(hours * offer_w / 1000, gco2, pue),
+                age,
+                fits,
+                _usd_per_batch_item(offer, w) if w.max_batch else None,
+                _offer_run(offer, effective, offer_w, gco2, pue, a, w)
+                if w.run_hours is not None and fits is not False
+                else None,
+            )
+        )
+
+    desktop_fits = desk_spec.memory_gb >= w.memory_gb if w.memory_gb is not None else True
+    if w.max_batch and w.max_batch.get(desktop.gpu, 1) < 1:
+        desktop_fits = False
+    best = pick_best(results, rules)
+    return Comparison(
+        desktop=desk,
+        desktop_run=desktop_run(desktop, desk, a, w) if desktop_fits else None,
+        offers=tuple(results),
+        best=best,
+        break_even_utilisation=(
+            _break_even_utilisation(desktop, a, load_w, best)
+            if best is not None and desktop_fits
+            else None
+        ),
+        desktop_fits=desktop_fits,
+        rules=rules,
+    )
+
+
+def _default_scale(_spec: GpuSpec, count: int) -> float:
+    return engine.multi_gpu_speedup(count)
+
+
+def cloud_year(
+    offer: CloudOffer, busy_hours: float, relative_speed: float, horizon_years: float = 3.0
+) -> tuple[float, float]:
+    """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs
+    (`relative_speed` already carries any interruption overhead): servers rented by the month
+    bill whole months, and a setup fee is spread over the horizon."""
+    hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
+    usd = engine.cloud_usd_for_hours(
+        billed, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
+    )
+    if offer.setup_fee_usd:
+        usd += offer.setup_fee_usd / horizon_years
+    return hours, usd
+
+
+def is_stale_estimate(result: OfferResult) -> bool:
+    """An estimate (a derived price no one observed) older than ESTIMATE_MAX_AGE_DAYS."""
+    return result.offer.price_kind == "estimate" and result.price_age_days > ESTIMATE_MAX_AGE_DAYS
+
+
+def candidates(results: Sequence[OfferResult], rules: Rules) -> list[OfferResult]:
+    """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
+    when allowed), and no stale estimate while an observed or list price is among them."""
+    roles = (COMPARABLE, SCALE_OUT) if rules.scale_out else (COMPARABLE,)
+    found = [r for r in results if r.offer.guaranteed and r.fits is not False and r.role in roles]
+    trusted = [r for r in found if not is_stale_estimate(r)]
+    return trusted or found
+
+
+def pick_best(results: Sequence[OfferResult], rules: Rules) -> OfferResult | None:
+    return min(candidates(results, rules), key=lambda r: r.usd_per_year, default=None)
+
+
+def _fits(spec: GpuSpec, gpu: str, w: Workload) -> bool | None:
+    if w.max_batch:
+        return w.max_batch.get(gpu, 0) >= 1 if gpu in w.max_batch else None
+    if w.memory_gb is not None:
+        return spec.memory_gb >= w.memory_gb
+    return None
+
+
+def _usd_per_batch_item(offer: CloudOffer, w: Workload) -> float | None:
+    if offer.gpu not in w.max_batch:
+        return None
+    return engine.usd_per_batch_item(offer.usd_per_hour, w.max_batch[offer.gpu] * offer.gpu_count)
+
+
+def _offer_run(
+    offer: CloudOffer,
+    rel: float,
+    offer_w: float,
+    gco2: float,
+    pue: float,
+    a: Assumptions,
+    w: Workload,
+) -> RunCost | None:
+    if w.run_hours is None:
+        return None
+    hours = engine.cloud_hours_for(w.run_hours, rel)
+    billed_s = engine.billed_seconds(
+        hours * 3600, offer.billing_increment_s, offer.billing_minimum_s
+    )
+    share = 0.0
+    if offer.monthly_fee_usd:
+        runs = engine.runs_per_month(a.utilisation, w.run_hours)
+        share = engine.plan_share_usd(offer.monthly_fee_usd, runs)
+    usd = engine.billed_cost_usd(billed_s, offer.usd_per_hour, share)
+    kwh = hours * offer_w / 1000
+    return RunCost(
+        hours=hours,
+        billed_hours=billed_s / 3600,
+        usd=usd,
+        usd_per_item=engine.usd_per_item(usd, w.items_per_run) if w.items_per_run else None,
+        kwh=kwh,
+        co2_kg=engine.co2_kg(kwh, gco2, pue),
+    )
+
+
+def _break_even_utilisation(
+    desktop: DesktopBuild, a: Assumptions, load_w: float, best: OfferResult
+) -> float | None:
+    offer = best.offer
+    effective = best.relative_speed / best.overhead
+
+    def desktop_cost(u: float) -> float:
+        kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
+        yearly = engine.electricity_usd(kwh, a.usd_per_kwh)
+        return engine.horizon_cost_usd(
+            desktop.price_usd, yearly, a.horizon_years, a.resale_fraction
+        )
+
+    def cloud_cost(u: float) -> float:
+        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
+        return yearly * a.horizon_years
+
+    return engine.break_even_utilisation(desktop_cost, cloud_cost)

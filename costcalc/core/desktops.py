@@ -1,0 +1,327 @@
+"""Which desktop? Builds of n x card side by side: price, memory, power, speed, cost of
+ownership, break-even against the cloud, and whether the build physically works.
+
+Rule kept here: pure, and no formula of its own. The desktop, its electricity and carbon come
+from `scenario.build_desktop` and `compare.desktop_result`; break-even from `compare.compare`
+against the comparable cloud offers; speed from the predictor times `engine.multi_gpu_speedup`;
+the fit from `feasibility.check_build`. A build that does not fit, or whose GPUs cannot hold the
+job, never wins.
+
+Memory is per GPU: a multi-GPU build is assumed to train data-parallel, one copy of the model on
+each GPU, so `--memory-gb` is checked against one card's memory, not the build's total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from costcalc.core import engine
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.compare import Rules, ScaleFn, compare, desktop_result
+from costcalc.core.errors import CostcalcError
+from costcalc.core.feasibility import Feasibility, check_build
+from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
+from costcalc.core.models import (
+    Assumptions,
+    CloudOffer,
+    DesktopBuild,
+    DesktopResult,
+    GpuSpec,
+    OfferResult,
+    Workload,
+)
+from costcalc.core.predict import SpeedFn
+from costcalc.core.scenario import (
+    AppData,
+    Scenario,
+    build_assumptions,
+    build_desktop,
+    by_gpu_count,
+    resolved_dtype,
+    scale_fn,
+)
+from costcalc.core.scenario import offers_for as scenario_offers
+
+MAX_GPUS = 8
+"""Largest GPU count asked about: past the assumed board's seven slots anyway."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """One build, n x one card, every figure the comparison shows."""
+
+    spec: GpuSpec
+    gpu_count: int
+    card: CardFacts | None
+    desktop: DesktopBuild
+    price_known: bool
+    """False when no card price is on file: price, TCO and break-even mean nothing then."""
+    base_system_usd: float
+    energy: DesktopResult
+    """Wall draw, kWh, electricity and CO2 a year (compare.desktop_result)."""
+    relative_speed: float
+    """Throughput relative to one card of the comparison's first GPU (the baseline)."""
+    tco_usd: float
+    """Price - resale + electricity over the horizon."""
+    tco_usd_per_work_hour: float
+    """TCO / (relative speed x busy hours over the horizon): dollars per hour of work at the
+    speed of one baseline card."""
+    cloud: OfferResult | None
+    """The cheapest comparable cloud offer for the same work, with its break-even."""
+    holds_job: bool | None
+    """Each GPU holds the job's memory (None: no memory need given)."""
+    feasibility: Feasibility
+
+    @property
+    def label(self) -> str:
+        return f"{self.gpu_count}x {self.spec.name}"
+
+    @property
+    def fits(self) -> bool | None:
+        return self.feasibility.fits
+
+    @property
+    def can_win(self) -> bool:
+        return self.fits is True and self.holds_job is not False and self.price_known
+
+    @property
+    def total_memory_gb(self) -> float:
+        return self.spec.memory_gb * self.gpu_count
+
+    @property
+    def break_even_days(self) -> float | None:
+        return self.cloud.break_even_days if self.cloud is not None else None
+
+
+@dataclass(frozen=True)
+class DesktopsComparison:
+    builds: tuple[BuildResult, ...]
+    """Fitting builds first (cheapest per hour of work first), then unknown, then non-fitting."""
+    best: BuildResult | None
+    """Lowest TCO per hour of work among builds that fit and hold the job."""
+    baseline: GpuSpec
+    assumptions: Assumptions
+    workload: Workload
+    circuit: Circuit | None
+    circuit_source: str
+    """How the circuit was chosen: 'region US' or 'chosen'."""
+    reliability: dict[str, ReliabilityClass]
+    """The classes of the builds' cards, in order of first appearance."""
+    notes: tuple[str, ...]
+
+
+def parse_counts(texts: Sequence[str]) -> tuple[int, ...]:
+    """'1,2,4' (repeatable) -> (1, 2, 4); each from 1 to MAX_GPUS."""
+    counts: list[int] = []
+    for text in texts:
+        for part in text.replace(" ", "").split(","):
+            if not part.isdigit() or not 1 <= int(part) <= MAX_GPUS:
+                raise CostcalcError(
+                    f"GPU count must be a whole number from 1 to {MAX_GPUS}, got {part!r}"
+                )
+            if int(part) not in counts:
+                counts.append(int(part))
+    return tuple(counts)
+
+
+def resolve_gpus(names: Sequence[str], catalog: GpuCatalog) -> tuple[GpuSpec, ...]:
+    specs: list[GpuSpec] = []
+    for name in names:
+        spec, _ = catalog.resolve_desktop(name)  # the build's label names the card chosen
+        if spec not in specs:
+            specs.append(spec)
+    if not specs:
+        raise CostcalcError("say which desktop GPUs to compare with --gpu (repeatable)")
+    return tuple(specs)
+
+
+def choose_circuit(hw: DesktopHardware, region: str, key: str | None) -> tuple[Circuit | None, str]:
+    """The circuit the user named, else the default of their grid region (None: not on file)."""
+    if key is not None:
+        found = hw.circuit(key)
+        if found is None:
+            known = ", ".join(c.key for c in hw.circuits)
+            raise CostcalcError(f"unknown circuit {key!r}; choose one of {known}")
+        return found, "chosen"
+    return hw.circuit_for(region), f"region {region}"
+
+
+def compare_builds(
+    scenario: Scenario,
+    data: AppData,
+    hw: DesktopHardware,
+    gpus: Sequence[GpuSpec],
+    counts: Sequence[int],
+    now: datetime,
+    *,
+    circuit_key: str | None = None,
+) -> DesktopsComparison:
+    """Every build of `counts` x each of `gpus`, under the scenario's use, region and horizon."""
+    if not gpus or not counts:
+        raise CostcalcError("give at least one GPU and one GPU count")
+    psu_efficiency = (
+        scenario.psu_efficiency
+        if "psu_efficiency" in scenario.model_fields_set
+        else data.desktop_defaults.psu_efficiency_typical
+    )
+    a = build_assumptions(
+        data.grid,
+        utilisation=scenario.utilisation,
+        usd_per_kwh=(
+            data.default_usd_per_kwh if scenario.usd_per_kwh is None else scenario.usd_per_kwh
+        ),
+        region=scenario.home_region,
+        psu_efficiency=psu_efficiency,
+        stays_on=scenario.always_on,
+        horizon_years=scenario.horizon_years,
+        resale_fraction=scenario.resale_share,
+        include_embodied=scenario.embodied,
+    )
+    dtype = resolved_dtype(scenario, gpus[0])
+    w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype)
+    circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
+    speed = data.predictor.speed_fn(scenario.kind, dtype)
+    scale = scale_fn(data.scaling, scenario.kind)
+    offers = scenario_offers(scenario, data.book.offers, data.catalog)
+    builds = [
+        _build(spec, n, gpus[0], hw, data, a, w, speed, scale, offers, circuit, now, scenario)
+        for spec in gpus
+        for n in counts
+    ]
+    ranked = sorted(builds, key=_rank)
+    winners = [b for b in ranked if b.can_win]
+    return DesktopsComparison(
+        builds=tuple(ranked),
+        best=winners[0] if winners else None,
+        baseline=gpus[0],
+        assumptions=a,
+        workload=w,
+        circuit=circuit,
+        circuit_source=circuit_source,
+        reliability=_classes(builds, hw),
+        notes=tuple(_notes(builds, psu_efficiency, circuit, circuit_source, scenario)),
+    )
+
+
+def _build(
+    spec: GpuSpec,
+    n: int,
+    baseline: GpuSpec,
+    hw: DesktopHardware,
+    data: AppData,
+    a: Assumptions,
+    w: Workload,
+    speed: SpeedFn,
+    scale: ScaleFn,
+    offers: Sequence[CloudOffer],
+    circuit: Circuit | None,
+    now: datetime,
+    scenario: Scenario,
+) -> BuildResult:
+    price_known = spec.desktop_price_usd is not None
+    desktop = build_desktop(spec, data.desktop_defaults, n, price_usd=None if price_known else 0.0)
+    energy, _ = desktop_result(desktop, a)
+    relative = speed(baseline, spec) * scale(spec, n)
+    tco = engine.horizon_cost_usd(
+        desktop.price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
+    )
+    busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
+    cloud = None
+    if offers and price_known:
+        # The verdict's own rule: the cheapest comparable offer (this build's GPU count, at least
+        # its memory per GPU, or the job's), no stale estimate while a real price exists.
+        need = w.memory_gb if w.memory_gb is not None else spec.memory_gb
+        rules = Rules(
+            max(need, spec.memory_gb),
+            w.memory_gb is not None,
+            checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+            restart_h=scenario.spot_restart_minutes / 60,
+        )
+        found = compare(
+            desktop,
+            a,
+            w,
+            offers,
+            data.catalog,
+            data.grid,
+            now,
+            speed=speed,
+            scale=scale,
+            rules=rules,
+        )
+        cloud = found.best
+    card = hw.card(spec.key)
+    return BuildResult(
+        spec=spec,
+        gpu_count=n,
+        card=card,
+        desktop=desktop,
+        price_known=price_known,
+        base_system_usd=by_gpu_count(data.desktop_defaults.base_system_usd, n),
+        energy=energy,
+        relative_speed=relative,
+        tco_usd=tco,
+        tco_usd_per_work_hour=tco / (relative * busy_hours),
+        cloud=cloud,
+        holds_job=spec.memory_gb >= w.memory_gb if w.memory_gb is not None else None,
+        feasibility=check_build(
+            spec,
+            card,
+            n,
+            hw,
+            gpu_w=desktop.gpu_w,
+            rest_of_system_w=desktop.rest_of_system_w,
+            psu_efficiency=a.psu_efficiency,
+            circuit=circuit,
+        ),
+    )
+
+
+def _rank(b: BuildResult) -> tuple[int, int, float]:
+    order = {True: 0, None: 1, False: 2}[b.fits]
+    unusable = 0 if b.holds_job is not False and b.price_known else 1
+    return order, unusable, b.tco_usd_per_work_hour
+
+
+def _classes(builds: Sequence[BuildResult], hw: DesktopHardware) -> dict[str, ReliabilityClass]:
+    found: dict[str, ReliabilityClass] = {}
+    for b in builds:
+        if b.spec.segment in hw.reliability and b.spec.segment not in found:
+            found[b.spec.segment] = hw.reliability[b.spec.segment]
+    return found
+
+
+def _notes(
+    builds: Sequence[BuildResult],
+    psu_efficiency: float,
+    circuit: Circuit | None,
+    circuit_source: str,
+    scenario: Scenario,
+) -> list[str]:
+    notes = []
+    if "psu_efficiency" not in scenario.model_fields_set:
+        notes.append(
+            f"PSU losses counted at {psu_efficiency:.0%} efficiency (80 PLUS Gold, "
+            "prices/desktop.yaml): the wall circuit sees them; --psu-efficiency 1 counts the "
+            "GPU watts as drawn at the wall, as `quick` does by default"
+        )
+    if circuit is None:
+        notes.append(
+            f"no household circuit on file for {circuit_source}: the PSU and wall checks are "
+            "left open; give --circuit"
+        )
+    if any(b.gpu_count > 1 for b in builds):
+        notes.append(
+            "multi-GPU speed assumes data-parallel training with the sourced per-kind scaling of "
+            "costcalc/data/scaling.yaml (PCIe for desktop cards); the "
+            "memory figure is per GPU: the model is not split across GPUs"
+        )
+    unpriced = sorted({b.spec.name for b in builds if not b.price_known})
+    if unpriced:
+        notes.append(
+            f"no card price on file for {', '.join(unpriced)}: price, TCO and break-even are "
+            "left out"
+        )
+    return notes

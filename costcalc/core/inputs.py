@@ -1,0 +1,647 @@
+"""What people type, read one way everywhere: the input table behind the CLI's flags, the app's
+fields, the environment and the settings file.
+
+Rule kept here: pure and light. Each input is one row of INPUTS: the Scenario field it fills, its
+flag, its label in the app, its help line and how its text reads. Bounds are not written here:
+they are read from the Scenario field, so the CLI, the app and the settings file refuse the same
+values with the same one-line message. A text that cannot be read raises CostcalcError saying
+what a valid one looks like; an empty text means "not given".
+
+How numbers read, the same for every input:
+- "$2,200" and "2,200.50" use commas to group thousands; a lone decimal comma ("0,12") is
+  refused with a hint rather than guessed, so 0,12 never becomes 12;
+- shares (utilisation, PSU efficiency, resale) are written 0.15 or 15%; a whole number from 2 to
+  100 without % is a percentage too (15 means 15%); anything else above 1 is refused;
+- non-finite numbers (nan, inf) and numbers past the input's bounds are refused with the bounds.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from annotated_types import Ge, Gt, Le, Lt
+
+from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import Scenario
+
+Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
+
+_GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")
+_DECIMAL_COMMA = re.compile(r"^\d*,\d+$")
+MAX_USD_PER_HOUR = 10_000_000.0
+"""Your own offer's price per hour, in any currency (checked again in USD by the scenario)."""
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+# --------------------------------------------------------------------------- reading numbers
+
+
+def number(text: str, what: str) -> float | None:
+    """A finite number as people write it ('$2,200', '0.12', '1e6'); empty is None."""
+    raw = text.strip().replace(" ", "").replace("_", "").lstrip("$")
+    if not raw:
+        return None
+    if "," in raw:
+        if _GROUPED.match(raw.lstrip("-")):
+            raw = raw.replace(",", "")
+        elif _DECIMAL_COMMA.match(raw.lstrip("-")):
+            point = raw.replace(",", ".")
+            raise CostcalcError(f"{what}: write {point} with a decimal point, got {text!r}")
+        else:
+            raise CostcalcError(f"{what} must be a number, got {text!r}")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CostcalcError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise CostcalcError(f"{what} must be a finite number, got {text!r}")
+    return value
+
+
+def share(text: str, what: str) -> float | None:
+    """'0.15', '15%', '15 %' or a whole percentage '15' -> 0.15; empty is None."""
+    raw = text.strip()
+    if not raw:
+        return None
+    percent = raw.endswith("%")
+    try:
+        value = number(raw.rstrip("%"), what)
+    except CostcalcError:
+        value = None
+    if value is None:
+        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {text!r}")
+    if percent:
+        return value / 100
+    if value > 1:
+        if value == int(value) and value <= 100:
+            return value / 100
+        hint = f" (did you mean {value:g}%?)" if value <= 100 else ""
+        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {text!r}{hint}")
+    return value
+
+
+def whole(text: str, what: str) -> int | None:
+    raw = text.strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[+]?\d+", raw):
+        raise CostcalcError(f"{what} must be a whole number, got {text!r}")
+    return int(raw)
+
+
+def switch(text: str, what: str) -> bool | None:
+    raw = text.strip().lower()
+    if not raw:
+        return None
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise CostcalcError(f"{what} must be yes or no, got {text!r}")
+
+
+def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
+    raw = text.strip().lower()
+    if not raw:
+        return None
+    options = tuple(choices)
+    if raw in options:
+        return raw
+    close = difflib.get_close_matches(raw, options, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise CostcalcError(f"{what} must be one of {', '.join(options)}, got {text!r}{hint}")
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+def bounds(field: str) -> tuple[float | None, bool, float | None, bool]:
+    """(low, low inclusive, high, high inclusive) of a Scenario field, from its constraints."""
+    low: float | None = None
+    high: float | None = None
+    low_in = high_in = True
+    for rule in Scenario.model_fields[field].metadata:
+        if isinstance(rule, Ge):
+            low, low_in = float(rule.ge), True  # type: ignore[arg-type]
+        elif isinstance(rule, Gt):
+            low, low_in = float(rule.gt), False  # type: ignore[arg-type]
+        elif isinstance(rule, Le):
+            high, high_in = float(rule.le), True  # type: ignore[arg-type]
+        elif isinstance(rule, Lt):
+            high, high_in = float(rule.lt), False  # type: ignore[arg-type]
+    return low, low_in, high, high_in
+
+
+def check_bounds(value: float, field: str, what: str, text: str, as_share: bool = False) -> None:
+    """One line saying the allowed range when `value` is outside the field's bounds."""
+    low, low_in, high, high_in = bounds(field)
+    too_low = low is not None and (value < low or (value == low and not low_in))
+    too_high = high is not None and (value > high or (value == high and not high_in))
+    if not (too_low or too_high):
+        return
+    if as_share:
+        left = "[" if low_in else "("
+        right = "]" if high_in else ")"
+        lo, hi = (low or 0) * 100, (high or 1) * 100
+        raise CostcalcError(
+            f"{what} must be in {left}{lo:g}%, {hi:g}%{right} (a share: 0.15 or 15%), got {text!r}"
+        )
+    if too_low and low == 0:
+        message = "cannot be negative" if low_in else "must be greater than 0"
+    elif too_low:
+        message = f"must be at least {low:,g}" if low_in else f"must be greater than {low:,g}"
+    else:
+        message = f"must be at most {high:,g}" if high_in else f"must be below {high:,g}"
+    raise CostcalcError(f"{what} {message}, got {text!r}")
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input a user can give, and how every front end reads and shows it."""
+
+    field: str
+    """The Scenario field it fills (and its key in the settings file)."""
+    flag: str
+    label: str
+    """Short label in the app's setup panel."""
+    what: str
+    """How messages name it: 'utilisation', 'desktop price'."""
+    help: str
+    form: Form
+    group: str
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    item: Form = "text"
+    """For a list: the form of each item."""
+    alias: tuple[str, str] | None = None
+    """Another flag that sets a fixed value: ('--no-spot', 'on-demand')."""
+
+    @property
+    def env(self) -> str:
+        """COSTCALC_ and the flag in capitals: --kwh-price -> COSTCALC_KWH_PRICE."""
+        return "COSTCALC_" + self.flag.lstrip("-").upper().replace("-", "_")
+
+    def parse(self, text: str) -> Any:
+        """The value of `text`, checked; None when empty (not given)."""
+        if self.form == "list":
+            return self._parse_list(text)
+        return self._parse_one(self.form, text)
+
+    def _parse_one(self, form: Form, text: str) -> Any:
+        if form in ("money", "number"):
+            value = number(text, self.what)
+        elif form == "share":
+            value = share(text, self.what)
+        elif form == "count":
+            value = whole(text, self.what)
+        elif form == "switch":
+            return switch(text, self.what)
+        elif form == "choice":
+            return choice(text, self.what, self.choices)
+        else:
+            return text.strip() or None
+        if value is None:
+            return None
+        if self.form == "list":  # list items have no field of their own: money per hour
+            if value < 0:
+                raise CostcalcError(f"{self.what} cannot be negative, got {text!r}")
+            if value > MAX_USD_PER_HOUR:
+                raise CostcalcError(
+                    f"{self.what} must be at most {MAX_USD_PER_HOUR:,g}, got {text!r}"
+                )
+        else:
+            check_bounds(value, self.field, self.what, text, as_share=form == "share")
+        return value
+
+    def _parse_list(self, text: str) -> tuple[Any, ...] | None:
+        # Numbers are separated by ";", spaces or ", " (a comma between digits is part of a
+        # number: thousands, or a decimal comma, refused with a hint); names by "," or ";".
+        pattern = r"\s*[;,]\s*" if self.item == "text" else r"[;\s]+|,(?!\d)"
+        parts = [p for p in re.split(pattern, text.strip()) if p]
+        if not parts:
+            return None
+        return tuple(self._parse_one(self.item, part) for part in parts)
+
+    def show(self, value: Any) -> str:
+        """How the app's field shows a value: what a person would type, never e-notation."""
+        if value is None:
+            return ""
+        if self.form == "share":
+            return f"{value * 100:.4g}%"
+        if self.form == "switch":
+            return "yes" if value else "no"
+        if self.form == "list":
+            return ", ".join(show_number(v) if isinstance(v, float) else str(v) for v in value)
+        if isinstance(value, float):
+            return show_number(value)
+        return str(value)
+
+
+def show_number(value: float) -> str:
+    """2200 -> '2,200'; 1e6 -> '1,000,000'; 0.12 -> '0.12': as typed, grouped, no exponent."""
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return text if text not in ("0", "-0") else f"{value:.3g}"
+
+
+def _money(field: str, flag: str, label: str, what: str, help: str, group: str) -> Input:
+    return Input(field, flag, label, what, help, "money", group, metavar="AMOUNT")
+
+
+INPUTS: tuple[Input, ...] = (
+    # -- the desktop
+    Input(
+        "gpu",
+        "--gpu",
+        "GPU",
+        "desktop GPU",
+        "the desktop's GPU: rtx3090, 'RTX 4090', a6000 ... (`costcalc gpus` lists them)",
+        "text",
+        "desktop",
+        metavar="NAME",
+    ),
+    Input(
+        "gpu_count",
+        "--gpu-count",
+        "GPUs",
+        "GPU count",
+        "GPUs in the desktop",
+        "count",
+        "desktop",
+        metavar="N",
+    ),
+    _money(
+        "desktop_price_usd",
+        "--desktop-price",
+        "Price $",
+        "desktop price",
+        "whole machine, up front, in the chosen currency (default: GPU street price + a 2026 base "
+        "system)",
+        "desktop",
+    ),
+    Input(
+        "gpu_watts",
+        "--gpu-watts",
+        "GPU W",
+        "GPU watts",
+        "draw of one GPU under load (default: its board power)",
+        "number",
+        "desktop",
+        metavar="W",
+    ),
+    Input(
+        "system_watts",
+        "--system-watts",
+        "Rest W",
+        "system watts",
+        "draw of the rest of the system under load (default 100 W for 1-2 GPUs)",
+        "number",
+        "desktop",
+        metavar="W",
+    ),
+    Input(
+        "idle_watts",
+        "--idle-watts",
+        "Idle W",
+        "idle watts",
+        "whole-system idle draw, counted with --always-on",
+        "number",
+        "desktop",
+        metavar="W",
+    ),
+    Input(
+        "used",
+        "--used",
+        "Used",
+        "used cards",
+        "price the cards on the second-hand market, where a dated used price exists",
+        "switch",
+        "desktop",
+    ),
+    Input(
+        "psu_efficiency",
+        "--psu-efficiency",
+        "PSU eff.",
+        "PSU efficiency",
+        "1 (default) counts the watts as drawn at the wall; 0.9 adds PSU losses",
+        "share",
+        "desktop",
+        metavar="SHARE",
+    ),
+    Input(
+        "resale_share",
+        "--resale",
+        "Resale",
+        "resale share",
+        "share of the price you get back after the horizon (0.3 or 30%)",
+        "share",
+        "desktop",
+        metavar="SHARE",
+    ),
+    Input(
+        "horizon_years",
+        "--horizon",
+        "Years",
+        "horizon (years)",
+        "years you will use the desktop (default 3)",
+        "number",
+        "desktop",
+        metavar="YEARS",
+    ),
+    Input(
+        "embodied",
+        "--embodied",
+        "Embodied",
+        "embodied carbon",
+        "add the desktop's manufacturing carbon, spread over its life",
+        "switch",
+        "desktop",
+    ),
+    # -- how it is used
+    Input(
+        "utilisation",
+        "--util",
+        "Util.",
+        "utilisation",
+        "share of all hours the GPU works: 0.15, 15% or 15 (default 15%, a PhD desktop; "
+        "personal machines really sit at 5-10%)",
+        "share",
+        "use",
+        metavar="SHARE",
+    ),
+    Input(
+        "always_on",
+        "--always-on",
+        "Stays on",
+        "always on",
+        "the machine idles between jobs instead of being switched off",
+        "switch",
+        "use",
+    ),
+    # -- where it runs
+    Input(
+        "home_region",
+        "--region",
+        "Region",
+        "home region",
+        "where the desktop runs: sets the household electricity price and the grid's CO2; a "
+        "country (US, DE, Germany, UK), a state or province (US-CA, California, CA-QC) or a "
+        "cloud region",
+        "text",
+        "place",
+        metavar="CODE",
+    ),
+    _money(
+        "usd_per_kwh",
+        "--kwh-price",
+        "kWh price",
+        "electricity price",
+        "your electricity price per kWh, in the chosen currency (default: the home region's "
+        "household price, dated and sourced)",
+        "place",
+    ),
+    Input(
+        "currency",
+        "--currency",
+        "Currency",
+        "currency",
+        "show and read every amount in this currency (EUR, GBP, JPY ...; ECB reference rates); "
+        "default: the home region's currency, else USD",
+        "text",
+        "place",
+        metavar="CODE",
+    ),
+    # -- the run
+    Input(
+        "run_hours",
+        "--run-hours",
+        "Run h",
+        "run hours",
+        "one training run takes H hours on the desktop: cost it on every offer",
+        "number",
+        "run",
+        metavar="H",
+    ),
+    Input(
+        "items_per_run",
+        "--items",
+        "Items",
+        "items per run",
+        "items (samples) one run processes: adds $ per item",
+        "number",
+        "run",
+        metavar="N",
+    ),
+    Input(
+        "memory_gb",
+        "--memory-gb",
+        "Mem GB",
+        "GPU memory (GB)",
+        "GPU memory the run needs: smaller GPUs are marked 'does not fit'",
+        "number",
+        "run",
+        metavar="GB",
+    ),
+    Input(
+        "kind",
+        "--kind",
+        "Kind",
+        "workload kind",
+        "workload kind used to compare GPU speeds",
+        "choice",
+        "run",
+        choices=KINDS,
+    ),
+    Input(
+        "dtype",
+        "--dtype",
+        "dtype",
+        "precision",
+        "training precision used to compare GPU speeds (default auto: fp16 mixed precision on "
+        "a desktop GPU with tensor cores, fp32 otherwise)",
+        "choice",
+        "run",
+        choices=("auto", *DTYPES),
+    ),
+    Input(
+        "bench",
+        "--bench",
+        "Bench",
+        "bench result",
+        "use a saved bench result (latest or a path): its GPU as the desktop, its measured "
+        "speed split, its memory fit for the largest batch per GPU",
+        "text",
+        "run",
+        metavar="latest|PATH",
+    ),
+    # -- the offers
+    Input(
+        "cloud_prices",
+        "--cloud-price",
+        "Your $/h",
+        "cloud price",
+        "add your own offer at this price per hour on the same GPUs (repeatable)",
+        "list",
+        "offers",
+        metavar="USD_PER_HOUR",
+        item="money",
+    ),
+    Input(
+        "providers",
+        "--provider",
+        "Providers",
+        "provider",
+        "only these providers (repeatable)",
+        "list",
+        "offers",
+        metavar="NAME",
+    ),
+    Input(
+        "offer_kind",
+        "--offers",
+        "Offers",
+        "offer kind",
+        "all offers, only spot or only on-demand (--no-spot is --offers on-demand)",
+        "choice",
+        "offers",
+        choices=OFFER_KINDS,
+        alias=("--no-spot", "on-demand"),
+    ),
+    Input(
+        "cloud_regions",
+        "--cloud-region",
+        "Regions",
+        "cloud region",
+        "only offers in this cloud region (repeatable): us-east-1, NY2, ...",
+        "list",
+        "offers",
+        metavar="REGION",
+    ),
+    Input(
+        "cloud_gpus",
+        "--cloud-gpu",
+        "Cloud GPU",
+        "cloud GPU",
+        "only offers with this GPU (repeatable); a family matches every variant: a100",
+        "list",
+        "offers",
+        metavar="GPU",
+    ),
+    Input(
+        "min_memory_gb",
+        "--min-memory",
+        "Min GB",
+        "minimum memory",
+        "only offers with at least this much memory per GPU",
+        "number",
+        "offers",
+        metavar="GB",
+    ),
+    Input(
+        "offer_match",
+        "--match",
+        "Match",
+        "words",
+        "only offers whose provider, name, GPU or region hold these words; | separates "
+        "alternatives: 'a100|h100', 'rtx 4090|l40s'",
+        "text",
+        "offers",
+        metavar="WORDS",
+    ),
+    Input(
+        "scale_out",
+        "--scale-out",
+        "Scale-out",
+        "scale-out",
+        "let offers with more GPUs than the desktop be the verdict (their speed assumes the "
+        "sourced multi-GPU scaling)",
+        "switch",
+        "offers",
+    ),
+    Input(
+        "spot_checkpoint_minutes",
+        "--spot-checkpoint-minutes",
+        "Ckpt min",
+        "checkpoint minutes",
+        "minutes one checkpoint takes to write: prices a spot offer's interruptions (default 5)",
+        "number",
+        "offers",
+        metavar="MIN",
+    ),
+    Input(
+        "spot_restart_minutes",
+        "--spot-restart-minutes",
+        "Restart min",
+        "restart minutes",
+        "minutes to resume after a spot interruption (default 30)",
+        "number",
+        "offers",
+        metavar="MIN",
+    ),
+)
+
+BY_FIELD: dict[str, Input] = {i.field: i for i in INPUTS}
+assert set(BY_FIELD) == set(Scenario.model_fields), "every Scenario field has one input"
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def parse_texts(texts: Mapping[str, Any]) -> dict[str, Any]:
+    """Typed values from raw texts keyed by field (a list of texts for repeatable inputs).
+
+    Only given inputs are returned: None or an empty list means "not given"."""
+    values: dict[str, Any] = {}
+    for field, raw in texts.items():
+        spec = BY_FIELD[field]
+        if raw is None or raw == [] or raw == ():
+            continue
+        if isinstance(raw, bool):
+            values[field] = raw
+        elif isinstance(raw, (list, tuple)):
+            parsed = [spec.parse(str(text)) for text in raw]
+            values[field] = tuple(v for part in parsed if part for v in part)
+        else:
+            value = spec.parse(str(raw))
+            if value is not None:
+                values[field] = value
+    return values
+
+
+def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Inputs set in the environment: COSTCALC_UTIL=15%, COSTCALC_REGION=DE, ..."""
+    texts = {spec.field: environ[spec.env] for spec in INPUTS if environ.get(spec.env)}
+    try:
+        return parse_texts(texts)
+    except CostcalcError as exc:
+        raise CostcalcError(f"in the environment: {exc}") from None
+
+
+RESETS_PRICE = ("gpu", "gpu_count")
+"""A new GPU or GPU count makes an earlier desktop price meaningless: back to the default."""
+
+
+def merge(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Later layers win: defaults < settings file < environment < flags or fields.
+
+    A layer that changes the GPU or the GPU count without giving a price also drops the price an
+    earlier layer gave (it was the price of another machine)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        if "desktop_price_usd" not in layer and any(
+            k in layer and layer[k] != merged.get(k) for k in RESETS_PRICE
+        ):
+            merged.pop("desktop_price_usd", None)
+        merged.update(layer)
+    return merged

@@ -1,0 +1,40 @@
+"""Largest batch per GPU from a memory fit: memory = a + b x batch, measured at two batches.
+
+Rule kept here: pure. The fit comes from a bench (weights, gradients and optimizer state in a;
+activations per item in b); each GPU keeps a reserve for the CUDA context and fragmentation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from costcalc.core.models import GpuSpec
+
+RESERVE_BYTES = 0.6e9
+"""CUDA context and allocator slack a training process never gets to use."""
+USABLE_SHARE = 0.95
+
+
+def fit_line(batch_1: int, bytes_1: float, batch_2: int, bytes_2: float) -> tuple[float, float]:
+    """(a, b) through two (batch, bytes) measurements; b is never negative."""
+    if batch_1 == batch_2:
+        raise ValueError("two different batch sizes are needed")
+    per_item = max((bytes_2 - bytes_1) / (batch_2 - batch_1), 0.0)
+    return max(bytes_1 - per_item * batch_1, 0.0), per_item
+
+
+def max_batch(base_bytes: float, per_item_bytes: float, memory_gb: float) -> int:
+    """Largest batch that fits in `memory_gb`; 0 when not even one item does."""
+    usable = memory_gb * 1e9 * USABLE_SHARE - RESERVE_BYTES - base_bytes
+    if usable < per_item_bytes or usable <= 0:
+        return 0
+    if per_item_bytes <= 0:
+        return 1 << 20
+    return int(usable // per_item_bytes)
+
+
+def max_batch_by_gpu(
+    specs: Iterable[GpuSpec], base_bytes: float, per_item_bytes: float
+) -> dict[str, int]:
+    """Largest batch on every GPU, keyed by catalog key (feeds Workload.max_batch)."""
+    return {s.key: max_batch(base_bytes, per_item_bytes, s.memory_gb) for s in specs}

@@ -1,0 +1,611 @@
+"""Domain models: frozen pydantic records for GPUs, offers, desktop builds, assumptions and results.
+
+Rule kept here: models describe facts and inputs, they compute nothing beyond trivial derived
+properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_s`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from costcalc.core.constants import Dtype, Kind
+from costcalc.core.terminal import printable
+
+Segment = Literal["consumer", "workstation", "datacenter"]
+Condition = Literal["new", "used", "new or used"]
+"""What a street price is for: a new card, a used one, or the cheapest of both (a tracker's
+best deal across new and second-hand listings)."""
+PriceKind = Literal["observed", "list", "estimate"]
+"""observed: read from a feed or a dated page; list: a published list price; estimate: derived
+(e.g. spot = on-demand x (1 - advisor savings)), which no one observed."""
+Tier = Literal["secure", "community", "marketplace"]
+"""How a GPU is rented where it matters: a provider's own data centres (secure), third-party
+hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
+
+
+def _as_utc(value: datetime) -> datetime:
+    """Naive timestamps in data files are UTC; keeping all of them aware makes ages computable."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+
+Text = Annotated[str, AfterValidator(printable)]
+"""A string that reaches a terminal: names, regions, sources, notes."""
+
+
+class Frozen(BaseModel):
+    """Base for every domain record: immutable and strict about unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+# --------------------------------------------------------------------------- GPU catalog
+
+
+class GpuSpec(Frozen):
+    """One GPU model as its vendor specifies it (per GPU, dense figures, no sparsity)."""
+
+    key: str = Field(pattern=r"^[a-z0-9_]+$", description="Stable catalog id, e.g. 'rtx3090'.")
+    name: str = Field(description="Marketing name, e.g. 'GeForce RTX 3090'.")
+    vendor: Literal["nvidia", "amd", "intel", "apple"] = "nvidia"
+    segment: Segment
+    architecture: str = Field(description="Micro-architecture, e.g. 'Ampere', 'Ada Lovelace'.")
+    compute_capability: str | None = Field(default=None, description="CUDA compute capability.")
+    release_year: int = Field(ge=2010, le=2030)
+    memory_gb: float = Field(gt=0)
+    bandwidth_gbs: float = Field(gt=0, description="Peak memory bandwidth, GB/s.")
+    fp32_tflops: float = Field(gt=0, description="Peak FP32 (non-tensor) TFLOPS.")
+    fp16_tflops: float | None = Field(default=None, ge=0, description="Non-tensor FP16 TFLOPS.")
+    fp16_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense FP16 tensor TFLOPS, FP32 accumulate."
+    )
+    bf16_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense BF16 tensor TFLOPS, FP32 accumulate."
+    )
+    tf32_tensor_tflops: float | None = Field(
+        default=None, gt=0, description="Dense TF32 tensor TFLOPS."
+    )
+    cuda_cores: int | None = Field(default=None, gt=0)
+    board_power_w: float = Field(gt=0, description="Total board power (TDP) in watts.")
+    idle_power_w: float | None = Field(default=None, ge=0, description="Idle draw, watts.")
+    launch_price_usd: float | None = Field(default=None, gt=0)
+    street_price_usd: float | None = Field(default=None, gt=0)
+    street_price_date: date | None = None
+    street_price_condition: Condition | None = Field(
+        default=None, description="Whether the street price is for a new or a used card."
+    )
+    used_price_usd: float | None = Field(
+        default=None,
+        gt=0,
+        description="Second-hand price where one is sourced beside a new street price.",
+    )
+    used_price_date: date | None = None
+    aliases: tuple[str, ...] = Field(default=(), description="Other names people write.")
+    sources: dict[str, str] = Field(description="Where each group of figures comes from.")
+    notes: str | None = None
+
+    @property
+    def short_name(self) -> str:
+        """The name people read in tables: 'RTX 3090', 'V100 SXM2 16GB', 'Quadro P4000'."""
+        name = self.name
+        for brand in ("NVIDIA ", "GeForce ", "Tesla "):
+            name = name.removeprefix(brand)
+        return name.replace(" Generation", "")
+
+    @property
+    def form_factor(self) -> str | None:
+        """'SXM', 'PCIe' or 'NVL' for datacenter cards whose name says so."""
+        for form in ("SXM", "NVL", "PCIe"):
+            if form.lower() in self.name.lower():
+                return form
+        return None
+
+    @property
+    def desktop_price_usd(self) -> float | None:
+        """What one card costs to buy today: street price, else launch price."""
+        return self.street_price_usd or self.launch_price_usd
+
+
+class GpuCatalogFile(Frozen):
+    """The bundled GPU catalog file (costcalc/data/gpus.yaml)."""
+
+    schema_version: Literal[1] = 1
+    as_of: date = Field(description="Date the figures were last checked.")
+    sources: dict[str, str] = Field(description="Source id -> citation, with licence.")
+    gpus: tuple[GpuSpec, ...]
+
+
+# --------------------------------------------------------------------------- cloud offers
+
+
+class CloudOffer(Frozen):
+    """A way to rent GPU time: one instance type, machine or plan, in one region."""
+
+    provider: str = Field(description="'paperspace', 'aws-spot', 'aws-ondemand', 'colab', ...")
+    name: Text = Field(description="Instance type, machine or plan name.")
+    region: Text
+    gpu: str = Field(description="GPU catalog key.")
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(ge=0, description="Price of the whole instance per hour.")
+    spot: bool = False
+    interruption_bucket: int | None = Field(
+        default=None, ge=0, le=4, description="AWS Spot Advisor bucket: 0 <5 % ... 4 >20 %."
+    )
+    savings_pct: float | None = Field(default=None, ge=0, le=100)
+    billing_increment_s: int = Field(default=1, ge=1, description="Billing granularity.")
+    billing_minimum_s: int = Field(default=0, ge=0, description="Minimum billed time per run.")
+    monthly_fee_usd: float = Field(default=0.0, ge=0, description="Plan or subscription fee.")
+    included_usd_per_month: float = Field(
+        default=0.0, ge=0, description="Usage the monthly fee already pays for (Colab units)."
+    )
+    plan: Text | None = Field(default=None, description="Plan the offer needs, if any.")
+    guaranteed: bool = Field(default=True, description="False when a GPU is not guaranteed.")
+    limits: Text | None = Field(default=None, description="Usage limits worth telling the user.")
+    vcpus: int | None = Field(default=None, ge=1)
+    ram_gb: float | None = Field(default=None, gt=0)
+    price_kind: PriceKind = Field(default="list", description="observed, list or estimate.")
+    tier: Tier | None = Field(default=None, description="secure, community or marketplace.")
+    summary: Text | None = Field(
+        default=None,
+        description="What the figure is when it summarises many prices: 'median of 37 verified "
+        "offers'.",
+    )
+    currency: str = Field(
+        default="USD", description="Currency the provider prices in (converted to USD here)."
+    )
+    price_in_currency: float | None = Field(
+        default=None, ge=0, description="The hourly price as the provider states it, in currency."
+    )
+    setup_fee_usd: float = Field(default=0.0, ge=0, description="One-off fee to start renting.")
+    fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
+    stale_after_days: float = Field(
+        default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
+    )
+    source: Text
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return self.usd_per_hour / self.gpu_count
+
+
+class OfferRow(Frozen):
+    """An offer as written in a snapshot file: provenance may be inherited from the file."""
+
+    name: Text
+    region: Text
+    gpu: str
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(ge=0)
+    spot: bool | None = None
+    interruption_bucket: int | None = Field(default=None, ge=0, le=4)
+    savings_pct: float | None = Field(default=None, ge=0, le=100)
+    billing_increment_s: int | None = Field(default=None, ge=1)
+    billing_minimum_s: int | None = Field(default=None, ge=0)
+    plan: Text | None = None
+    guaranteed: bool = True
+    limits: Text | None = None
+    vcpus: int | None = Field(default=None, ge=1)
+    ram_gb: float | None = Field(default=None, gt=0)
+    price_kind: PriceKind | None = None
+    """None: the snapshot's `price_kind`."""
+    tier: Tier | None = None
+    summary: Text | None = None
+    currency: str | None = None
+    price_in_currency: float | None = Field(default=None, ge=0)
+    setup_fee_usd: float = Field(default=0.0, ge=0)
+    fetched_at: UtcDatetime | None = None
+    source: Text | None = None
+
+
+class Plan(Frozen):
+    """A subscription plan an offer may need (Paperspace Gradient plans)."""
+
+    name: Text
+    monthly_fee_usd: float = Field(ge=0)
+    notes: Text | None = None
+
+
+class PriceSnapshot(Frozen):
+    """One provider's dated price snapshot (prices/<provider>.yaml or a refreshed copy)."""
+
+    schema_version: Literal[1] = 1
+    provider: str
+    source: Text = Field(description="Where the prices come from.")
+    source_url: Text | None = None
+    licence: Text | None = None
+    fetched_at: UtcDatetime = Field(description="When the prices were true / observed (UTC).")
+    spot: bool = False
+    billing_increment_s: int = Field(default=1, ge=1)
+    billing_minimum_s: int = Field(default=0, ge=0)
+    price_kind: PriceKind = Field(
+        default="list", description="The kind of every row that does not say otherwise."
+    )
+    currency: str = "USD"
+    plans: tuple[Plan, ...] = ()
+    notes: Text | None = None
+    offers: tuple[OfferRow, ...]
+
+
+# --------------------------------------------------------------------------- Colab
+
+
+class ColabRate(Frozen):
+    """Compute units one hour of a Colab accelerator burns, as observed on a date."""
+
+    gpu: str = Field(description="GPU catalog key.")
+    label: str = Field(description="Accelerator as Colab names it, e.g. 'A100 (40GB)'.")
+    units_per_hour: float = Field(gt=0)
+    observed: date
+    source: str
+
+
+class ColabTier(Frozen):
+    """A Colab tier: monthly fee, compute units it includes, what it gives access to."""
+
+    key: str
+    name: str
+    monthly_fee_usd: float = Field(ge=0)
+    compute_units_per_month: float = Field(ge=0)
+    usd_per_unit: float = Field(ge=0, description="Price of one extra compute unit.")
+    gpus: tuple[str, ...] = Field(description="GPU keys the tier can use.")
+    guaranteed: bool = Field(description="False when GPUs are offered only when available.")
+    limits: str
+    source: str
+    observed: date
+
+
+class ColabSnapshot(Frozen):
+    """prices/colab.yaml: tiers and per-accelerator unit rates."""
+
+    schema_version: Literal[1] = 1
+    provider: Literal["colab"] = "colab"
+    source: str
+    source_url: str | None = None
+    licence: str | None = None
+    fetched_at: UtcDatetime
+    region: str = "global"
+    notes: str | None = None
+    tiers: tuple[ColabTier, ...]
+    rates: tuple[ColabRate, ...]
+
+
+# --------------------------------------------------------------------------- desktop
+
+
+class DesktopPart(Frozen):
+    """One line of a base system's parts list: what it is, what it cost, when, and who said so."""
+
+    category: Literal["cpu", "motherboard", "ram", "ssd", "psu", "case", "cooler"]
+    item: Text
+    usd: float = Field(gt=0)
+    observed: date = Field(description="The date the price was true (the latest, for a range).")
+    source: Text = Field(description="Where the price comes from, or 'estimate: ...'.")
+    estimate: bool = Field(
+        default=False, description="True when no dated price was found and the figure is judgement."
+    )
+
+
+class DesktopDefaults(Frozen):
+    """prices/desktop.yaml: what a desktop costs around the GPUs, and what it draws."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    base_system_usd: dict[int, float] = Field(
+        description="Cost of everything but the GPUs, by GPU count (1, 2, 4)."
+    )
+    base_system_as_of: date = Field(description="Date of the newest price in the parts lists.")
+    base_system_parts: dict[int, tuple[DesktopPart, ...]] = Field(
+        description="The parts list each base system price adds up, by GPU count."
+    )
+    rest_of_system_w: dict[int, float] = Field(
+        description="Load draw of CPU, board, disks, fans, by GPU count."
+    )
+    idle_system_w: dict[int, float] = Field(
+        description="Whole-system idle draw at the wall (GPUs idle), by GPU count."
+    )
+    psu_efficiency_typical: float = Field(gt=0, le=1)
+    electricity_usd_per_kwh: float = Field(
+        ge=0, description="Default electricity price when the user gives none."
+    )
+    embodied_kgco2e_system: float = Field(ge=0, description="Embodied carbon, PC without GPUs.")
+    embodied_kgco2e_per_gpu: float = Field(ge=0)
+    life_years: float = Field(gt=0, description="Years to amortise embodied carbon over.")
+    notes: dict[str, str] = Field(default_factory=dict, description="Source of each figure.")
+
+
+class DesktopBuild(Frozen):
+    """The desktop the user considers buying."""
+
+    gpu: str
+    gpu_count: int = Field(default=1, ge=1)
+    price_usd: float = Field(ge=0, description="Whole machine, up front.")
+    gpu_w: float = Field(ge=0, description="Draw of one GPU under load.")
+    rest_of_system_w: float = Field(ge=0, description="Draw of everything else under load.")
+    idle_w: float = Field(default=0.0, ge=0, description="Whole-system draw when idle.")
+    embodied_kgco2e: float = Field(default=0.0, ge=0)
+    life_years: float = Field(default=4.0, gt=0)
+
+
+# --------------------------------------------------------------------------- multi-GPU
+
+
+class KindScaling(Frozen):
+    speedup_8: float = Field(gt=1, le=8, description="8-GPU / 1-GPU throughput over NVLink.")
+    source: str
+
+
+class ScalingData(Frozen):
+    """costcalc/data/scaling.yaml: how training throughput grows with the GPU count."""
+
+    schema_version: Literal[1] = 1
+    as_of: date
+    sources: dict[str, str]
+    kinds: dict[str, KindScaling]
+    pcie_factor: float = Field(
+        gt=0, le=1, description="Share of the NVLink efficiency per doubling."
+    )
+    pcie_source: str
+
+    def efficiency_per_doubling(self, kind: str, nvlink: bool) -> float:
+        scaling = self.kinds.get(kind) or self.kinds["generic"]
+        share: float = (scaling.speedup_8 / 8) ** (1 / 3)
+        return share if nvlink else share * self.pcie_factor
+
+
+# --------------------------------------------------------------------------- carbon
+
+
+CarbonBasis = Literal["lifecycle", "direct"]
+"""lifecycle: gCO2e per kWh over the plants' life cycle (construction, fuel supply, combustion),
+so hydro, nuclear, wind and solar count a few to a few tens of grams; direct (operational):
+combustion at the plant only, so they count zero."""
+
+
+class GridIntensity(Frozen):
+    """Carbon intensity of a grid: a country, a sub-national region or a cloud region."""
+
+    code: str = Field(description="'US', 'DE', 'US-CA', 'aws:us-east-1', ...")
+    name: str
+    gco2_per_kwh: float = Field(ge=0, description="On the file's basis (CarbonData.basis).")
+    basis: CarbonBasis
+    year: int
+    source: str
+    grid: str | None = Field(
+        default=None, description="The grid a cloud region draws from ('US-OR'), if mapped."
+    )
+    gco2_per_kwh_direct: float | None = Field(
+        default=None, ge=0, description="The same grid on the direct (operational) basis."
+    )
+    direct_year: int | None = None
+    direct_source: str | None = None
+    pue: float | None = Field(default=None, ge=1, description="Data-centre PUE (cloud regions).")
+
+
+class CarbonData(Frozen):
+    """prices/carbon.yaml: grid intensities and PUE defaults."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    basis: CarbonBasis = Field(description="The basis of every row's gco2_per_kwh.")
+    default_home_region: str
+    pue_defaults: dict[str, float] = Field(description="Provider -> PUE when a region has none.")
+    cloud_host_w_per_gpu: float = Field(
+        ge=0, description="Host (CPU, memory, network) draw per GPU in a cloud server."
+    )
+    regions: tuple[GridIntensity, ...]
+
+
+# --------------------------------------------------------------------------- regions
+
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+"""ISO 4217: 'USD', 'EUR', 'GBP'."""
+
+
+class RegionAlias(Frozen):
+    """A name people type for a region and the code(s) it means; two codes make it ambiguous."""
+
+    alias: Text
+    codes: tuple[str, ...] = Field(min_length=1)
+    note: Text | None = None
+
+
+class RegionNames(Frozen):
+    """prices/regions.yaml: the names and codes people type for home regions."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    aliases: tuple[RegionAlias, ...]
+
+
+# --------------------------------------------------------------------------- electricity
+
+
+class PriceSource(Frozen):
+    """Who publishes a price, under which terms."""
+
+    label: Text = Field(description="Short name shown beside a price: 'Eurostat', 'EIA'.")
+    citation: Text
+    url: Text | None = None
+    licence: Text
+
+
+class ElectricityPrice(Frozen):
+    """What a household pays per kWh in one region, in its own currency."""
+
+    code: str = Field(description="'DE', 'US-CA', 'CA-QC', 'GB', 'EU'.")
+    name: Text
+    price_per_kwh: float = Field(gt=0, description="Unit price in `currency`, taxes included.")
+    currency: CurrencyCode
+    period: Text = Field(description="When the price was true, as its source names it.")
+    as_of: date = Field(description="The last day of that period (or the tariff's start).")
+    source: str = Field(description="Key into ElectricityData.sources.")
+    standing_charge_per_day: float | None = Field(
+        default=None, ge=0, description="Fixed daily charge billed on top, in `currency`."
+    )
+    notes: Text | None = None
+
+
+class ElectricityData(Frozen):
+    """prices/electricity.yaml: household electricity prices by home region."""
+
+    schema_version: Literal[1] = 1
+    source: str
+    as_of: date
+    default_region: str = Field(description="The region a user who names none lives in.")
+    sources: dict[str, PriceSource]
+    missing: dict[str, str] = Field(
+        default_factory=dict, description="Regions with no price here, and why."
+    )
+    prices: tuple[ElectricityPrice, ...]
+
+
+# --------------------------------------------------------------------------- currencies
+
+
+class CurrencyPeg(Frozen):
+    """A currency the reference rates leave out, fixed to one they include."""
+
+    currency: CurrencyCode
+    anchor: CurrencyCode
+    per_anchor: float = Field(gt=0, description="Units of `currency` per unit of `anchor`.")
+    source: Text
+
+
+class FxRates(Frozen):
+    """prices/fx.yaml (or a refreshed copy): euro reference rates of one day."""
+
+    schema_version: Literal[1] = 1
+    source: Text
+    licence: Text
+    as_of: date = Field(description="The day the reference rates were published for.")
+    fetched_at: UtcDatetime | None = Field(
+        default=None, description="When `costcalc refresh` downloaded them (None: bundled)."
+    )
+    per_eur: dict[CurrencyCode, float] = Field(description="Units of currency for one euro.")
+    pegs: tuple[CurrencyPeg, ...] = ()
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class Assumptions(Frozen):
+    """How the user will work: utilisation, electricity, grid, horizon."""
+
+    utilisation: float = Field(gt=0, le=1, description="Share of all hours the GPU works.")
+    usd_per_kwh: float = Field(ge=0)
+    home_region: str = "US"
+    home_gco2_per_kwh: float = Field(ge=0)
+    home_pue: float = Field(default=1.0, ge=1)
+    psu_efficiency: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="1.0 counts the watts as drawn at the wall (the reference convention).",
+    )
+    stays_on: bool = Field(default=False, description="Machine idles (not off) between jobs.")
+    horizon_years: float = Field(default=3.0, gt=0)
+    resale_fraction: float = Field(default=0.0, ge=0, lt=1)
+    include_embodied: bool = False
+
+
+class Workload(Frozen):
+    """One training run as the user knows it, measured or guessed on their own GPU."""
+
+    run_hours: float | None = Field(default=None, gt=0, description="Hours per run on the desktop.")
+    items_per_run: float | None = Field(default=None, gt=0)
+    memory_gb: float | None = Field(default=None, gt=0, description="GPU memory the run needs.")
+    max_batch: dict[str, int] = Field(
+        default_factory=dict, description="Largest batch per GPU key (from a bench)."
+    )
+    kind: Kind = "generic"
+    dtype: Dtype = "fp32"
+
+
+class StepProfile(Frozen):
+    """Where a training step's time goes on one GPU (shares sum to 1): math on the tensor or CUDA
+    cores, element-wise work, memory traffic, and fixed overhead. Measured by a bench or derived
+    by the predictor."""
+
+    compute_share: float = Field(ge=0, le=1)
+    memory_share: float = Field(ge=0, le=1)
+    overhead_share: float = Field(ge=0, le=1)
+    elementwise_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Element-wise kernels, when told apart from memory traffic (a bench "
+        "measures them together: None, and memory_share holds both).",
+    )
+
+
+# --------------------------------------------------------------------------- results
+#
+# Results are frozen, slotted dataclasses rather than pydantic models: the engine builds one per
+# offer on every keystroke in the app, and these cost a tenth of a pydantic instance to create.
+# Their inputs were validated at the edge; tests check their invariants (no NaN, no negative money).
+
+
+@dataclass(frozen=True, slots=True)
+class DesktopResult:
+    gpu: str
+    gpu_count: int
+    price_usd: float
+    load_w: float
+    """Wall draw while working."""
+    kwh_per_year: float
+    electricity_usd_per_year: float
+    co2_kg_per_year: float
+    embodied_co2_kg_per_year: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunCost:
+    hours: float
+    billed_hours: float
+    usd: float
+    usd_per_item: float | None
+    kwh: float
+    co2_kg: float
+
+
+class OfferResult(NamedTuple):
+    """One offer against the desktop.
+
+    A named tuple, not a frozen dataclass as elsewhere: `compare` makes one per offer on every
+    keystroke in the app, and a frozen dataclass's __init__ (one object.__setattr__ per field)
+    took 10-14 ms of a 25 ms evaluation with 5,000 offers; a tuple is built in 2 ms. Compare
+    results with `is` or by field, never as tuples."""
+
+    offer: CloudOffer
+    spec: GpuSpec
+    """The offer's GPU, from the catalog."""
+    relative_speed: float
+    """Offer throughput / desktop throughput."""
+    role: str
+    """'comparable' (the desktop's GPU count, enough memory per GPU), 'scale-out' (more GPUs,
+    enough memory each), 'less memory' or 'fewer GPUs'."""
+    overhead: float
+    """Factor on hours for spot interruptions (checkpoints, lost work, restarts); 1 otherwise."""
+    hours_per_year: float
+    usd_per_year: float
+    break_even_days: float | None
+    """None: the desktop never pays back against this offer."""
+    co2_kg_per_year: float
+    price_age_days: float
+    fits: bool | None
+    """None when the workload's memory need is unknown."""
+    usd_per_batch_item: float | None
+    run: RunCost | None
+
+    @property
+    def effective_speed(self) -> float:
+        """Relative speed once spot interruptions have taken their share of the hours."""
+        return self.relative_speed / self.overhead

@@ -1,0 +1,637 @@
+"""Cross-GPU time prediction: how long the work measured on one GPU takes on another.
+
+Rule kept here: pure and torch-free. A training step's time is split into four parts, each
+scaled by the rate that bounds it on each GPU (DOMAIN.md section 3):
+
+- math (matmuls, convolutions): the achievable rate of the path the framework takes for the
+  precision - tensor cores (dense, FP32 accumulate; GeForce cards at half rate, which they
+  sustain, other cards about 75 % of their full-rate peak), or CUDA cores where the GPU has no
+  tensor path: FP16 without tensor cores runs at the FP32 rate (PyTorch accumulates in FP32),
+  "tf32" before Ampere is plain FP32, BF16 before Ampere is emulated. With PyTorch's defaults
+  FP32 convolutions (cnn, rnn) run as TF32 on Ampere and later; FP32 matmuls do not;
+- element-wise work (normalisation, activations, softmax, optimizer, casts), at the rate the SMs
+  issue instructions (SMs x clock, from the FP32 peak and the lanes per SM);
+- memory traffic, at the DRAM bandwidth;
+- fixed overhead (kernel launches, the host), which does not scale with the GPU.
+
+Math and element-wise rates fall on power-starved cards (a 70 W T4 or L4 cannot hold its boost
+clock). How a kind of work splits its time is stated for an FP32 step on a reference GPU; a 16-bit
+step changes each part's time by a fitted factor (its math reaches a smaller share of the tensor
+peak than FP32 math does of the FP32 peak, AMP keeps element-wise work in FP32 and adds casts,
+activations take half the bytes). Each GPU's split follows from the rates, and the speed-up is
+the product of each part's rate ratio raised to its time share averaged over the two GPUs (a
+Tornqvist index): symmetric, exactly 1 for the same GPU, and it lets a fast part's share shrink
+on the GPU where it is fast - why a 4090 gains on a 3090 what a bandwidth ratio misses.
+
+A bench profile (measured on the source GPU) replaces the prior split. Fitted figures live in
+costcalc/data/predict_calibration.yaml with their provenance (costcalc.store.loaders reads it;
+scripts.fit refits it on costcalc/data/speed_measurements.csv, benchmarks/predict_accuracy.py).
+Everything here takes its data as arguments: a `Predictor` holds the calibration and what it
+needs from the catalog, and caches speeds per GPU pair.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
+from costcalc.core.errors import CostcalcError
+from costcalc.core.models import Frozen, GpuSpec, StepProfile
+
+PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
+PRE_AMPERE_ARCHITECTURES = (*PRE_TENSOR_ARCHITECTURES, "Volta", "Turing")
+SIXTEEN_BIT = ("fp16", "bf16")
+
+FP32_LANES_PER_SM = {"3": 192, "5": 128, "6.0": 64, "6": 128, "7": 64, "8.0": 64, "8": 128}
+"""FP32 results per clock per SM by compute capability (CUDA C++ Programming Guide, arithmetic
+instruction throughput); 128 from 8.6 on (Ampere GeForce, Ada, Hopper, Blackwell). Dividing the
+FP32 peak by lanes / 64 gives the SMs x clock rate element-wise kernels see: the doubled FP32
+pipes of recent GPUs do not double the rate of memory- and latency-bound kernels."""
+
+Part = Literal["math", "elementwise", "memory", "overhead"]
+PARTS: tuple[Part, ...] = ("math", "elementwise", "memory", "overhead")
+SpeedFn = Callable[[GpuSpec, GpuSpec], float]
+"""Per-GPU throughput of the second GPU relative to the first."""
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+class Split(Frozen):
+    """How an FP32 step of a kind of work spends its time on the reference GPU."""
+
+    math: float = Field(ge=0, lt=1, description="Share in matmuls and convolutions.")
+    elementwise: float = Field(ge=0, lt=1, description="Share in element-wise kernels.")
+    overhead: float = Field(ge=0, lt=1, description="Share of fixed overhead.")
+
+    @model_validator(mode="after")
+    def _leaves_memory(self) -> Split:
+        if self.math + self.elementwise + self.overhead >= 1:
+            raise ValueError("math + elementwise + overhead must leave a memory share")
+        return self
+
+    @property
+    def memory(self) -> float:
+        return 1 - self.math - self.elementwise - self.overhead
+
+
+class KindCalibration(Frozen):
+    fp32: Split
+    band_fp32: tuple[float, float] = Field(
+        description="Low and high multipliers of the prediction for fp32/tf32 (LOO 10-90 %)."
+    )
+    band_16bit: tuple[float, float] = Field(description="The same for fp16/bf16.")
+    basis: str = Field(description="What the figures were fitted on, or why they are priors.")
+
+
+class SixteenBit(Frozen):
+    """How each part's time on the reference GPU changes from FP32 to 16-bit mixed precision,
+    beyond the change of the math rate itself."""
+
+    math_time: float = Field(gt=0, description="x the rate ratio: real layers vs the peak.")
+    elementwise_time: float = Field(gt=0)
+    memory_time: float = Field(gt=0, description="16-bit activations: half the bytes.")
+    overhead_time: float = Field(gt=0, description="Casts and loss scaling add kernels.")
+
+
+class Calibration(Frozen):
+    """costcalc/data/predict_calibration.yaml."""
+
+    schema_version: Literal[3] = 3
+    as_of: date
+    sources: dict[str, str]
+    reference_gpu: str = Field(description="GPU key the per-kind splits are stated on.")
+    tensor_efficiency: dict[Literal["full_rate", "half_rate"], float] = Field(
+        description="Share of the dense FP32-accumulate tensor peak matmuls reach."
+    )
+    tf32_efficiency: float = Field(
+        gt=0, le=1.5, description="TF32 tensor math relative to FP16/BF16 on the same cores."
+    )
+    cuda_core_efficiency: dict[str, float] = Field(
+        description="Share of the FP32 (non-tensor) peak reached, by architecture."
+    )
+    emulated_bf16_efficiency: float = Field(
+        gt=0, le=1, description="BF16 matmuls before Ampere, as a share of the FP32 rate."
+    )
+    power_exponent: float = Field(
+        ge=0, le=1, description="Sustained clock = (power excess) ** -exponent for starved cards."
+    )
+    tf32_convolution_kinds: tuple[str, ...] = Field(
+        description="Kinds whose FP32 convolutions run as TF32 on Ampere+ (PyTorch default)."
+    )
+    sixteen_bit: SixteenBit
+    kinds: dict[str, KindCalibration]
+    accuracy: dict[str, dict[str, float]] = Field(
+        description="Leave-one-GPU-out figures of this fit, per kind x precision."
+    )
+
+
+# --------------------------------------------------------------------------- results
+
+
+class Prediction(Frozen):
+    seconds: float = Field(description="Predicted time on the target GPU.")
+    low_s: float
+    high_s: float
+    source: str = Field(description="Source GPU key.")
+    target: str = Field(description="Target GPU key.")
+    kind: str
+    dtype: str
+    speedup: float = Field(description="Target throughput / source throughput.")
+    profile: StepProfile = Field(description="Time split on the source GPU that was scaled.")
+
+
+class SpeedPart(Frozen):
+    """One part of a step in a prediction: its time shares and the rates that scale it."""
+
+    part: Part
+    source_share: float = Field(description="Share of the step on the source GPU.")
+    target_share: float = Field(description="Share of the step on the target GPU.")
+    weight: float = Field(description="Mean of the two shares: the exponent of the ratio.")
+    source_rate: float | None = Field(description="Achievable rate on the source; None: fixed.")
+    target_rate: float | None
+    unit: str = Field(description="'TFLOPS', 'GB/s' or '' for overhead.")
+    rate_ratio: float = Field(description="target_rate / source_rate (1 for overhead).")
+    factor: float = Field(description="rate_ratio ** weight: this part's speed-up.")
+    source_path: str = Field(description="How the source's rate was set, in words.")
+    target_path: str
+
+
+class SpeedBreakdown(Frozen):
+    """Why a predicted speed-up is what it is: the product of the parts' factors."""
+
+    source: str
+    target: str
+    kind: str
+    dtype: str
+    speedup: float
+    band: tuple[float, float]
+    parts: tuple[SpeedPart, ...]
+    notes: tuple[str, ...] = Field(description="Fallbacks and limits that shaped the rates.")
+
+
+# --------------------------------------------------------------------------- achievable rates
+
+
+@dataclass(frozen=True, slots=True)
+class MathPath:
+    """The peak a framework's matmuls use on one GPU for one precision, and why."""
+
+    peak_tflops: float
+    unit: Literal["tensor", "cuda", "emulated"]
+    precision: str
+    half_rate: bool = False
+
+    def describe(self) -> str:
+        if self.unit == "tensor":
+            rate = ", FP32 accumulate at half rate" if self.half_rate else ""
+            return f"{self.precision.upper()} tensor cores{rate}"
+        if self.unit == "emulated":
+            return "BF16 emulated on CUDA cores"
+        return "FP32 CUDA cores"
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """Achievable rates of one GPU for one kind and precision (the scalable parts)."""
+
+    math_tflops: float
+    elementwise_tflops: float
+    memory_gbs: float
+    path: MathPath
+
+    def of(self, part: Part) -> float:
+        return {
+            "math": self.math_tflops,
+            "elementwise": self.elementwise_tflops,
+            "memory": self.memory_gbs,
+        }.get(part, 1.0)
+
+
+def fp32_lanes_per_sm(spec: GpuSpec) -> int:
+    cc = spec.compute_capability or ""
+    return FP32_LANES_PER_SM.get(cc, FP32_LANES_PER_SM.get(cc.split(".")[0], 128))
+
+
+def half_rate_accumulate(spec: GpuSpec) -> bool:
+    """GeForce-style tensor cores: FP32-accumulate math at half the FP16-accumulate rate.
+
+    Read from the spec: such cards list a dense FP16 tensor rate only 4x their FP32 issue rate
+    (2x their doubled FP32 peak on Ampere and later), full-rate cards 8x or more.
+    """
+    if not spec.fp16_tensor_tflops:
+        return False
+    issue_tflops = spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec)
+    return spec.fp16_tensor_tflops / issue_tflops < 6
+
+
+def math_path(spec: GpuSpec, dtype: str, kind: str, tf32_kinds: Iterable[str] = ()) -> MathPath:
+    """Peak dense rate the framework's matmuls use for `dtype` on `spec`, with the fallbacks."""
+    if dtype == "fp32" and kind in tf32_kinds and spec.tf32_tensor_tflops:
+        dtype = "tf32"  # cuDNN's default: FP32 convolutions run as TF32 from Ampere on
+    tensor = {
+        "fp16": spec.fp16_tensor_tflops,
+        "bf16": spec.bf16_tensor_tflops,
+        "tf32": spec.tf32_tensor_tflops,
+    }.get(dtype)
+    if tensor:
+        return MathPath(tensor, "tensor", dtype, half_rate_accumulate(spec))
+    if dtype == "bf16" and spec.architecture in PRE_AMPERE_ARCHITECTURES:
+        return MathPath(spec.fp32_tflops, "emulated", dtype)
+    return MathPath(spec.fp32_tflops, "cuda", "fp32")
+
+
+def default_dtype(spec: GpuSpec) -> Dtype:
+    """The one default precision of quick, predict, bench and the app: mixed precision (fp16)
+    where the GPU has tensor cores, fp32 where it has none."""
+    return "fp16" if spec.fp16_tensor_tflops else "fp32"
+
+
+def family(spec: GpuSpec) -> str:
+    return spec.compute_capability or spec.architecture
+
+
+def typical_tflops_per_w(specs: Iterable[GpuSpec]) -> dict[str, float]:
+    """Median FP32 TFLOPS per board watt per compute capability: a card well above its family
+    cannot hold its boost clock under sustained load (the 70 W T4, L4 and P4)."""
+    by_family: dict[str, list[float]] = {}
+    for spec in specs:
+        by_family.setdefault(family(spec), []).append(spec.fp32_tflops / spec.board_power_w)
+    return {name: _median(values) for name, values in by_family.items()}
+
+
+def _median(values: list[float]) -> float:
+    # Not statistics.median: importing statistics costs `costcalc quick` a few milliseconds.
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def check_kind_dtype(kind: str, dtype: str) -> None:
+    if kind not in KINDS:
+        raise CostcalcError(f"unknown workload kind {kind!r} ({', '.join(KINDS)})")
+    if dtype not in DTYPES:
+        raise CostcalcError(f"unknown dtype {dtype!r} ({', '.join(DTYPES)})")
+
+
+def precision_class(dtype: str) -> Literal["fp32", "16bit"]:
+    """The two precision columns of the calibration: fp32/tf32 and fp16/bf16."""
+    return "16bit" if dtype in SIXTEEN_BIT else "fp32"
+
+
+Times = tuple[float, float, float, float]
+"""Time of math, element-wise, memory and overhead, in any one unit."""
+
+
+def _shares(times: Times) -> Times:
+    total = sum(times)
+    return (times[0] / total, times[1] / total, times[2] / total, times[3] / total)
+
+
+def _scaled(times: Times, at: Rates, to: Rates) -> Times:
+    """The same work's part times on another GPU: each scalable part by its rate ratio."""
+    return (
+        times[0] * at.math_tflops / to.math_tflops,
+        times[1] * at.elementwise_tflops / to.elementwise_tflops,
+        times[2] * at.memory_gbs / to.memory_gbs,
+        times[3],
+    )
+
+
+def _log_speedup(source: Times, target: Times, at: Rates, to: Rates) -> float:
+    s, t = _shares(source), _shares(target)
+    return (
+        (s[0] + t[0]) / 2 * math.log(to.math_tflops / at.math_tflops)
+        + (s[1] + t[1]) / 2 * math.log(to.elementwise_tflops / at.elementwise_tflops)
+        + (s[2] + t[2]) / 2 * math.log(to.memory_gbs / at.memory_gbs)
+    )
+
+
+def profile_times(profile: StepProfile, prior: Times) -> Times:
+    """A bench profile as part times; when the bench could not tell element-wise work from
+    memory traffic, its memory share is divided between them as the prior divides them."""
+    if profile.elementwise_share is not None:
+        elementwise, memory = profile.elementwise_share, profile.memory_share
+    else:
+        both = prior[1] + prior[2]
+        elementwise = profile.memory_share * (prior[1] / both if both else 0.0)
+        memory = profile.memory_share - elementwise
+    return (profile.compute_share, elementwise, memory, profile.overhead_share)
+
+
+def as_profile(times: Times) -> StepProfile:
+    math_s, elementwise, memory, overhead = _shares(times)
+    return StepProfile(
+        compute_share=math_s,
+        memory_share=memory,
+        overhead_share=overhead,
+        elementwise_share=elementwise,
+    )
+
+
+# --------------------------------------------------------------------------- the predictor
+
+
+@dataclass(frozen=True)
+class Predictor:
+    """The calibrated model plus what it needs from the catalog; speeds cached per GPU pair."""
+
+    calibration: Calibration
+    reference: GpuSpec
+    """The GPU the per-kind splits are stated on."""
+    family_tflops_per_w: Mapping[str, float]
+    _cache: dict[tuple[str, str, str, str], float] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _rates: dict[tuple[str, str, str], Rates] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _times: dict[tuple[str, str, str], Times] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @classmethod
+    def build(cls, specs: Iterable[GpuSpec], calibration: Calibration) -> Predictor:
+        """From the catalog's GPUs (for the reference GPU and the power families)."""
+        specs = list(specs)
+        by_key = {s.key: s for s in specs}
+        if calibration.reference_gpu not in by_key:
+            raise CostcalcError(
+                f"calibration reference GPU {calibration.reference_gpu!r} is not in the catalog"
+            )
+        return cls(calibration, by_key[calibration.reference_gpu], typical_tflops_per_w(specs))
+
+    def with_calibration(self, calibration: Calibration) -> Predictor:
+        """The same catalog figures with another calibration (used when fitting)."""
+        return Predictor(calibration, self.reference, self.family_tflops_per_w)
+
+    # ------------------------------------------------------------------ rates
+
+    def power_throttle(self, spec: GpuSpec) -> float:
+        """Sustained share of the boost clock: 1 unless the card is power-starved for its family.
+
+        Dynamic power grows about as the cube of the clock, so a card with k times its family's
+        FLOPS per watt holds about k ** -1/3 of its boost clock; the fit puts the exponent
+        higher (power_exponent), as these cards also run hot.
+        """
+        typical = self.family_tflops_per_w.get(family(spec))
+        if typical is None:
+            return 1.0
+        excess = spec.fp32_tflops / spec.board_power_w / typical
+        return excess ** (-self.calibration.power_exponent) if excess > 1 else 1.0
+
+    def _cuda_efficiency(self, spec: GpuSpec) -> float:
+        table = self.calibration.cuda_core_efficiency
+        return table.get(spec.architecture, table.get("default", 1.0))
+
+    def rates(self, spec: GpuSpec, dtype: str, kind: str = "generic") -> Rates:
+        """Achievable math, element-wise and memory rates of `spec` for this work."""
+        key = (spec.key, dtype, kind)  # a catalog key names one spec, as for the speed cache
+        found = self._rates.get(key)
+        if found is not None:
+            return found
+        cal = self.calibration
+        path = math_path(spec, dtype, kind, cal.tf32_convolution_kinds)
+        clock = self.power_throttle(spec)
+        cuda = self._cuda_efficiency(spec)
+        if path.unit == "tensor":
+            efficiency = cal.tensor_efficiency["half_rate" if path.half_rate else "full_rate"]
+            efficiency *= cal.tf32_efficiency if path.precision == "tf32" else 1.0
+        elif path.unit == "emulated":
+            efficiency = cuda * cal.emulated_bf16_efficiency
+        else:
+            efficiency = cuda
+        issue_tflops = spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec)
+        found = Rates(
+            math_tflops=path.peak_tflops * efficiency * clock,
+            elementwise_tflops=issue_tflops * cuda * clock,
+            memory_gbs=spec.bandwidth_gbs,
+            path=path,
+        )
+        self._rates[key] = found
+        return found
+
+    # ------------------------------------------------------------------ the split
+
+    def kind_calibration(self, kind: str) -> KindCalibration:
+        kinds = self.calibration.kinds
+        return kinds.get(kind) or kinds["generic"]
+
+    def reference_times(self, kind: str, dtype: str) -> Times:
+        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1)."""
+        split = self.kind_calibration(kind).fp32
+        fp32 = self.rates(self.reference, "fp32", kind)
+        here = self.rates(self.reference, dtype, kind)
+        math_s = split.math * fp32.math_tflops / here.math_tflops
+        times = (math_s, split.elementwise, split.memory, split.overhead)
+        if dtype not in SIXTEEN_BIT:
+            return times
+        sixteen = self.calibration.sixteen_bit
+        return (
+            times[0] * sixteen.math_time,
+            times[1] * sixteen.elementwise_time,
+            times[2] * sixteen.memory_time,
+            times[3] * sixteen.overhead_time,
+        )
+
+    def times_on(self, spec: GpuSpec, kind: str, dtype: str) -> Times:
+        """Part times of the same work on `spec` (the reference's scaled by the rate ratios)."""
+        key = (spec.key, kind, dtype)
+        found = self._times.get(key)
+        if found is None:
+            reference = self.rates(self.reference, dtype, kind)
+            found = _scaled(
+                self.reference_times(kind, dtype), reference, self.rates(spec, dtype, kind)
+            )
+            self._times[key] = found
+        return found
+
+    def prior_profile(self, kind: str = "generic", dtype: str = "fp32") -> StepProfile:
+        """The time split of a kind of work in `dtype` on the reference GPU."""
+        return as_profile(self.reference_times(kind, dtype))
+
+    # ------------------------------------------------------------------ speeds
+
+    def _both_sides(
+        self,
+        source: GpuSpec,
+        target: GpuSpec,
+        kind: str,
+        dtype: str,
+        profile: StepProfile | None,
+    ) -> tuple[Times, Times, Rates, Rates]:
+        at, to = self.rates(source, dtype, kind), self.rates(target, dtype, kind)
+        prior = self.times_on(source, kind, dtype)
+        times = prior if profile is None else profile_times(profile, prior)
+        return times, _scaled(times, at, to), at, to
+
+    def speedup(
+        self,
+        source: GpuSpec,
+        target: GpuSpec,
+        kind: str = "generic",
+        dtype: str = "fp32",
+        profile: StepProfile | None = None,
+    ) -> float:
+        """Target throughput / source throughput; exactly 1.0 for the same GPU."""
+        if source.key == target.key:
+            return 1.0
+        if profile is not None:
+            return math.exp(_log_speedup(*self._both_sides(source, target, kind, dtype, profile)))
+        key = (source.key, target.key, kind, dtype)
+        found = self._cache.get(key)
+        if found is None:
+            found = math.exp(_log_speedup(*self._both_sides(source, target, kind, dtype, None)))
+            self._cache[key] = found
+        return found
+
+    def speed_fn(self, kind: Kind, dtype: Dtype, profile: StepProfile | None = None) -> SpeedFn:
+        """What the comparison asks: per-GPU speed of a target relative to the desktop."""
+
+        def speed(source: GpuSpec, target: GpuSpec) -> float:
+            return self.speedup(source, target, kind, dtype, profile)
+
+        return speed
+
+    def band(self, source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
+        """Uncertainty as multipliers of the prediction: the 10th-90th percentile of measured /
+        predicted for this kind and precision, leave-one-GPU-out. None for the same GPU."""
+        if source.key == target.key:
+            return 1.0, 1.0
+        kind_cal = self.kind_calibration(kind)
+        return kind_cal.band_16bit if dtype in SIXTEEN_BIT else kind_cal.band_fp32
+
+    def predict(
+        self,
+        seconds: float,
+        source: GpuSpec,
+        target: GpuSpec,
+        *,
+        kind: str = "generic",
+        dtype: str = "fp32",
+        profile: StepProfile | None = None,
+    ) -> Prediction:
+        """Time the work that takes `seconds` on `source` needs on `target`.
+
+        `profile` is the time split measured by a bench on the source; without it the per-kind
+        priors apply.
+        """
+        if not math.isfinite(seconds) or seconds <= 0:
+            raise CostcalcError(f"seconds must be a positive number, got {seconds!r}")
+        check_kind_dtype(kind, dtype)
+        used = profile or as_profile(self.times_on(source, kind, dtype))
+        factor = self.speedup(source, target, kind, dtype, profile)
+        predicted = seconds / factor
+        low, high = self.band(source, target, kind, dtype)
+        return Prediction(
+            seconds=predicted,
+            low_s=predicted * low,
+            high_s=predicted * high,
+            source=source.key,
+            target=target.key,
+            kind=kind,
+            dtype=dtype,
+            speedup=factor,
+            profile=used,
+        )
+
+    # ------------------------------------------------------------------ why this number
+
+    def explain(
+        self,
+        source: GpuSpec,
+        target: GpuSpec,
+        kind: str = "generic",
+        dtype: str = "fp32",
+        profile: StepProfile | None = None,
+    ) -> SpeedBreakdown:
+        """The parts of a prediction for a "why this number" panel: each part's share of the
+        step on both GPUs, the rates that scale it and its factor; the speed-up is the product
+        of the factors (1 for the same GPU, where every ratio is 1)."""
+        check_kind_dtype(kind, dtype)
+        times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile)
+        if source.key == target.key:
+            scaled = times
+        s, t = _shares(times), _shares(scaled)
+        parts = tuple(
+            self._part(part, s[i], t[i], at, to, source, target) for i, part in enumerate(PARTS)
+        )
+        return SpeedBreakdown(
+            source=source.key,
+            target=target.key,
+            kind=kind,
+            dtype=dtype,
+            speedup=self.speedup(source, target, kind, dtype, profile),
+            band=self.band(source, target, kind, dtype),
+            parts=parts,
+            notes=tuple(self.notes(source, dtype, kind) + self.notes(target, dtype, kind)),
+        )
+
+    def _part(
+        self,
+        part: Part,
+        source_share: float,
+        target_share: float,
+        at: Rates,
+        to: Rates,
+        source: GpuSpec,
+        target: GpuSpec,
+    ) -> SpeedPart:
+        weight = (source_share + target_share) / 2
+        fixed = part == "overhead" or source.key == target.key
+        ratio = 1.0 if fixed else to.of(part) / at.of(part)
+        return SpeedPart(
+            part=part,
+            source_share=source_share,
+            target_share=target_share,
+            weight=weight,
+            source_rate=None if part == "overhead" else at.of(part),
+            target_rate=None if part == "overhead" else to.of(part),
+            unit={"math": "TFLOPS", "elementwise": "TFLOPS", "memory": "GB/s"}.get(part, ""),
+            rate_ratio=ratio,
+            factor=ratio**weight,
+            source_path=self._path_words(part, at, source),
+            target_path=self._path_words(part, to, target),
+        )
+
+    def _path_words(self, part: Part, rates: Rates, spec: GpuSpec) -> str:
+        clock = self.power_throttle(spec)
+        held = f", {clock:.0%} of boost clock at {spec.board_power_w:g} W" if clock < 1 else ""
+        if part == "math":
+            return rates.path.describe() + held
+        if part == "elementwise":
+            return f"SMs x clock ({spec.fp32_tflops:g} TFLOPS FP32 peak){held}"
+        if part == "memory":
+            return f"DRAM bandwidth {spec.bandwidth_gbs:g} GB/s"
+        return "fixed: launches and the host do not scale with the GPU"
+
+    def notes(self, spec: GpuSpec, dtype: str, kind: str) -> list[str]:
+        """The fallbacks and limits behind `spec`'s rates for this work, in words."""
+        path = self.rates(spec, dtype, kind).path
+        name, out = spec.name, []
+        if dtype == "tf32" and path.unit == "cuda":
+            out.append(f"{name}: no TF32 before Ampere, so tf32 runs as plain FP32")
+        if dtype == "fp32" and path.precision == "tf32":
+            out.append(f"{name}: FP32 convolutions run as TF32 (PyTorch's cuDNN default)")
+        if dtype == "fp16" and path.unit == "cuda":
+            out.append(
+                f"{name}: no tensor cores, so 16-bit matmuls run at the FP32 rate (FP32 "
+                "accumulation); only memory traffic shrinks"
+            )
+        if path.unit == "emulated":
+            out.append(f"{name}: no BF16 before Ampere; emulated BF16 runs below the FP32 rate")
+        if path.half_rate:
+            out.append(f"{name}: tensor math with FP32 accumulate at half the FP16-accumulate rate")
+        clock = self.power_throttle(spec)
+        if clock < 1:
+            out.append(
+                f"{name}: {spec.board_power_w:g} W for its FLOPS, so it holds about "
+                f"{clock:.0%} of its boost clock under load"
+            )
+        return out

@@ -1,0 +1,628 @@
+"""A user's whole question as one value, and the one function that answers it.
+
+`Scenario` holds every input a user can give, from the CLI's flags, the app's fields, the saved
+settings file or the environment (costcalc.core.inputs builds it, layer by layer). `evaluate` turns
+a scenario plus the loaded data into the `Calculation` that the CLI's text, its JSON and the app all
+render, so the three can never disagree.
+
+Rule kept here: pure. Data (catalog, grid, prices, predictor, a loaded bench result) and `now`
+are passed in; every default comes from them; every value the user gives is checked with a
+message that says what a valid one looks like. The bounds of each input live on its field here
+and nowhere else: the text parsers read them from the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
+from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
+from costcalc.core.constants import CUSTOM_PROVIDER, Dtype, Kind, OfferKind
+from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
+from costcalc.core.errors import CostcalcError
+from costcalc.core.fx import USD, Converter, Money, money_for
+from costcalc.core.grid import GridIndex
+from costcalc.core.models import (
+    Assumptions,
+    CloudOffer,
+    DesktopBuild,
+    DesktopDefaults,
+    GpuSpec,
+    ScalingData,
+    Workload,
+)
+from costcalc.core.offers import PriceBook, custom_offer
+from costcalc.core.predict import Predictor, default_dtype
+
+if TYPE_CHECKING:
+    from costcalc.core.bench_apply import BenchEffects
+    from costcalc.core.bench_results import BenchResult
+
+DEFAULT_GPU = "rtx3090"
+"""The reference desktop of the canonical break-even example (DOMAIN.md section 1): the app's
+desktop until the user names one or nvidia-smi finds one."""
+
+
+class Scenario(BaseModel):
+    """Every input of the comparison. Field names are the keys of the settings file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # -- the desktop
+    gpu: str | None = Field(
+        default=None, description="Desktop GPU: a catalog key or any name the catalog resolves."
+    )
+    gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
+    desktop_price_usd: float | None = Field(
+        default=None,
+        ge=0,
+        le=100_000_000,
+        description="Whole machine, up front, in the chosen currency (default: GPU street price "
+        "+ base system).",
+    )
+    used: bool = Field(
+        default=False,
+        description="Price the cards on the second-hand market (where a dated used price exists).",
+    )
+    gpu_watts: float | None = Field(
+        default=None, ge=0, le=3000, description="Draw of one GPU under load, W (default: TDP)."
+    )
+    system_watts: float | None = Field(
+        default=None, ge=0, le=5000, description="Draw of the rest of the system under load, W."
+    )
+    idle_watts: float | None = Field(
+        default=None, ge=0, le=5000, description="Whole-system idle draw, W (with always_on)."
+    )
+    psu_efficiency: float = Field(
+        default=1.0, ge=0.5, le=1, description="1 counts watts at the wall; 0.9 adds PSU losses."
+    )
+    resale_share: float = Field(
+        default=0.0, ge=0, lt=1, description="Share of the price you get back after the horizon."
+    )
+    horizon_years: float = Field(
+        default=3.0, ge=0.1, le=20, description="Years you will use the desktop."
+    )
+    embodied: bool = Field(
+        default=False, description="Add the desktop's manufacturing carbon over its life."
+    )
+    # -- how it is used
+    utilisation: float = Field(
+        default=0.15, ge=0.001, le=1, description="Share of all hours the GPU works (0.1-100 %)."
+    )
+    always_on: bool = Field(
+        default=False, description="The machine idles between jobs instead of being off."
+    )
+    # -- where it runs
+    home_region: str | None = Field(
+        default=None,
+        description="Home region: country, state or cloud region; sets the electricity price "
+        "and the grid's carbon (default: US).",
+    )
+    usd_per_kwh: float | None = Field(
+        default=None,
+        ge=0,
+        le=1000,
+        description="Your electricity price per kWh, in the chosen currency (default: the home "
+        "region's household price).",
+    )
+    currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z]{3}$",
+        description="Currency of every amount shown and typed (default: the home region's, "
+        "else USD).",
+    )
+    # -- the run
+    run_hours: float | None = Field(
+        default=None,
+        ge=0.001,
+        le=1_000_000,
+        description="Hours one training run takes on the desktop.",
+    )
+    items_per_run: float | None = Field(
+        default=None, ge=1, le=1e15, description="Items (samples) one run processes."
+    )
+    memory_gb: float | None = Field(
+        default=None, ge=0.1, le=10_000, description="GPU memory the run needs, GB."
+    )
+    kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
+    dtype: Dtype | Literal["auto"] = Field(
+        default="auto",
+        description="Training precision used to compare GPUs; auto: mixed precision (fp16) on "
+        "a desktop GPU with tensor cores, fp32 otherwise.",
+    )
+    bench: str | None = Field(
+        default=None, description="A saved bench result to use: 'latest' or a file path."
+    )
+    # -- the offers
+    cloud_prices: tuple[float, ...] = Field(
+        default=(),
+        description="Your own offers on the desktop's GPUs, per hour, in the chosen currency.",
+    )
+    providers: tuple[str, ...] = Field(
+        default=(), description="Only offers from these providers; empty: all."
+    )
+    offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
+    cloud_regions: tuple[str, ...] = Field(
+        default=(), description="Only offers in these cloud regions; empty: all."
+    )
+    cloud_gpus: tuple[str, ...] = Field(
+        default=(),
+        description="Only offers with these GPUs; a family name matches every variant (a100).",
+    )
+    min_memory_gb: float | None = Field(
+        default=None, ge=0, le=10_000, description="Only offers with at least this memory per GPU."
+    )
+    offer_match: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Only offers whose provider, name, GPU or region contain these words; "
+        "| separates alternatives ('a100|h100', 'rtx 4090|l40s').",
+    )
+    scale_out: bool = Field(
+        default=False,
+        description="Let offers with more GPUs than the desktop be the verdict (their speed "
+        "assumes the sourced multi-GPU scaling).",
+    )
+    spot_checkpoint_minutes: float = Field(
+        default=5, ge=0, le=600, description="Time one checkpoint takes to write (spot risk)."
+    )
+    spot_restart_minutes: float = Field(
+        default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_settings(cls, data: Any) -> Any:
+        return upgrade_settings(data)
+
+    def changed(self) -> dict[str, Any]:
+        """The inputs that differ from the defaults."""
+        return self.model_dump(exclude_defaults=True)
+
+
+def upgrade_settings(data: Any) -> Any:
+    """Settings files written before `bench` existed said `run_from_bench: true`."""
+    if isinstance(data, dict) and "run_from_bench" in data:
+        data = dict(data)
+        if data.pop("run_from_bench") and not data.get("bench"):
+            data["bench"] = "latest"
+    return data
+
+
+def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) -> Scenario:
+    """A scenario from plain values, or CostcalcError with one line naming the first bad input."""
+    try:
+        return cls.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "inputs"
+        raise CostcalcError(f"{where}: {first['msg']}") from None
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class AppData:
+    """Everything a comparison needs from disk, loaded once (costcalc.store.loaders reads it)."""
+
+    catalog: GpuCatalog
+    grid: GridIndex
+    desktop_defaults: DesktopDefaults
+    book: PriceBook
+    predictor: Predictor
+    scaling: ScalingData
+    electricity: ElectricityIndex
+    fx: Converter
+
+    @property
+    def default_usd_per_kwh(self) -> float:
+        """The household price of the default home region (the US average)."""
+        return self.electricity.lookup(None).usd_per_kwh
+
+
+# --------------------------------------------------------------------------- building blocks
+
+
+def by_gpu_count(table: dict[int, float], gpu_count: int) -> float:
+    """Value for the smallest build size that holds `gpu_count` GPUs (1, 2, 4 ...)."""
+    sizes = sorted(table)
+    for size in sizes:
+        if size >= gpu_count:
+            return table[size]
+    return table[sizes[-1]]
+
+
+def build_desktop(
+    spec: GpuSpec,
+    defaults: DesktopDefaults,
+    gpu_count: int = 1,
+    *,
+    price_usd: float | None = None,
+    gpu_w: float | None = None,
+    rest_of_system_w: float | None = None,
+    idle_w: float | None = None,
+) -> DesktopBuild:
+    if gpu_count < 1:
+        raise CostcalcError(f"GPU count must be at least 1, got {gpu_count}")
+    for label, value in (
+        ("desktop price", price_usd),
+        ("GPU watts", gpu_w),
+        ("system watts", rest_of_system_w),
+        ("idle watts", idle_w),
+    ):
+        if value is not None and not value >= 0:
+            raise CostcalcError(f"{label} must be a number >= 0, got {value}")
+    if price_usd is None:
+        card = spec.desktop_price_usd
+        if card is None:
+            raise CostcalcError(f"no desktop price known for {spec.name}; pass --desktop-price USD")
+        price_usd = card * gpu_count + by_gpu_count(defaults.base_system_usd, gpu_count)
+    return DesktopBuild(
+        gpu=spec.key,
+        gpu_count=gpu_count,
+        price_usd=price_usd,
+        gpu_w=spec.board_power_w if gpu_w is None else gpu_w,
+        rest_of_system_w=(
+            by_gpu_count(defaults.rest_of_system_w, gpu_count)
+            if rest_of_system_w is None
+            else rest_of_system_w
+        ),
+        idle_w=by_gpu_count(defaults.idle_system_w, gpu_count) if idle_w is None else idle_w,
+        embodied_kgco2e=defaults.embodied_kgco2e_system
+        + defaults.embodied_kgco2e_per_gpu * gpu_count,
+        life_years=defaults.life_years,
+    )
+
+
+def build_assumptions(
+    grid: GridIndex,
+    *,
+    utilisation: float,
+    usd_per_kwh: float,
+    region: str | None = None,
+    psu_efficiency: float = 1.0,
+    stays_on: bool = False,
+    horizon_years: float = 3.0,
+    resale_fraction: float = 0.0,
+    include_embodied: bool = False,
+) -> Assumptions:
+    if not 0 < utilisation <= 1:
+        raise CostcalcError(
+            f"utilisation must be in (0, 1] (e.g. 0.15 or 15%), got {utilisation:g}"
+        )
+    if not usd_per_kwh >= 0:
+        raise CostcalcError(f"electricity price must be >= 0 USD/kWh, got {usd_per_kwh}")
+    if not 0 < psu_efficiency <= 1:
+        raise CostcalcError(f"PSU efficiency must be in (0, 1], got {psu_efficiency}")
+    if not horizon_years > 0:
+        raise CostcalcError(f"horizon must be > 0 years, got {horizon_years}")
+    if not 0 <= resale_fraction < 1:
+        raise CostcalcError(f"resale fraction must be in [0, 1), got {resale_fraction}")
+    home = grid.home(region)
+    return Assumptions(
+        utilisation=utilisation,
+        usd_per_kwh=usd_per_kwh,
+        home_region=home.code,
+        home_gco2_per_kwh=home.gco2_per_kwh,
+        psu_efficiency=psu_efficiency,
+        stays_on=stays_on,
+        horizon_years=horizon_years,
+        resale_fraction=resale_fraction,
+        include_embodied=include_embodied,
+    )
+
+
+def offers_for(
+    scenario: Scenario, offers: Sequence[CloudOffer], catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """Offers the comparison considers: every filter of the scenario (providers, spot or
+    on-demand, cloud regions, GPU families, memory per GPU, words). Filters narrow the answer,
+    not only the rows: the verdict is chosen among what passes."""
+    providers = set(scenario.providers) - {CUSTOM_PROVIDER}
+    spot = {"all": None, "spot": True, "on-demand": False}[scenario.offer_kind]
+    regions = {r.casefold() for r in scenario.cloud_regions}
+    gpus = {s.key for name in scenario.cloud_gpus for s in catalog.family(name)}
+    words = match_words(scenario.offer_match)
+    kept = []
+    for o in offers:
+        if providers and o.provider not in providers:
+            continue
+        if (spot is not None and o.spot is not spot) or (
+            regions and o.region.casefold() not in regions
+        ):
+            continue
+        if gpus and o.gpu not in gpus:
+            continue
+        if (
+            scenario.min_memory_gb is not None
+            and catalog.get(o.gpu).memory_gb < scenario.min_memory_gb
+        ):
+            continue
+        if words:
+            text = offer_text(o, catalog)
+            if not any(all(w in text for w in alternative) for alternative in words):
+                continue
+        kept.append(o)
+    return kept
+
+
+def match_words(text: str | None) -> tuple[tuple[str, ...], ...]:
+    """'a100|rtx 4090' -> (('a100',), ('rtx', '4090')): an offer passes when it holds every word
+    of one alternative (what people type: words narrow, | widens)."""
+    if not text:
+        return ()
+    alternatives = (part.casefold().split() for part in text.split("|"))
+    return tuple(tuple(words) for words in alternatives if words)
+
+
+def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
+    """What the words filter looks in: what the user sees of the offer."""
+    spec = catalog.get(offer.gpu)
+    count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
+    return " ".join(
+        (
+            offer.provider,
+            offer.name,
+            offer.region,
+            offer.plan or "",
+            spec.name,
+            spec.short_name,
+            spec.key,
+            count,
+            "spot" if offer.spot else "on-demand",
+            offer.tier or "",
+        )
+    ).casefold()
+
+
+def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
+    """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise."""
+    if scenario.dtype != "auto":
+        return scenario.dtype
+    return default_dtype(spec)
+
+
+def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
+    """Throughput of n GPUs relative to one, for the kind of work, over NVLink (SXM) or PCIe."""
+    from costcalc.core import engine
+
+    def scale(spec: GpuSpec, count: int) -> float:
+        nvlink = spec.form_factor == "SXM"
+        return engine.multi_gpu_speedup(count, scaling.efficiency_per_doubling(kind, nvlink))
+
+    return scale
+
+
+# --------------------------------------------------------------------------- the answer
+
+
+@dataclass(frozen=True)
+class Calculation:
+    """Everything the CLI and the app show, computed at once from one scenario."""
+
+    scenario: Scenario
+    """As given, with the GPU and home region resolved to their catalog and grid codes."""
+    spec: GpuSpec
+    desktop: DesktopBuild
+    assumptions: Assumptions
+    workload: Workload
+    offers: tuple[CloudOffer, ...]
+    comparison: Comparison
+    now: datetime
+    bench: BenchEffects | None = None
+    bench_label: str | None = None
+    notes: tuple[str, ...] = ()
+    """Things the user should know about how their inputs were used."""
+    money: Money = USD
+    """The currency amounts are shown (and were typed) in."""
+    electricity: HouseholdPrice | None = None
+    """The home region's household price that was used; None when the user gave theirs."""
+    card: CardPrice | None = None
+    """The card price in the default desktop price; None when the user gave the price."""
+
+    @property
+    def electricity_text(self) -> str:
+        """'€0.387/kWh, Germany, Eurostat 2025-S2', or the user's own price."""
+        if self.electricity is not None:
+            return self.electricity.label
+        price = self.money.of(self.assumptions.usd_per_kwh)
+        return f"{self.money.symbol}{price:.3g}/kWh, your price"
+
+
+def evaluate(
+    scenario: Scenario,
+    data: AppData,
+    now: datetime,
+    *,
+    bench: BenchResult | None = None,
+    fallback_gpu: str | None = None,
+) -> Calculation:
+    """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
+    `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
+    uses the reference RTX 3090; the CLI asks)."""
+    from costcalc.core.bench_apply import bench_label, desktop_gpu, effects
+
+    notes: list[str] = []
+    gpu_name = scenario.gpu or (desktop_gpu(bench) if bench is not None else None) or fallback_gpu
+    if gpu_name is None:
+        raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
+    spec, card_note = data.catalog.resolve_desktop(gpu_name)
+    if card_note is not None:
+        notes.append(card_note)
+    found = None
+    if bench is not None:
+        found = effects(
+            bench,
+            spec.key,
+            scenario.kind,
+            resolved_dtype(scenario, spec),
+            scenario.items_per_run,
+            data.catalog,
+            data.predictor,
+        )
+        if desktop_gpu(bench) is None:
+            notes.append(
+                f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
+                "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
+                "desktop GPU and the run time yourself"
+            )
+    household = data.electricity.lookup(scenario.home_region)
+    money = money_for(data.fx, currency_of(scenario, household))
+    if household.fallback is not None and scenario.usd_per_kwh is None:
+        notes.append(household.fallback)
+    card = None
+    price_usd = (
+        None if scenario.desktop_price_usd is None else money.to_usd(scenario.desktop_price_usd)
+    )
+    if price_usd is None:
+        card, card_notes = desktop_card(spec, scenario.used, now)
+        notes += card_notes
+        if card is not None:
+            base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
+            price_usd = card.usd * scenario.gpu_count + base
+    if price_usd is None and spec.desktop_price_usd is None and card_note is not None:
+        # the PCIe card a desktop name means may have no sourced price: say why it was chosen
+        raise CostcalcError(
+            f"no desktop price known for {spec.name}; pass --desktop-price USD ({card_note})"
+        )
+    desktop = build_desktop(
+        spec,
+        data.desktop_defaults,
+        scenario.gpu_count,
+        price_usd=price_usd,
+        gpu_w=(
+            scenario.gpu_watts if scenario.gpu_watts is not None or found is None else found.gpu_w
+        ),
+        rest_of_system_w=scenario.system_watts,
+        idle_w=scenario.idle_watts,
+    )
+    kwh_usd = (
+        household.usd_per_kwh
+        if scenario.usd_per_kwh is None
+        else money.to_usd(scenario.usd_per_kwh)
+    )
+    check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
+    check_usd(desktop.price_usd, 1_000_000.0, "desktop price", "", money)
+    assumptions = build_assumptions(
+        data.grid,
+        utilisation=scenario.utilisation,
+        usd_per_kwh=kwh_usd,
+        region=scenario.home_region,
+        psu_efficiency=scenario.psu_efficiency,
+        stays_on=scenario.always_on,
+        horizon_years=scenario.horizon_years,
+        resale_fraction=scenario.resale_share,
+        include_embodied=scenario.embodied,
+    )
+    dtype = resolved_dtype(scenario, spec)
+    workload = Workload(
+        run_hours=scenario.run_hours or (found.run_hours if found else None),
+        items_per_run=scenario.items_per_run,
+        memory_gb=scenario.memory_gb,
+        max_batch=dict(found.max_batch) if found else {},
+        kind=scenario.kind,
+        dtype=dtype,
+    )
+    chosen = offers_for(scenario, data.book.offers, data.catalog)
+    for price in scenario.cloud_prices:
+        hourly = money.to_usd(price)
+        check_usd(hourly, 10_000.0, "cloud price", "per hour", money)
+        chosen.append(custom_offer(spec.key, scenario.gpu_count, hourly, now))
+    speed = (found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype)
+    rules = Rules(
+        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
+        memory_from_job=scenario.memory_gb is not None,
+        scale_out=scenario.scale_out,
+        checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+        restart_h=scenario.spot_restart_minutes / 60,
+    )
+    comparison = compare(
+        desktop,
+        assumptions,
+        workload,
+        chosen,
+        data.catalog,
+        data.grid,
+        now,
+        speed=speed,
+        scale=scale_fn(data.scaling, scenario.kind),
+        rules=rules,
+    )
+    resolved = scenario.model_copy(
+        update={"gpu": spec.key, "home_region": assumptions.home_region, "dtype": dtype}
+    )
+    return Calculation(
+        scenario=resolved,
+        spec=spec,
+        desktop=desktop,
+        assumptions=assumptions,
+        workload=workload,
+        offers=tuple(chosen),
+        comparison=comparison,
+        now=now,
+        bench=found,
+        bench_label=bench_label(bench) if bench is not None else None,
+        notes=tuple(notes),
+        money=money,
+        electricity=household if scenario.usd_per_kwh is None else None,
+        card=card,
+    )
+
+
+CARD_PRICE_STALE_DAYS = 180
+"""A card price older than this gets a warning, as a cloud list price older than 90 days does."""
+
+
+def desktop_card(spec: GpuSpec, used: bool, now: datetime) -> tuple[CardPrice | None, list[str]]:
+    """The card price a default desktop price rests on, and what the user should know about it."""
+    notes = []
+    card = card_price(spec, used=used)
+    if used and card is None:
+        notes.append(
+            f"no dated second-hand price for the {spec.short_name}: its street price is used"
+        )
+        card = card_price(spec)
+    if card is None:
+        return None, notes
+    if card.observed is None:
+        notes.append(
+            f"the {spec.short_name} has no dated street price: its launch price "
+            f"(${card.usd:,.0f}) is used; give --desktop-price for what it costs today"
+        )
+    elif (now.date() - card.observed).days > CARD_PRICE_STALE_DAYS:
+        days = (now.date() - card.observed).days
+        notes.append(
+            f"the {spec.short_name}'s price (${card.usd:,.0f}, {card.condition}) is from "
+            f"{card.observed:%Y-%m-%d}, {days} days old: give --desktop-price for today's"
+        )
+    return card, notes
+
+
+def currency_of(scenario: Scenario, household: HouseholdPrice) -> str:
+    """The currency amounts are in: asked for, else the home region's (when one is set)."""
+    if scenario.currency:
+        return scenario.currency.upper()
+    if scenario.home_region and household.region != "default":
+        return household.currency
+    return "USD"
+
+
+def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> None:
+    """An amount typed in any currency, bounded once it is in USD."""
+    if not value <= limit:
+        shown = f"{money.symbol}{money.of(limit):,.0f}"
+        raise CostcalcError(f"{what} must be at most {shown}{' ' + per if per else ''}")
+
+
+def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
+    """The prefilled desktop price: street price of the GPUs plus the base system."""
+    spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
+    if spec.desktop_price_usd is None:
+        return None
+    return build_desktop(spec, data.desktop_defaults, scenario.gpu_count).price_usd

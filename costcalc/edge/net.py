@@ -1,0 +1,418 @@
+"""HTTP for the refresh job: one requests session with timeouts, a wall-clock deadline, bounded
+retries, a size cap and a credentials policy.
+
+Rules kept here:
+- this is the only module that imports requests, and only the refresh job imports it (lazily),
+  so `costcalc quick` and the app start without it;
+- every download ends by its deadline, however slowly its bytes arrive: a watchdog shuts the
+  request's sockets when the time is up (the connect, the headers and the body alike), and the
+  whole refresh has a deadline of its own;
+- credentials travel only over https, to their provider's own host (or this machine); a
+  plain-http or foreign-host URL gets no credentials and says why;
+- every failure becomes one FetchError line that names the host and what went wrong; a response
+  is never trusted past `max_bytes`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util.retry import Retry
+
+from costcalc import __version__
+from costcalc.core.errors import CostcalcError
+
+CHUNK_BYTES = 64 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""Longest line a streamed price list may have: a CSV row is a few hundred bytes."""
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class FetchError(Exception):
+    """A download that failed: connection, deadline, HTTP status, size or credentials."""
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def _env_number(
+    name: str, default: float, *, low: float, high: float, whole: bool = False
+) -> float:
+    """A finite number from the environment within [low, high], or CostcalcError (exit 2)."""
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise CostcalcError(f"{name} must be a number, got {text!r}") from None
+    if not math.isfinite(value) or not low <= value <= high or (whole and value != int(value)):
+        kind = "a whole number" if whole else "a number"
+        raise CostcalcError(f"{name} must be {kind} from {low:g} to {high:g}, got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """How patient and how trusting a refresh is with a server."""
+
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 30.0
+    """Longest silence while waiting for a byte."""
+    deadline_s: float = 120.0
+    """Longest one download may take, connect to last byte, whatever the pace of its bytes."""
+    refresh_deadline_s: float = 600.0
+    """Longest a whole refresh may take; providers not reached by then fail with a message."""
+    retries: int = 3
+    backoff_s: float = 1.0
+    max_bytes: int = 64 * 1024 * 1024
+    """Largest JSON payload accepted (spot.json is about 3 MB)."""
+    max_stream_bytes: int = 8 * 1024 * 1024 * 1024
+    """Largest line-streamed payload accepted (Price List bulk CSVs run to several GB)."""
+
+    @classmethod
+    def from_env(cls) -> FetchSettings:
+        """Defaults, tuned by COSTCALC_HTTP_TIMEOUT (silence, s), COSTCALC_HTTP_DEADLINE (one
+        download, s), COSTCALC_REFRESH_DEADLINE (the whole refresh, s), COSTCALC_HTTP_RETRIES,
+        COSTCALC_HTTP_BACKOFF (s) and COSTCALC_HTTP_MAX_MB. A bad value is a usage error."""
+        base = cls()
+        return replace(
+            base,
+            read_timeout_s=_env_number(
+                "COSTCALC_HTTP_TIMEOUT", base.read_timeout_s, low=0.05, high=3600
+            ),
+            deadline_s=_env_number("COSTCALC_HTTP_DEADLINE", base.deadline_s, low=0.1, high=86400),
+            refresh_deadline_s=_env_number(
+                "COSTCALC_REFRESH_DEADLINE", base.refresh_deadline_s, low=0.1, high=86400
+            ),
+            retries=int(
+                _env_number("COSTCALC_HTTP_RETRIES", base.retries, low=0, high=10, whole=True)
+            ),
+            backoff_s=_env_number("COSTCALC_HTTP_BACKOFF", base.backoff_s, low=0, high=60),
+            max_bytes=int(
+                _env_number("COSTCALC_HTTP_MAX_MB", base.max_bytes / 2**20, low=0.001, high=4096)
+                * 2**20
+            ),
+        )
+
+
+# --------------------------------------------------------------------------- the deadline
+
+
+class Deadline:
+    """A wall-clock limit for one request: when it passes, the request's sockets are shut, which
+    ends a blocked connect, header read or body read at once."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self.fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        _current.deadline = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        _current.deadline = None
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+_current = threading.local()
+"""The deadline of the request this thread is making (the refresh runs one at a time per thread)."""
+
+
+def _watch(sock: Any) -> None:
+    deadline: Deadline | None = getattr(_current, "deadline", None)
+    if deadline is not None and sock is not None:
+        deadline.watch(sock)
+
+
+class _WatchedHTTPConnection(HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _watch(self.sock)
+
+
+class _WatchedHTTPSConnection(HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _watch(self.sock)
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+def make_session(settings: FetchSettings) -> requests.Session:
+    """A session that retries connection errors and 5xx answers with exponential backoff, and
+    opens a fresh, watched connection for every request (so every socket has its deadline)."""
+    retry = Retry(
+        total=settings.retries,
+        connect=settings.retries,
+        read=0,  # a server too slow once is too slow again: fail within the timeout
+        status=settings.retries,
+        other=0,
+        redirect=5,
+        backoff_factor=settings.backoff_s,
+        status_forcelist=(500, 502, 503, 504),
+        allowed_methods=frozenset({"GET", "POST"}),  # our POSTs are read-only price queries
+        raise_on_status=False,
+        respect_retry_after_header=False,
+    )
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry, pool_connections=1, pool_maxsize=1)
+    adapter.poolmanager.pool_classes_by_scheme = {
+        "http": _WatchedHTTPPool,
+        "https": _WatchedHTTPSPool,
+    }
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers.update(
+        {
+            "User-Agent": f"costcalc/{__version__}",
+            "Accept-Encoding": "gzip, deflate",
+            "Connection": "close",
+        }
+    )
+    return session
+
+
+# --------------------------------------------------------------------------- credentials
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).hostname or ""
+
+
+def credential_refusal(url: str, own_host: str) -> str | None:
+    """Why credentials must not go to `url`, or None when they may: https, and the provider's
+    own host (or a subdomain of it) or this machine."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme != "https":
+        return f"{host or url} is plain {parts.scheme or 'text'}, not https"
+    if host in LOOPBACK or host == own_host or host.endswith("." + own_host):
+        return None
+    return f"{host} is not {own_host}"
+
+
+def same_origin(first: str, following: str) -> bool:
+    """A next-page link stays on the first page's scheme, host and port."""
+    a, b = urlsplit(first), urlsplit(following)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+# --------------------------------------------------------------------------- the client
+
+
+class HttpClient:
+    """GET and POST with limits; `get`/`post_json` return the whole (decompressed) body,
+    `iter_lines` streams it line by line."""
+
+    def __init__(self, settings: FetchSettings | None = None) -> None:
+        self.settings = settings or FetchSettings.from_env()
+        self.session = make_session(self.settings)
+        self.ends_at = time.monotonic() + self.settings.refresh_deadline_s
+        """The refresh's own deadline: no download starts, or runs, past it."""
+        self.on_request: Callable[[str], None] | None = None
+        """Told the host of every download as it starts (the refresh says whom it is asking)."""
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, url: str, headers: Mapping[str, str] | None = None) -> bytes:
+        return b"".join(self._chunks("GET", url, headers, None, self.settings.max_bytes))
+
+    def post_json(self, url: str, body: Any, headers: Mapping[str, str] | None = None) -> bytes:
+        """POST a JSON query (GraphQL, a search) and return the answer's bytes."""
+        return b"".join(self._chunks("POST", url, headers, body, self.settings.max_bytes))
+
+    def iter_lines(self, url: str, headers: Mapping[str, str] | None = None) -> Iterator[str]:
+        """Decoded text lines, read chunk by chunk in linear time: memory holds a chunk and the
+        unfinished line, never the body; a line longer than MAX_LINE_BYTES is refused."""
+        pending = bytearray()
+        for chunk in self._chunks(
+            "GET", url, None if headers is None else headers, None, self.settings.max_stream_bytes
+        ):
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                if end < 0:
+                    break
+                pending += chunk[start:end]
+                yield _line(pending)
+                pending.clear()
+                start = end + 1
+            pending += chunk[start:]
+            if len(pending) > MAX_LINE_BYTES:
+                raise FetchError(
+                    f"{_where(url)}: a line longer than {MAX_LINE_BYTES // 2**20} MB; "
+                    "not a price list"
+                )
+        if pending:
+            yield pending.decode("utf-8-sig", errors="replace")
+
+    def _deadline(self, url: str) -> Deadline:
+        remaining = self.ends_at - time.monotonic()
+        if remaining <= 0:
+            limit = self.settings.refresh_deadline_s
+            raise FetchError(f"{_where(url)}: not tried, the refresh's {limit:g} s deadline passed")
+        return Deadline(min(self.settings.deadline_s, remaining))
+
+    def _chunks(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str] | None,
+        body: Any,
+        max_bytes: int,
+    ) -> Iterator[bytes]:
+        if self.on_request is not None:
+            self.on_request(host_and_port(url))
+        deadline = self._deadline(url)
+        with deadline:
+            try:
+                yield from self._read(method, url, headers, body, max_bytes)
+            except FetchError:
+                if deadline.expired:
+                    raise self._late(url, deadline) from None
+                raise
+            except Exception as exc:
+                if deadline.expired:
+                    raise self._late(url, deadline) from exc
+                raise FetchError(f"{_where(url)}: download broke off ({_reason(exc)})") from exc
+
+    def _late(self, url: str, deadline: Deadline) -> FetchError:
+        return FetchError(f"{_where(url)}: no complete answer within {deadline.seconds:g} s")
+
+    def _read(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str] | None,
+        body: Any,
+        max_bytes: int,
+    ) -> Iterator[bytes]:
+        timeout = (self.settings.connect_timeout_s, self.settings.read_timeout_s)
+        try:
+            response = self.session.request(
+                method, url, headers=dict(headers or {}), json=body, timeout=timeout, stream=True
+            )
+        except requests.exceptions.RequestException as exc:
+            raise FetchError(f"{_where(url)}: {self._explain(exc)}") from exc
+        with response:
+            if response.status_code != 200:
+                retried = (
+                    f" after {self.settings.retries} retries" if response.status_code >= 500 else ""
+                )
+                raise FetchError(
+                    f"{_where(url)}: HTTP {response.status_code} {response.reason}{retried}"
+                )
+            declared = response.headers.get("Content-Length")
+            encoded = response.headers.get("Content-Encoding", "identity") != "identity"
+            if declared and declared.isdigit() and not encoded and int(declared) > max_bytes:
+                too_big = f"body of {_size(int(declared))} exceeds {_size(max_bytes)}"
+                raise FetchError(f"{_where(url)}: {too_big}")
+            received = 0
+            for chunk in response.raw.stream(CHUNK_BYTES, decode_content=True):
+                received += len(chunk)
+                if received > max_bytes:
+                    raise FetchError(f"{_where(url)}: body exceeds {_size(max_bytes)}")
+                yield chunk
+
+    def _explain(self, exc: requests.exceptions.RequestException) -> str:
+        """One readable clause for what requests/urllib3 report in nested exception text."""
+        text = str(exc)
+        if isinstance(exc, requests.exceptions.ConnectTimeout) or "connect timeout" in text:
+            return f"cannot connect within {self.settings.connect_timeout_s:g} s"
+        if isinstance(exc, requests.exceptions.ReadTimeout) or "Read timed out" in text:
+            return f"no answer within {self.settings.read_timeout_s:g} s"
+        if isinstance(exc, requests.exceptions.TooManyRedirects) or "redirect" in text.lower():
+            return "too many redirects (a redirect loop?)"
+        if isinstance(exc, requests.exceptions.RetryError):
+            return f"still failing after {self.settings.retries} retries ({_reason(exc)})"
+        if "Connection refused" in text:
+            return "cannot connect (connection refused)"
+        if "NameResolution" in text or "Name or service not known" in text:
+            return "cannot connect (host name not found; offline?)"
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return f"cannot connect ({_reason(exc)})"
+        return _reason(exc)
+
+
+def _line(data: bytearray) -> str:
+    return data.decode("utf-8-sig", errors="replace").rstrip("\r") + "\n"
+
+
+def host_and_port(url: str) -> str:
+    """'api.runpod.io', or '127.0.0.1:8080' when the URL names a port: how messages name a
+    server (never the path or query, which may be long, percent-encoded or carry keys)."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.hostname or url}{port}"
+
+
+def _where(url: str) -> str:
+    """How a message names a download: the host and path, without a query string (which may
+    carry keys) and without percent-encoding noise."""
+    from urllib.parse import unquote
+
+    return f"{host_and_port(url)}{unquote(urlsplit(url).path)}"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    for marker in ("Caused by ", "] "):
+        if marker in text:
+            text = text.rsplit(marker, 1)[-1]
+    return text.strip("()'\" ")[:160]
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n} bytes"

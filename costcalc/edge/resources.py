@@ -1,0 +1,278 @@
+"""Reading data files across the edge: bundled resources, user files and downloaded snapshots,
+always through one guarded reader and pydantic.
+
+Rules kept here:
+- nothing is trusted until `model_validate` accepts it; any failure becomes one DataFileError
+  line that names the file and what to do, never a traceback or a signal;
+- every file is read through `read_user_text`: at most MAX_FILE_BYTES, UTF-8 (a BOM is fine),
+  and, for YAML, no deeper than MAX_NESTING levels and no more than MAX_ALIASES aliases, checked
+  before libyaml sees the text (a deeply nested file would crash its C parser);
+- writes go to a temp file that is fsynced and renamed over the target, so a crash never leaves
+  half a file.
+
+Parsing YAML in Python costs more than everything else `costcalc quick` does, so a validated
+file is also kept as JSON in the cache directory, keyed by a hash of its text, the model and
+the costcalc version, and sealed with a hash of the JSON itself; the next run validates that JSON
+in pydantic-core instead, without importing the YAML parser. A cache entry whose seal does not
+match is ignored, the cache keeps only its newest entries, and a cache that cannot be read or
+written is ignored: it only ever saves time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from costcalc.core.errors import DataFileError
+
+PRICES_PACKAGE = "costcalc.data.prices"
+"""Where the bundled, dated price snapshot ships: the repository's prices/ inside the package."""
+
+try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest data file read (a refreshed snapshot of every AWS region is a few MB)."""
+MAX_NESTING = 64
+"""Deepest YAML nesting accepted; costcalc's own files nest 4 levels."""
+MAX_ALIASES = 256
+"""YAML aliases accepted in one file: a 'billion laughs' file expands each alias many times."""
+CACHE_ENTRIES = 32
+"""Parsed files kept in the cache; older entries are deleted."""
+
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\]}]+")
+
+
+def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of a data file, or DataFileError naming the file (FileNotFoundError passes
+    through, so callers can treat a missing file as absent)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise
+    except NotADirectoryError as exc:  # a home that is a file holds no files
+        raise FileNotFoundError(str(path)) from exc
+    except ValueError as exc:  # a NUL byte in the name
+        raise DataFileError(f"{path!r}: not a usable file name") from exc
+    except IsADirectoryError as exc:
+        raise DataFileError(f"{path}: is a directory, not a file") from exc
+    except OSError as exc:
+        raise DataFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(data) > max_bytes:
+        raise DataFileError(f"{path}: larger than {max_bytes // 2**20} MB; is it the right file?")
+    return decode(data, str(path))
+
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(
+            f"{where}: not UTF-8 text (bad byte at {exc.start}); save it as UTF-8"
+        ) from exc
+
+
+def check_yaml_shape(text: str, where: str) -> None:
+    """Refuse nesting and alias counts no costcalc file has, before libyaml parses the text."""
+    depth = deepest = 0
+    quote = ""
+    for char in text:
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+        elif char == "\n":
+            quote = ""  # an unclosed quote ends the check of its line, not of the file
+    indents = [len(line) - len(line.lstrip(" -")) for line in text.splitlines()]
+    deepest = max(deepest, max(indents, default=0) // 2)
+    if deepest > MAX_NESTING:
+        raise DataFileError(
+            f"{where}: nested deeper than {MAX_NESTING} levels; not a costcalc file"
+        )
+    if len(_ALIAS.findall(text)) > MAX_ALIASES:
+        raise DataFileError(f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file")
+
+
+def read_user_yaml(path: Path) -> Any:
+    """Parsed YAML of a user or downloaded file (FileNotFoundError passes through)."""
+    return parse_yaml(read_user_text(path), str(path))
+
+
+def _yaml() -> Any:
+    # Imported on first parse or dump: a cached file is read without YAML at all.
+    import yaml
+
+    return yaml
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """Safe YAML (no tags), with libyaml's C parser when it is there."""
+    check_yaml_shape(text, where)
+    yaml = _yaml()
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise DataFileError(f"{where}: not valid YAML{at}") from exc
+    except RecursionError as exc:
+        raise DataFileError(f"{where}: nested too deeply; not a costcalc file") from exc
+
+
+def validate(data: Any, model: type[M], where: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise DataFileError(f"{where}: {loc}: {first['msg']}{more}") from exc
+
+
+def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
+    """A YAML file shipped inside a package, validated as `model`."""
+    where = f"{package}/{name}"
+    try:
+        data = resources.files(package).joinpath(name).read_bytes()
+    except (OSError, ModuleNotFoundError) as exc:
+        raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
+    return load_yaml_text(decode(data, where), where, model)
+
+
+def load_yaml_file(path: Path, model: type[M]) -> M:
+    """A user-side or downloaded YAML file, validated as `model`."""
+    try:
+        text = read_user_text(path)
+    except FileNotFoundError as exc:
+        raise DataFileError(f"{path}: no such file") from exc
+    return load_yaml_text(text, str(path), model)
+
+
+def load_yaml_text(text: str, where: str, model: type[M]) -> M:
+    """Validate YAML text as `model`, through the JSON cache when it holds this exact text."""
+    cached = _cache_path(text, model)
+    if cached is not None:
+        found = _read_cache(cached, model)
+        if found is not None:
+            return found
+    result = validate(parse_yaml(text, where), model, where)
+    if cached is not None:
+        _write_cache(cached, result)
+    return result
+
+
+def _digest(data: bytes) -> str:
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
+    from costcalc import __version__
+    from costcalc.edge import locations
+
+    try:
+        directory = locations.cache_dir() / "parsed"
+    except Exception:  # no usable home directory: run without a cache
+        return None
+    return directory / f"{model.__name__}-{__version__}-{_digest(text.encode('utf-8'))}.json"
+
+
+def _read_cache(path: Path, model: type[M]) -> M | None:
+    """The cached model when its seal matches its JSON; None otherwise (the source is parsed)."""
+    try:
+        with path.open("rb") as handle:
+            seal = handle.readline().strip().decode("ascii")
+            payload = handle.read(MAX_FILE_BYTES)
+        if seal != _digest(payload):
+            return None
+        return model.model_validate_json(payload)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_cache(path: Path, result: BaseModel) -> None:
+    payload = result.model_dump_json()
+    with contextlib.suppress(OSError):
+        write_atomic(path, _digest(payload.encode("utf-8")) + "\n" + payload)
+        prune_cache(path.parent)
+
+
+def prune_cache(directory: Path, keep: int = CACHE_ENTRIES) -> None:
+    """Keep the newest `keep` parsed files; delete the rest and temp files a crash left."""
+    with contextlib.suppress(OSError):
+        entries = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink(missing_ok=True)
+        clear_temp_files(directory)
+
+
+def clear_temp_files(directory: Path, older_than_s: float = 60.0) -> None:
+    """Temp files a killed write left behind (`.<name>.<random>.tmp`), once old enough that no
+    live writer can own them."""
+    import time
+
+    if not directory.is_dir():
+        return
+    limit = time.time() - older_than_s
+    for stale in directory.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if stale.stat().st_mtime < limit:
+                stale.unlink()
+
+
+def dump_yaml(data: Any) -> str:
+    yaml = _yaml()
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return str(yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the new one, never a mix.
+    Temp files an earlier, killed write left in the same directory are cleaned first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clear_temp_files(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_model_yaml(path: Path, model: BaseModel) -> None:
+    write_atomic(path, dump_yaml(model.model_dump(mode="json", exclude_defaults=True)))
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

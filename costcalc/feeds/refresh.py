@@ -1,0 +1,443 @@
+"""The refresh job: download each provider's prices, check them, store them, remember them.
+
+Rules kept here:
+- One failing provider never blocks the others, and never costs its last good snapshot: a
+  payload is written only after it parsed, passed the plausibility checks and did not drop most
+  of the previous snapshot's rows (unless forced); writes are atomic (temp file, fsync, rename).
+- One refresh at a time: a file lock; a second refresh fails fast with RefreshLocked (exit 3).
+- Every observation goes into the history database, one transaction per refresh.
+- Nothing is pretended: providers without a machine-readable price list are reported as
+  skipped, with the age of the curated table that stays in use.
+- Progress is told as it happens, as events (a provider started, asked a host, said something,
+  finished), so the app can keep one line per provider and the CLI can print a log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+from urllib.parse import urlsplit
+
+from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
+from costcalc.core.offers import age_days
+from costcalc.edge import locations
+from costcalc.providers import registry
+from costcalc.providers.base import Fetched, Provider, Skip
+from costcalc.store.snapshots import load_bundled, refreshed_observations, refreshed_path
+
+if TYPE_CHECKING:
+    from costcalc.edge.net import FetchSettings, HttpClient
+
+MIN_USD_PER_GPU_HOUR = 0.01
+MAX_USD_PER_GPU_HOUR = 100.0
+"""Plausible range of a cloud price per GPU-hour; outside it a feed changed units or broke."""
+
+KEEP_AT_LEAST = 0.5
+"""A payload with fewer rows than this share of the last refreshed snapshot is refused."""
+
+NAMES_SHOWN = 10
+"""Unknown GPU names a result's message lists; `refresh --json` lists them all."""
+
+
+@dataclass(frozen=True)
+class ProviderResult:
+    """What happened to one provider in one refresh."""
+
+    provider: str
+    ok: bool
+    message: str
+    offers: int = 0
+    skipped: bool = False
+    unknown_gpus: tuple[str, ...] = ()
+    """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
+    label: str = ""
+    """The provider as people name it: 'AWS EC2 spot'."""
+    hosts: tuple[str, ...] = ()
+    """The servers asked, in order (host, or host:port when the URL names a port)."""
+    summary: str = ""
+    """What happened in a few plain words, without the hosts: '1,059 offers',
+    'HTTP 500 Internal Server Error after 3 retries', 'curated table, 40 d old (...)'."""
+
+    @property
+    def line(self) -> str:
+        """The summary and whom it came from: '1,059 offers (api.runpod.io)'."""
+        hosts = f" ({', '.join(self.hosts)})" if self.hosts else ""
+        return f"{self.summary or self.message}{hosts}"
+
+
+# --------------------------------------------------------------------------- progress events
+
+
+@dataclass(frozen=True)
+class ProviderStarted:
+    """A provider's turn began: the `index`-th of `total` (1-based)."""
+
+    provider: str
+    label: str
+    index: int
+    total: int
+
+    def __str__(self) -> str:
+        return f"{self.provider}: started ({self.index} of {self.total})"
+
+
+@dataclass(frozen=True)
+class ProviderAsking:
+    """A provider began its first download from `host` (each host is told once)."""
+
+    provider: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}: asking {self.host}"
+
+
+@dataclass(frozen=True)
+class ProviderSaid:
+    """A provider's own progress line ('downloading 6 price lists', 'page 3')."""
+
+    provider: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.text}"
+
+
+@dataclass(frozen=True)
+class ProviderFinished:
+    result: ProviderResult
+
+    def __str__(self) -> str:
+        r = self.result
+        return f"{r.provider}: {'ok' if r.ok else 'failed'}: {r.message}"
+
+
+RefreshEvent: TypeAlias = ProviderStarted | ProviderAsking | ProviderSaid | ProviderFinished
+Progress = Callable[[RefreshEvent], None]
+"""Told each event as it happens, from the refresh's own thread."""
+
+
+class RefreshLocked(CostcalcError):
+    """Another refresh holds the lock."""
+
+    exit_code = 3
+
+
+class Refused(Exception):
+    """A payload that parsed but fails the checks; the message says which."""
+
+
+@dataclass
+class RefreshReport:
+    started_at: datetime
+    results: list[ProviderResult] = field(default_factory=list)
+    history_error: str | None = None
+
+    @property
+    def failed(self) -> list[ProviderResult]:
+        return [r for r in self.results if not r.ok]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every provider refreshed (or had nothing to fetch), 1 when any failed."""
+        return 1 if self.failed or self.history_error else 0
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_plausible(snapshot: PriceSnapshot) -> None:
+    """Every row names a known GPU and a sane price per GPU-hour."""
+    from costcalc.store.bundled import load_catalog
+
+    catalog = load_catalog()
+    for row in snapshot.offers:
+        if row.gpu not in catalog:
+            raise Refused(f"{row.name} in {row.region}: unknown GPU {row.gpu!r}")
+        per_gpu = row.usd_per_hour / row.gpu_count
+        if not MIN_USD_PER_GPU_HOUR <= per_gpu <= MAX_USD_PER_GPU_HOUR:
+            raise Refused(
+                f"implausible price: {row.name} in {row.region} at ${per_gpu:,.4g} per GPU-hour "
+                f"(expected ${MIN_USD_PER_GPU_HOUR:g}-{MAX_USD_PER_GPU_HOUR:g})"
+            )
+
+
+def row_identity(row: OfferRow) -> tuple[object, ...]:
+    """What makes two feed rows the same offer: a repeated page or region repeats this."""
+    return (row.name, row.region, row.gpu, row.gpu_count, row.spot, row.plan)
+
+
+def deduplicated(snapshot: PriceSnapshot) -> tuple[PriceSnapshot, int]:
+    """The snapshot with each offer once (the first of repeated rows), and how many repeats."""
+    kept: dict[tuple[object, ...], OfferRow] = {}
+    for row in snapshot.offers:
+        kept.setdefault(row_identity(row), row)
+    repeated = len(snapshot.offers) - len(kept)
+    if not repeated:
+        return snapshot, 0
+    return snapshot.model_copy(update={"offers": tuple(kept.values())}), repeated
+
+
+def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: bool) -> None:
+    """Refuse a payload with far fewer offers than the last snapshot, counting each offer once
+    on both sides (an older snapshot may hold repeated rows)."""
+    if previous is None or force or not previous.offers:
+        return
+    old = len({row_identity(r) for r in previous.offers})
+    new_count = len({row_identity(r) for r in new.offers})
+    if new_count < KEEP_AT_LEAST * old:
+        raise Refused(
+            f"refused: {new_count} offers where the last snapshot had {old}; "
+            "run with --force to accept"
+        )
+
+
+def _previous(provider: Provider) -> PriceSnapshot | None:
+    """The last refreshed snapshot, if there is a readable one (the bundled one is not compared:
+    it comes from other sources and other regions)."""
+    from costcalc.edge.resources import load_yaml_file
+
+    path = refreshed_path(provider)
+    if not path.exists():
+        return None
+    try:
+        return load_yaml_file(path, PriceSnapshot)
+    except DataFileError:
+        return None
+
+
+# --------------------------------------------------------------------------- providers
+
+
+def _skipped(provider: Provider, now: datetime, hint: str) -> ProviderResult:
+    """What a provider without a fetch keeps: its curated prices, and their age."""
+    bundled = load_bundled(provider)
+    days = age_days(bundled.fetched_at, now)
+    also = f"{hint}, or " if hint else ""
+    message = (
+        f"no machine-readable price list; kept the curated prices of "
+        f"{bundled.fetched_at:%Y-%m-%d} ({days:.0f} days old); {also}"
+        f"override any price in {locations.price_overrides_file()}"
+    )
+    summary = f"curated table, {days:.0f} d old ({hint or 'no public price feed'})"
+    return ProviderResult(
+        provider.name, True, message, skipped=True, label=provider.label, summary=summary
+    )
+
+
+def without_host(message: str, hosts: Sequence[str]) -> str:
+    """An error without the 'host/path: ' or 'https://host/path: ' it starts with, when that
+    host is one of `hosts` (the line names its hosts once, at its end)."""
+    head, sep, rest = message.partition(": ")
+    if not sep:
+        return message
+    if "://" in head:
+        parts = urlsplit(head)
+        server = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+    else:
+        server = head.split("/", 1)[0]
+    return rest if server in hosts else message
+
+
+class _Asked:
+    """The hosts one provider asks, each told to `progress` the first time."""
+
+    def __init__(self, provider: str, progress: Progress) -> None:
+        self.provider = provider
+        self.progress = progress
+        self.hosts: list[str] = []
+
+    def __call__(self, host: str) -> None:
+        if host not in self.hosts:
+            self.hosts.append(host)
+            self.progress(ProviderAsking(self.provider, host))
+
+
+# --------------------------------------------------------------------------- data feeds
+
+FX_LABEL = "ECB exchange rates"
+
+
+def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> ProviderResult:
+    """Download the ECB's euro reference rates and keep them beside the bundled ones (not a price
+    provider: no offers, no history); a bad file keeps the last good rates."""
+    from costcalc.core.models import FxRates
+    from costcalc.edge.net import FetchError
+    from costcalc.edge.resources import write_model_yaml
+    from costcalc.providers import ecb
+    from costcalc.providers.common import FeedError
+    from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file
+
+    asked = _Asked(ecb.NAME, progress)
+    client.on_request = asked
+
+    def failed(message: str) -> ProviderResult:
+        hosts = tuple(asked.hosts)
+        summary = without_host(message, hosts)
+        return ProviderResult(
+            ecb.NAME, False, message, label=FX_LABEL, hosts=hosts, summary=summary
+        )
+
+    try:
+        progress(ProviderSaid(ecb.NAME, f"downloading {ecb.url()}"))
+        rates = ecb.fetch(client)
+        write_model_yaml(
+            fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
+        )
+    except (FetchError, FeedError, CostcalcError) as exc:
+        return failed(str(exc))
+    except Exception as exc:  # a feed's bug must not stop the refresh
+        return failed(f"unexpected {type(exc).__name__}: {exc}")
+    finally:
+        client.on_request = None
+    summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
+    return ProviderResult(
+        ecb.NAME,
+        True,
+        f"refreshed, {summary}",
+        label=FX_LABEL,
+        hosts=tuple(asked.hosts),
+        summary=summary,
+    )
+
+
+# --------------------------------------------------------------------------- the job
+
+
+def _refresh_one(
+    provider: Provider, client: HttpClient, now: datetime, force: bool, progress: Progress
+) -> tuple[ProviderResult, list[CloudOffer]]:
+    from costcalc.edge.net import FetchError
+    from costcalc.edge.resources import write_model_yaml
+    from costcalc.providers.common import FeedError
+
+    name = provider.name
+    asked = _Asked(name, progress)
+    client.on_request = asked
+
+    def failed(message: str) -> tuple[ProviderResult, list[CloudOffer]]:
+        hosts = tuple(asked.hosts)
+        summary = without_host(message, hosts)
+        result = ProviderResult(
+            name, False, message, label=provider.label, hosts=hosts, summary=summary
+        )
+        return result, []
+
+    try:
+        outcome = provider.refresh(client, now, lambda text: progress(ProviderSaid(name, text)))
+        if isinstance(outcome, Skip):
+            return _skipped(provider, now, outcome.hint), []
+        unknown: tuple[str, ...] = ()
+        if isinstance(outcome, Fetched):
+            unknown = outcome.unknown_gpus
+            outcome = outcome.snapshot
+        outcome, repeated = deduplicated(outcome)
+        check_plausible(outcome)
+        check_not_shrunk(outcome, _previous(provider), force)
+        write_model_yaml(refreshed_path(provider), outcome)
+    except (FetchError, FeedError, Refused, CostcalcError) as exc:
+        return failed(str(exc))
+    except Exception as exc:  # one provider's bug must not stop the others
+        return failed(f"unexpected {type(exc).__name__}: {exc}")
+    finally:
+        client.on_request = None
+    count = len(outcome.offers)
+    observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
+    message = f"refreshed, {count} offers" + (
+        f" ({repeated} repeated rows dropped)" if repeated else ""
+    )
+    message += _unknown_note(unknown)
+    summary = f"{count:,} offers" + (
+        f", {len(unknown)} unknown GPU {'name' if len(unknown) == 1 else 'names'} skipped"
+        if unknown
+        else ""
+    )
+    result = ProviderResult(
+        name,
+        True,
+        message,
+        offers=count,
+        unknown_gpus=unknown,
+        label=provider.label,
+        hosts=tuple(asked.hosts),
+        summary=summary,
+    )
+    return result, observed
+
+
+def _unknown_note(unknown: tuple[str, ...]) -> str:
+    """'; skipped 2 GPU names no table maps: A, B' (the first few; --json has them all)."""
+    if not unknown:
+        return ""
+    shown = ", ".join(unknown[:NAMES_SHOWN])
+    more = f" and {len(unknown) - NAMES_SHOWN} more" if len(unknown) > NAMES_SHOWN else ""
+    noun = "name" if len(unknown) == 1 else "names"
+    return f"; skipped {len(unknown)} GPU {noun} no table maps: {shown}{more}"
+
+
+def _record(
+    report: RefreshReport, write: Callable[[list[CloudOffer]], int], offers: list[CloudOffer]
+) -> None:
+    try:
+        write(offers)
+    except CostcalcError as exc:
+        report.history_error = str(exc)
+
+
+def lock_path() -> Path:
+    return locations.data_dir() / "refresh.lock"
+
+
+def run_refresh(
+    providers: Sequence[str] | None = None,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    settings: FetchSettings | None = None,
+) -> RefreshReport:
+    """Refresh the given providers (all by default), telling `progress` each event as it
+    happens. Raises RefreshLocked if another refresh is running."""
+    import filelock
+
+    from costcalc.edge.net import HttpClient
+    from costcalc.edge.resources import clear_temp_files
+    from costcalc.store import history
+
+    names = list(dict.fromkeys(providers or registry.names()))
+    wanted = [registry.get(p) for p in names]
+    say = progress or (lambda _event: None)
+    total = len(wanted) + (0 if providers else 1)
+    path = lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(path, timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout as exc:
+        raise RefreshLocked(f"another refresh is running (lock {path}); try again later") from exc
+    try:
+        now = datetime.now(timezone.utc)
+        report = RefreshReport(started_at=now)
+        clear_temp_files(locations.snapshots_dir(), older_than_s=0)
+        _record(report, history.reconcile, refreshed_observations())
+        with HttpClient(settings) as client:
+            for index, provider in enumerate(wanted, start=1):
+                say(ProviderStarted(provider.name, provider.label, index, total))
+                result, observed = _refresh_one(provider, client, now, force, say)
+                report.results.append(result)
+                say(ProviderFinished(result))
+                if observed:  # right after its snapshot: a kill here is back-filled next time
+                    _record(report, lambda offers: history.record(offers, now), observed)
+            if not providers:  # a full refresh also renews the exchange rates
+                from costcalc.providers import ecb
+
+                say(ProviderStarted(ecb.NAME, FX_LABEL, total, total))
+                result = refresh_fx(client, now, say)
+                report.results.append(result)
+                say(ProviderFinished(result))
+        return report
+    finally:
+        lock.release()

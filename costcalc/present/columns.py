@@ -1,0 +1,589 @@
+"""The offer columns, defined once: title, width class, cell text, sort key and JSON fields.
+
+The CLI's table, the app's DataTable and `--json` all take their columns from COLUMNS, so a
+column added here appears everywhere, sorts the same everywhere, and cannot be missed in one
+place (a test checks every column has a cell, a sort key and a JSON field).
+
+Rule kept here: presentation only. Every figure comes from costcalc.core.compare; every format from
+costcalc.present.display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, TypeVar
+
+from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
+from costcalc.core.fx import USD, Money
+from costcalc.core.models import OfferResult
+from costcalc.core.offers import is_stale
+from costcalc.present import display
+
+Width = Literal["name", "label", "figure"]
+"""Width classes: a name may be cut with an ellipsis, a label is short text, a figure is a number
+and is never cut."""
+
+INF = float("inf")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What cells need besides the result: the clock (for staleness), the unit of the
+    $-per-items column, the currency, the providers' display names and one number format per
+    column (`context_for` chooses them from every value in the column)."""
+
+    now: datetime | None = None
+    items_unit: int = 1
+    money: Money = USD
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Provider display names ('AWS spot' for 'aws-spot'); the key itself when missing."""
+    decimals: Mapping[str, int] = field(default_factory=dict)
+    """Money columns: decimals shared by the whole column ($391 beside $2,073, not $390.95)."""
+    co2_units: Mapping[str, str] = field(default_factory=dict)
+    """CO2 columns: 'g', 'kg' or 't' for the whole column (0.9 kg beside 1.1 kg)."""
+
+    def label(self, provider: str) -> str:
+        return self.labels.get(provider, provider)
+
+    def usd(self, key: str, value: float | None) -> str:
+        if key not in self.decimals:
+            return display.usd(value, self.money)
+        return display.usd_fixed(value, self.money, self.decimals[key])
+
+    def co2(self, key: str, value_kg: float) -> str:
+        unit = self.co2_units.get(key)
+        return display.co2(value_kg) if unit is None else display.co2_in(value_kg, unit)
+
+
+def items_unit(values: Sequence[float | None]) -> int:
+    """The smallest unit (1, 1k, 1M, 1B items) in which the cheapest value reads as cents."""
+    known = [v for v in values if v]
+    if not known:
+        return 1
+    unit = 1
+    while min(known) * unit < 0.01 and unit < 10**12:
+        unit *= 1000
+    return unit
+
+
+def unit_text(unit: int) -> str:
+    return {1: "item", 1000: "1k items", 10**6: "1M items", 10**9: "1B items"}.get(
+        unit, f"{unit:,} items"
+    )
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    width: Width
+    cell: Callable[[OfferResult, Context], str]
+    sort: Callable[[OfferResult], Any]
+    json: Callable[[OfferResult], dict[str, Any]]
+    """The JSON fields this column contributes to every offer in `--json`."""
+    when: Literal["always", "run", "items", "batch"] = "always"
+    """'run': only when a run is given; 'items': when items per run are given too; 'batch':
+    only when a bench gave the largest batch."""
+    heading: Callable[[Context], str] | None = None
+    """A title that depends on the context (the unit of $ per items)."""
+    blank_when_unfit: bool = False
+    """A figure that means nothing for a GPU that cannot hold the job ('does not fit' or '-')."""
+
+    @property
+    def numeric(self) -> bool:
+        return self.width == "figure"
+
+    def title_in(self, ctx: Context) -> str:
+        title = self.heading(ctx) if self.heading is not None else self.title
+        return title.replace("$", ctx.money.symbol.strip())
+
+
+def _age(r: OfferResult, ctx: Context) -> str:
+    text = display.age_days(r.price_age_days)
+    if ctx.now is not None and is_stale(r.offer, ctx.now):
+        text += " stale"
+    return text
+
+
+def _extras(r: OfferResult, ctx: Context) -> str:
+    """What sets apart offers that look alike: a plan's monthly fee, an instance's vCPUs and
+    RAM (g5.xlarge and g5.8xlarge hold the same A10G)."""
+    o = r.offer
+    if o.monthly_fee_usd:
+        return f"plan {display.usd(o.monthly_fee_usd, ctx.money)}/mo"
+    if o.provider == "colab":
+        return "no plan" if o.guaranteed else "free"
+    parts = []
+    if o.vcpus is not None:
+        parts.append(f"{o.vcpus} vCPU")
+    if o.ram_gb is not None:
+        parts.append(f"{o.ram_gb:,.0f} GB")
+    return " ".join(parts) or "-"
+
+
+def _run(
+    get: Callable[[Any], Any], fmt: Callable[[Any], str]
+) -> Callable[[OfferResult, Context], str]:
+    def cell(r: OfferResult, _ctx: Context) -> str:
+        return fmt(get(r.run)) if r.run is not None else "-"
+
+    return cell
+
+
+def _run_sort(get: Callable[[Any], float]) -> Callable[[OfferResult], float]:
+    return lambda r: get(r.run) if r.run is not None else INF
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column(
+        "provider",
+        "provider",
+        "label",
+        cell=lambda r, c: c.label(r.offer.provider),
+        sort=lambda r: r.offer.provider,
+        json=lambda r: {"provider": r.offer.provider},
+    ),
+    Column(
+        "name",
+        "offer",
+        "name",
+        cell=lambda r, _c: r.offer.name + ("" if r.offer.guaranteed else " *"),
+        sort=lambda r: r.offer.name,
+        json=lambda r: {"name": r.offer.name},
+    ),
+    Column(
+        "gpus",
+        "GPU",
+        "name",
+        cell=lambda r, _c: display.gpus(r.spec.short_name, r.offer.gpu_count),
+        sort=lambda r: (r.spec.short_name, r.offer.gpu_count),
+        json=lambda r: {
+            "gpu": r.offer.gpu,
+            "gpu_name": r.spec.name,
+            "gpu_count": r.offer.gpu_count,
+            "gpu_memory_gb": r.spec.memory_gb,
+            "form_factor": r.spec.form_factor,
+            "role": r.role,
+        },
+    ),
+    Column(
+        "region",
+        "region",
+        "label",
+        cell=lambda r, _c: r.offer.region,
+        sort=lambda r: r.offer.region,
+        json=lambda r: {"region": r.offer.region},
+    ),
+    Column(
+        "extras",
+        "plan/host",
+        "label",
+        cell=_extras,
+        sort=lambda r: (r.offer.monthly_fee_usd, r.offer.vcpus or 0, r.offer.ram_gb or 0.0),
+        json=lambda r: {
+            "monthly_fee_usd": r.offer.monthly_fee_usd,
+            "vcpus": r.offer.vcpus,
+            "ram_gb": r.offer.ram_gb,
+        },
+    ),
+    Column(
+        "usd_per_hour",
+        "$/h",
+        "figure",
+        cell=lambda r, c: f"{c.money.of(r.offer.usd_per_hour):,.3f}",
+        sort=lambda r: r.offer.usd_per_hour,
+        json=lambda r: {"usd_per_hour": r.offer.usd_per_hour},
+    ),
+    Column(
+        "relative_speed",
+        "speed",
+        "figure",
+        cell=lambda r, _c: display.speed(r.relative_speed),
+        sort=lambda r: r.relative_speed,
+        json=lambda r: {"relative_speed": r.relative_speed},
+    ),
+    Column(
+        "usd_per_year",
+        "$/year",
+        "figure",
+        cell=lambda r, c: c.usd("usd_per_year", r.usd_per_year),
+        sort=lambda r: r.usd_per_year,
+        json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "break_even_days",
+        "break-even",
+        "figure",
+        cell=lambda r, _c: display.days_short(r.break_even_days),
+        sort=lambda r: INF if r.break_even_days is None else r.break_even_days,
+        json=lambda r: {"break_even_days": r.break_even_days},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "co2_kg_per_year",
+        "CO2/year",
+        "figure",
+        cell=lambda r, c: c.co2("co2_kg_per_year", r.co2_kg_per_year),
+        sort=lambda r: r.co2_kg_per_year,
+        json=lambda r: {"co2_kg_per_year": r.co2_kg_per_year},
+        blank_when_unfit=True,
+    ),
+    Column(
+        "price_age_days",
+        "price age",
+        "figure",
+        cell=_age,
+        sort=lambda r: r.price_age_days,
+        json=lambda r: {
+            "price_age_days": r.price_age_days,
+            "price_kind": r.offer.price_kind,
+            "tier": r.offer.tier,
+            "summary": r.offer.summary,
+            "currency": r.offer.currency,
+            "price_in_currency": r.offer.price_in_currency,
+        },
+    ),
+    Column(
+        "price_kind",
+        "kind",
+        "label",
+        cell=lambda r, _c: (
+            "yours"
+            if r.offer.provider == CUSTOM_PROVIDER
+            else r.offer.price_kind + (" spot" if r.offer.spot else "")
+        ),
+        sort=lambda r: (r.offer.price_kind, r.offer.spot),
+        json=lambda r: {
+            "spot": r.offer.spot,
+            "spot_overhead": r.overhead if r.offer.spot else None,
+        },
+    ),
+    Column(
+        "run_hours",
+        "time/run",
+        "figure",
+        cell=_run(lambda run: run.hours, lambda h: f"{h:,.2f} h"),
+        sort=_run_sort(lambda run: run.hours),
+        json=lambda r: {"run": asdict(r.run) if r.run is not None else None},
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "run_usd",
+        "$/run",
+        "figure",
+        cell=lambda r, c: c.usd("run_usd", r.run.usd) if r.run is not None else "-",
+        sort=_run_sort(lambda run: run.usd),
+        json=lambda r: {},  # inside "run", with time/run
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "run_usd_per_items",
+        "$/item",
+        "figure",
+        cell=lambda r, c: (
+            c.usd("run_usd_per_items", r.run.usd_per_item * c.items_unit)
+            if r.run is not None and r.run.usd_per_item is not None
+            else "-"
+        ),
+        sort=_run_sort(lambda run: run.usd_per_item if run.usd_per_item is not None else INF),
+        json=lambda r: {},  # inside "run", with time/run
+        when="items",
+        blank_when_unfit=True,
+        heading=lambda c: f"$/{unit_text(c.items_unit)}",
+    ),
+    Column(
+        "run_co2_kg",
+        "CO2/run",
+        "figure",
+        cell=lambda r, c: c.co2("run_co2_kg", r.run.co2_kg) if r.run is not None else "-",
+        sort=_run_sort(lambda run: run.co2_kg),
+        json=lambda r: {},  # inside "run", with time/run
+        when="run",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "usd_per_batch_item",
+        "$/batch item",
+        "figure",
+        cell=lambda r, c: c.usd("usd_per_batch_item", r.usd_per_batch_item),
+        sort=lambda r: INF if r.usd_per_batch_item is None else r.usd_per_batch_item,
+        json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
+        when="batch",
+        blank_when_unfit=True,
+    ),
+    Column(
+        "interruption",
+        "interrupt",
+        "label",
+        cell=lambda r, _c: (
+            INTERRUPTION_BUCKETS[r.offer.interruption_bucket]
+            if r.offer.interruption_bucket is not None
+            else "-"
+        ),
+        sort=lambda r: -1 if r.offer.interruption_bucket is None else r.offer.interruption_bucket,
+        json=lambda r: {"interruption_bucket": r.offer.interruption_bucket},
+    ),
+)
+
+BY_KEY: dict[str, Column] = {c.key: c for c in COLUMNS}
+
+CLI_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "relative_speed",
+    "usd_per_year",
+    "break_even_days",
+    "co2_kg_per_year",
+    "price_kind",
+    "price_age_days",
+)
+"""The CLI table's columns, in order, when no run is given."""
+
+CLI_RUN_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "name",
+    "gpus",
+    "region",
+    "usd_per_hour",
+    "relative_speed",
+    "run_hours",
+    "run_usd",
+    "run_usd_per_items",
+    "run_co2_kg",
+    "price_kind",
+    "price_age_days",
+)
+"""With a run: what one run takes and costs on each offer."""
+
+
+def shown(
+    keys: Sequence[str], *, run: bool, batch: bool, items: bool = False
+) -> tuple[Column, ...]:
+    """The columns among `keys` that have something to show for this comparison."""
+    wanted = {"always": True, "run": run, "items": run and items, "batch": batch}
+    return tuple(BY_KEY[k] for k in keys if wanted[BY_KEY[k].when])
+
+
+def cells(result: OfferResult, columns: Sequence[Column], ctx: Context) -> dict[str, str]:
+    """Every cell of a row. A GPU that cannot hold the job gets no price: 'does not fit'."""
+    unfit = result.fits is False
+    out = {}
+    for column in columns:
+        if unfit and column.blank_when_unfit:
+            money = column.key in ("usd_per_year", "run_usd", "usd_per_batch_item")
+            money = money or column.key == "run_usd_per_items"
+            out[column.key] = display.DOES_NOT_FIT if money else "-"
+        else:
+            out[column.key] = column.cell(result, ctx)
+    return out
+
+
+def sort_key(result: OfferResult, column: str) -> Any:
+    """Sort value of a column; 'never' and 'does not fit' sort last."""
+    return BY_KEY[column].sort(result)
+
+
+def offer_fields(result: OfferResult) -> dict[str, Any]:
+    """The JSON fields every column contributes for one offer."""
+    fields: dict[str, Any] = {}
+    for column in COLUMNS:
+        fields.update(column.json(result))
+    return fields
+
+
+# --------------------------------------------------------------------------- fitting a width
+
+PRIORITY: tuple[str, ...] = (
+    "name",
+    "gpus",
+    "usd_per_year",
+    "break_even_days",
+    "run_usd",
+    "run_usd_per_items",
+    "provider",
+    "relative_speed",
+    "price_age_days",
+    "usd_per_hour",
+    "price_kind",
+    "run_hours",
+    "extras",
+    "region",
+    "co2_kg_per_year",
+    "run_co2_kg",
+    "usd_per_batch_item",
+    "interruption",
+)
+"""Which columns a narrow table keeps: the offer, its GPU and the figures that decide first
+(the app and the CLI drop from the end). A test checks every column has a place here."""
+
+MIN_NAME = 12
+"""A name column narrower than this says too little."""
+COMFORT_NAME = 20
+"""Names keep this much before a column beyond the first four that decide is let in."""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The columns that fit a width, in display order, and the width each gets."""
+
+    columns: tuple[Column, ...]
+    widths: tuple[int, ...]
+    hidden: int
+    """How many of the candidate columns did not fit (the app says so and moves to them)."""
+
+
+def fit(
+    columns: Sequence[Column],
+    natural: Mapping[str, int],
+    available: int,
+    *,
+    gap: int = 2,
+    skip: int = 0,
+) -> Fitted:
+    """The highest-priority columns of `columns` that fit in `available` characters.
+
+    `natural` is each column's width for its widest cell and title. Columns join in PRIORITY
+    order until the next would not fit (so a lower-priority column never shows while a more
+    important one is hidden); names then shrink towards MIN_NAME to let in more, and any room
+    left widens them again. `skip` drops that many of the most important columns after the
+    first (the offer's name stays), which is how a table moves right one column at a time.
+    """
+    shown, widths, hidden = fit_columns(
+        columns, natural, available, priority=PRIORITY, gap=gap, skip=skip
+    )
+    return Fitted(shown, widths, hidden)
+
+
+class Fittable(Protocol):
+    """What fitting a width needs of a column: its key, its title and its width class."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def width(self) -> Width: ...
+
+
+F = TypeVar("F", bound=Fittable)
+
+
+def fit_columns(
+    columns: Sequence[F],
+    natural: Mapping[str, int],
+    available: int,
+    *,
+    priority: Sequence[str],
+    gap: int = 2,
+    skip: int = 0,
+) -> tuple[tuple[F, ...], tuple[int, ...], int]:
+    """`fit` for any table's columns (the CLI's listings too), ranked by `priority` (keys
+    missing from it come last, in table order): the columns shown, their widths, how many
+    were left out."""
+    rank = {key: i for i, key in enumerate(priority)}
+    by_priority = sorted(columns, key=lambda c: rank.get(c.key, len(rank)))
+    if by_priority:
+        first, rest = by_priority[0], by_priority[1:]
+        by_priority = [first, *rest[min(skip, max(len(rest) - 1, 0)) :]]
+
+    def choose(name_floor: int) -> tuple[list[F], dict[str, int], int]:
+        chosen: list[F] = []
+        widths: dict[str, int] = {}
+        used = 0
+        for column in by_priority:
+            width = natural.get(column.key, len(column.title))
+            if column.width == "name":
+                width = min(width, name_floor)
+            need = width + (gap if chosen else 0)
+            if used + need > available and chosen:
+                break
+            chosen.append(column)
+            widths[column.key] = width
+            used += need
+        return chosen, widths, available - used
+
+    # Names first keep a readable width; only if that leaves out one of the columns that
+    # decide (the first four) do they shrink to the minimum.
+    chosen, widths, room = choose(COMFORT_NAME)
+    if len(chosen) < min(4, len(by_priority)):
+        chosen, widths, room = choose(MIN_NAME)
+    names = sorted((c for c in chosen if c.width == "name"), key=lambda c: natural.get(c.key, 0))
+    for column in names:  # give names back what they lost, the shortest need first
+        if room > 0:
+            grow = min(room, natural.get(column.key, widths[column.key]) - widths[column.key])
+            widths[column.key] += grow
+            room -= grow
+    in_order = tuple(c for c in columns if c in chosen)
+    return in_order, tuple(widths[c.key] for c in in_order), len(columns) - len(chosen)
+
+
+def natural_widths(
+    columns: Sequence[Column], rows: Iterable[Mapping[str, str]], ctx: Context
+) -> dict[str, int]:
+    """Each column's width for its title and its widest cell among `rows`."""
+    widths = {c.key: len(c.title_in(ctx)) for c in columns}
+    for row in rows:
+        for key, text in row.items():
+            if key in widths and len(text) > widths[key]:
+                widths[key] = len(text)
+    return widths
+
+
+# --------------------------------------------------------------------------- one format a column
+
+MONEY_COLUMNS: dict[str, Callable[[OfferResult, int], float | None]] = {
+    "usd_per_year": lambda r, _u: r.usd_per_year,
+    "run_usd": lambda r, _u: r.run.usd if r.run is not None else None,
+    "run_usd_per_items": lambda r, u: (
+        r.run.usd_per_item * u if r.run is not None and r.run.usd_per_item is not None else None
+    ),
+    "usd_per_batch_item": lambda r, _u: r.usd_per_batch_item,
+}
+CO2_COLUMNS: dict[str, Callable[[OfferResult], float | None]] = {
+    "co2_kg_per_year": lambda r: r.co2_kg_per_year,
+    "run_co2_kg": lambda r: r.run.co2_kg if r.run is not None else None,
+}
+
+
+def context_for(
+    results: Sequence[OfferResult],
+    *,
+    now: datetime | None = None,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    extra: Mapping[str, Sequence[float]] | None = None,
+) -> Context:
+    """The context for a table of `results`: the $-per-items unit and one number format per
+    column, chosen from every value the column holds (and `extra`'s, e.g. the desktop row's)."""
+    extra = extra or {}
+    fitting = [r for r in results if r.fits is not False]
+    run = any(r.run is not None for r in results)
+    batch = any(r.usd_per_batch_item is not None for r in results)
+    per_item = [r.run.usd_per_item for r in results if r.run is not None]
+    unit = items_unit([*per_item, *extra.get("run_usd_per_items", ())])
+    decimals = {}
+    for key, get in MONEY_COLUMNS.items():
+        empty = (key.startswith("run_") and not run) or (key == "usd_per_batch_item" and not batch)
+        values = [] if empty else [get(r, unit) for r in fitting]
+        values += [v * unit if key == "run_usd_per_items" else v for v in extra.get(key, ())]
+        decimals[key] = display.money_decimals(money.of(v) for v in values if v is not None)
+    units = {}
+    for key, get_kg in CO2_COLUMNS.items():
+        kg = [] if key.startswith("run_") and not run else [get_kg(r) for r in fitting]
+        units[key] = display.co2_unit([*(v for v in kg if v is not None), *extra.get(key, ())])
+    return Context(
+        now=now,
+        items_unit=unit,
+        money=money,
+        labels=dict(labels or {}),
+        decimals=decimals,
+        co2_units=units,
+    )

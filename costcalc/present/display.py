@@ -1,0 +1,282 @@
+"""How figures read: money, days, ages, energy, GPU names and the verdict, for the CLI and the app.
+
+Rule kept here: formatting only, no arithmetic of its own beyond rounding for display.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from costcalc.core.compare import Comparison
+from costcalc.core.fx import USD, Money
+from costcalc.core.models import Assumptions, GpuSpec, OfferResult
+from costcalc.core.terminal import printable
+
+safe = printable
+"""Text from a feed, a file or the history database, fit for a terminal (no control characters)."""
+
+DOES_NOT_FIT = "does not fit"
+NEVER = "never"
+
+
+def usd(value: float | None, money: Money = USD) -> str:
+    """An amount computed in USD, shown in `money`'s currency: $2,311.20, €1,980; small amounts
+    keep significant digits ($0.0074)."""
+    if value is None or math.isnan(value):
+        return "-"
+    value = money.of(value)
+    sign, cur = ("-" if value < 0 else ""), money.symbol
+    value = abs(value)
+    if value == 0:
+        return f"{cur}0"
+    if value < 0.01:
+        return f"{sign}{cur}{value:.2g}" if value < 0.001 else f"{sign}{cur}{value:.4f}"
+    if value < 1:
+        return f"{sign}{cur}{value:.3f}"
+    if value < 1000:
+        return f"{sign}{cur}{value:,.2f}"
+    return f"{sign}{cur}{value:,.0f}"
+
+
+def usd_per_hour(value: float) -> str:
+    return f"${value:,.3f}/h" if value < 10 else f"${value:,.2f}/h"
+
+
+def percent(share: float) -> str:
+    return f"{share * 100:.0f}%" if share >= 0.01 else f"{share * 100:.2g}%"
+
+
+def days(value: float | None) -> str:
+    """'~293 days (about 10 months)' or 'never'."""
+    if value is None:
+        return NEVER
+    if value < 60:
+        return f"~{value:.0f} days"
+    months = value / (365 / 12)
+    if months < 24:
+        return f"~{value:,.0f} days (about {months:.0f} months)"
+    return f"~{value:,.0f} days (about {value / 365:.1f} years)"
+
+
+def days_short(value: float | None) -> str:
+    if value is None:
+        return NEVER
+    return f"{value:,.0f} d" if value < 100_000 else ">100k d"
+
+
+def age(value_days: float) -> str:
+    if value_days < 1 / 24:
+        return "now"
+    if value_days < 1:
+        return f"{value_days * 24:.0f} h"
+    if value_days < 365:
+        return f"{value_days:.0f} d"
+    return f"{value_days / 365:.1f} y"
+
+
+def kwh(value: float) -> str:
+    return f"{value:,.1f} kWh"
+
+
+def co2(value_kg: float) -> str:
+    if value_kg < 1:
+        return f"{value_kg * 1000:.0f} g"
+    if value_kg < 10_000:
+        return f"{value_kg:,.1f} kg"
+    return f"{value_kg / 1000:,.1f} t"
+
+
+def speed(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def gpus(name: str, count: int) -> str:
+    """'RTX 3090' for one GPU, '8x A100 SXM4 40GB' for several."""
+    return f"{count}x {name}" if count > 1 else name
+
+
+def gb(value: float) -> str:
+    return f"{value:g} GB"
+
+
+TIER_LABELS = {
+    "community": "community cloud: third-party hosts, no data-centre SLA",
+    "marketplace": "marketplace of independent hosts",
+    "secure": "secure cloud",
+}
+
+
+def offer_label(result: OfferResult, labels: Mapping[str, str] | None = None) -> str:
+    """'AWS EC2 spot p3.2xlarge (V100 SXM2 16GB, us-east-1), spot, ...' as a person reads it;
+    `labels` maps provider keys to their names (the key itself without one)."""
+    offer = result.offer
+    parts = [gpus(result.spec.short_name, offer.gpu_count)]
+    if offer.region != "-":
+        parts.append(offer.region)
+    provider = (labels or {}).get(offer.provider, offer.provider)
+    label = f"{provider} {offer.name} ({', '.join(parts)})"
+    kind = offer_kind_text(result)
+    return f"{label}, {kind}" if kind else label
+
+
+def offer_kind_text(result: OfferResult) -> str:
+    """What sets an offer apart from a plain on-demand price: tier, marketplace summary, spot."""
+    offer = result.offer
+    bits = []
+    if offer.tier in TIER_LABELS and offer.tier != "secure":
+        bits.append(TIER_LABELS[offer.tier])
+    if offer.summary:
+        bits.append(offer.summary)
+    if offer.spot:
+        bits.append(f"spot, x{result.overhead:.3f} hours for interruptions")
+    return "; ".join(bits)
+
+
+def price_line(result: OfferResult, now_stale: bool) -> str:
+    """Under the verdict: what kind of price it rests on, and how old it is."""
+    offer = result.offer
+    if offer.provider == "custom":
+        return "  That is your own price (--cloud-price)."
+    kind = {
+        "observed": "an observed price",
+        "list": "a list price",
+        "estimate": "an estimate (derived, never observed)",
+    }[offer.price_kind]
+    old = "just now" if result.price_age_days < 1 / 24 else f"{age(result.price_age_days)} old"
+    line = f"  That is {kind} of {offer.fetched_at:%Y-%m-%d} ({old})"
+    if offer.currency != "USD" and offer.price_in_currency is not None:
+        line += f", {offer.price_in_currency:,.4g} {offer.currency}/h converted"
+    if now_stale:
+        line += ", stale: `costcalc refresh` fetches current prices"
+    return line + "."
+
+
+def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) -> str:
+    """What the verdict compares with, in words."""
+    rules = comparison.rules
+    count = f"{gpu_count} GPU" if gpu_count == 1 else f"{gpu_count} GPUs"
+    why = (
+        "the job's need (--memory-gb)"
+        if rules.memory_from_job
+        else f"your {desktop.short_name}'s memory; --memory-gb sets the job's need"
+    )
+    more = " or more (scale-out allowed)" if rules.scale_out else ""
+    return f"{count}{more} with at least {gb(rules.memory_gb)} each ({why})"
+
+
+def verdict(
+    comparison: Comparison,
+    a: Assumptions,
+    desktop: GpuSpec,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+) -> str:
+    """One line that answers the question: buy or rent, and by how much (`labels`: the
+    providers' names, as offer_label)."""
+    best = comparison.best
+    desk = comparison.desktop
+    at = f"at {percent(a.utilisation)} utilisation"
+    if not comparison.desktop_fits:
+        need = gb(comparison.rules.memory_gb)
+        head = (
+            f"Rent: your {desktop.short_name} ({gb(desktop.memory_gb)}) cannot hold this job "
+            f"({need} per GPU), so buying it would not run it"
+        )
+        if best is None:
+            return f"{head}; no offer among your filters has {need} per GPU either."
+        return (
+            f"{head}; the cheapest offer that can is {offer_label(best, labels)} "
+            f"({usd(best.usd_per_year, money)} a year {at})."
+        )
+    if best is None:
+        return (
+            f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
+            f"--scale-out); the desktop costs {usd(desk.price_usd, money)}."
+        )
+    label = offer_label(best, labels)
+    cloud_year = usd(best.usd_per_year, money)
+    if best.break_even_days is None:
+        return (
+            f"Rent: {at} the cheapest comparable offer, {label}, costs {cloud_year} a year, no "
+            f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year, money)}): "
+            "buying never pays back."
+        )
+    horizon_days = a.horizon_years * 365
+    when = days(best.break_even_days)
+    if best.break_even_days <= horizon_days:
+        return (
+            f"Buy: {at} the desktop pays for itself after {when} against the cheapest comparable "
+            f"offer, {label} ({cloud_year} a year)."
+        )
+    return (
+        f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
+        f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
+    )
+
+
+def money_decimals(values: Iterable[float]) -> int:
+    """Decimals that suit a whole column of amounts: none once they run to thousands (or all
+    are above $100), cents otherwise, more for fractions of a cent. Zero (a free tier) is
+    shown as 0 whatever the column."""
+    known = [abs(v) for v in values if v and math.isfinite(v)]
+    if not known:
+        return 2
+    low, high = min(known), max(known)
+    if low >= 100 or (high >= 1000 and low >= 10):
+        return 0
+    if low >= 0.1:
+        return 2
+    if low >= 0.01:
+        return 3
+    return 4
+
+
+def usd_fixed(value: float | None, money: Money = USD, decimals: int = 2) -> str:
+    """An amount with the column's decimals: $391, $2,073 (not $390.95 beside $2,073)."""
+    if value is None or math.isnan(value):
+        return "-"
+    amount = money.of(value)
+    if amount == 0:
+        return f"{money.symbol}0"
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{money.symbol}{abs(amount):,.{decimals}f}"
+
+
+def co2_unit(values_kg: Iterable[float]) -> str:
+    """'g', 'kg' or 't' for a whole column: the unit its largest value reads best in."""
+    known = [v for v in values_kg if math.isfinite(v)]
+    high = max(known, default=0.0)
+    if high < 1:
+        return "g"
+    return "t" if min(known) >= 10_000 else "kg"
+
+
+def co2_in(value_kg: float, unit: str) -> str:
+    if unit == "g":
+        return f"{value_kg * 1000:,.0f} g"
+    if unit == "t":
+        return f"{value_kg / 1000:,.1f} t"
+    return f"{value_kg:,.1f} kg"
+
+
+def age_days(value_days: float) -> str:
+    """A price's age in days whatever its size ('<1 d', '60 d', '514 d'), for a column."""
+    return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in `width` characters: cut at a word where one is near, with an ellipsis; a
+    trailing marker (' *', no guaranteed GPU) always stays."""
+    if len(text) <= width:
+        return text
+    marker = " *" if text.endswith(" *") else ""
+    body = text[: len(text) - len(marker)]
+    room = width - len(marker) - 1
+    if room <= 0:
+        return (body[: max(width - len(marker), 0)] + marker)[:width]
+    cut = body[:room]
+    space = cut.rfind(" ")
+    if space >= room * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,(-") + "…" + marker

@@ -1,0 +1,60 @@
+"""The bundled reference data that ships inside the package: the GPU catalog, the predictor's
+calibration, the scaling table and the desktop parts. Read once per process.
+
+Rule kept here: only costcalc.data, never a user's file; nothing else in the store is imported, so
+every store module (snapshots, overrides, loaders) can ask for the catalog without a cycle.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.errors import DataFileError
+from costcalc.core.models import GpuCatalogFile, ScalingData
+from costcalc.core.predict import Calibration, Predictor
+from costcalc.edge.resources import load_yaml_resource
+
+if TYPE_CHECKING:
+    from costcalc.core.hardware import DesktopHardware
+
+
+@functools.cache
+def load_catalog() -> GpuCatalog:
+    """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
+    data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
+    return GpuCatalog(data.gpus)
+
+
+@functools.cache
+def load_desktop_hardware() -> DesktopHardware:
+    """The bundled physical facts for desktop builds (costcalc/data/desktop_builds.yaml): cards'
+    slot widths and coolers, the assumed board, PSU sizes and wall circuits. Every card in it
+    must be in the catalog: a stray key is a data error, reported as one line. (Imported here:
+    only `costcalc desktops` needs it, and `quick` starts without it.)"""
+    from costcalc.core.hardware import DesktopHardware
+
+    data = load_yaml_resource("costcalc.data", "desktop_builds.yaml", DesktopHardware)
+    catalog = load_catalog()
+    stray = [c.gpu for c in data.cards if c.gpu not in catalog]
+    if stray:
+        raise DataFileError(
+            f"costcalc.data/desktop_builds.yaml: cards not in the GPU catalog: {', '.join(stray)}"
+        )
+    return data
+
+
+@functools.cache
+def load_calibration() -> Calibration:
+    return load_yaml_resource("costcalc.data", "predict_calibration.yaml", Calibration)
+
+
+@functools.cache
+def load_scaling() -> ScalingData:
+    return load_yaml_resource("costcalc.data", "scaling.yaml", ScalingData)
+
+
+@functools.cache
+def load_predictor() -> Predictor:
+    return Predictor.build(load_catalog(), load_calibration())

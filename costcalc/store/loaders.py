@@ -1,0 +1,111 @@
+"""Everything a comparison needs from disk, loaded once: catalog, calibration, grid, desktop
+defaults and prices.
+
+Rule kept here: this is the IO layer between the pure core and the front ends. It reads bundled
+and user files (through `snapshots` and `resources`) and hands back validated, immutable data;
+the core never reads a file itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+from costcalc.core.electricity import ElectricityIndex
+from costcalc.core.errors import CostcalcError
+from costcalc.core.fx import Converter
+from costcalc.core.grid import GridIndex
+from costcalc.core.models import GpuSpec
+from costcalc.core.predict import Prediction
+from costcalc.core.regions import RegionIndex
+from costcalc.core.scenario import AppData
+from costcalc.store.bundled import load_catalog, load_predictor, load_scaling
+from costcalc.store.snapshots import (
+    load_carbon,
+    load_desktop_defaults,
+    load_electricity,
+    load_fx,
+    load_price_book,
+    load_region_names,
+)
+
+NOW_ENV = "COSTCALC_NOW"
+"""Pins the clock (an ISO 8601 time) so a report can be reproduced byte for byte."""
+
+
+@functools.cache
+def load_region_index() -> RegionIndex:
+    """Every home region by code and name: the carbon grids, the electricity prices, the aliases."""
+    carbon = load_carbon()
+    prices = load_electricity()
+    known = [(p.code, p.name) for p in prices.prices] + [(r.code, r.name) for r in carbon.regions]
+    return RegionIndex(load_region_names(), known)
+
+
+def load_grid() -> GridIndex:
+    return GridIndex(load_carbon(), load_region_index())
+
+
+def load_converter() -> Converter:
+    """Exchange rates: the refreshed ECB file if there is a good one, else the bundled rates."""
+    return Converter(load_fx().rates)
+
+
+def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
+    """Household electricity prices, converted with `fx` (the current rates by default); regions
+    without a price fall back to the desktop defaults' electricity price."""
+    defaults = load_desktop_defaults()
+    return ElectricityIndex(
+        load_electricity(),
+        load_region_index(),
+        fx or load_converter(),
+        default_usd_per_kwh=defaults.electricity_usd_per_kwh,
+    )
+
+
+def load_app_data(providers: Sequence[str] | None = None) -> AppData:
+    rates = load_fx()
+    fx = Converter(rates.rates)
+    book = load_price_book(providers)
+    if rates.warning is not None:  # a broken refreshed rates file is said, as a price file is
+        book.problems.append(rates.warning)
+    return AppData(
+        catalog=load_catalog(),
+        grid=load_grid(),
+        desktop_defaults=load_desktop_defaults(),
+        book=book,
+        predictor=load_predictor(),
+        scaling=load_scaling(),
+        electricity=load_electricity_index(fx),
+        fx=fx,
+    )
+
+
+def utc_now() -> datetime:
+    """The current time, or the time COSTCALC_NOW pins."""
+    pinned = os.environ.get(NOW_ENV)
+    if not pinned:
+        return datetime.now(timezone.utc)
+    try:
+        moment = datetime.fromisoformat(pinned)
+    except ValueError:
+        raise CostcalcError(f"{NOW_ENV} must be an ISO 8601 time, got {pinned!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def predict_seconds(
+    seconds: float,
+    source_gpu: str | GpuSpec,
+    target_gpu: str | GpuSpec,
+    *,
+    kind: str = "generic",
+    dtype: str = "fp32",
+) -> Prediction:
+    """Time the work that takes `seconds` on `source_gpu` needs on `target_gpu`, for callers
+    from Python: GPU names resolve the way the catalog resolves them (UnknownGpu otherwise)."""
+    catalog = load_catalog()
+    source = source_gpu if isinstance(source_gpu, GpuSpec) else catalog.resolve(source_gpu)
+    target = target_gpu if isinstance(target_gpu, GpuSpec) else catalog.resolve(target_gpu)
+    return load_predictor().predict(seconds, source, target, kind=kind, dtype=dtype)

@@ -1,0 +1,180 @@
+"""The user's own prices: a YAML file in the config directory that overrides or adds offers.
+
+File: `costcalc.edge.locations.price_overrides_file()` (<config dir>/prices.yaml), for example
+
+    overrides:                  # change the price of offers costcalc already knows
+      - provider: paperspace
+        name: A100              # the offer name `costcalc prices` shows
+        region: NY2             # optional: every region when left out
+        usd_per_hour: 2.95
+        as_of: 2026-11-20       # optional: when the price was true (default: the file's date)
+        note: quoted by sales   # optional
+    offers:                     # add offers costcalc does not know
+      - provider: paperspace
+        name: A6000x2
+        region: NY2
+        gpu: A6000              # any GPU name `costcalc gpus` accepts
+        gpu_count: 2
+        usd_per_hour: 3.60
+
+Rule kept here: the file crosses the edge through pydantic like every other; a malformed file is
+one DataFileError line naming the file (exit 2), and an override that matches no offer is a
+warning, never silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.models import CloudOffer, Frozen
+from costcalc.edge import locations
+from costcalc.edge.resources import read_user_yaml, validate
+
+
+def _known_provider(value: str) -> str:
+    from costcalc.providers.registry import names
+
+    if value not in names():
+        raise ValueError(f"unknown provider {value!r}; choose from {', '.join(names())}")
+    return value
+
+
+class PriceOverride(Frozen):
+    """A new price for offers costcalc already has."""
+
+    provider: str
+    name: str = Field(description="Offer name as `costcalc prices` shows it.")
+    region: str | None = Field(default=None, description="Only this region; all when omitted.")
+    usd_per_hour: float = Field(ge=0)
+    as_of: date | None = Field(default=None, description="When the price was true.")
+    note: str | None = None
+
+    _provider = field_validator("provider")(_known_provider)
+
+
+class AddedOffer(Frozen):
+    """An offer costcalc does not have, priced by the user."""
+
+    provider: str
+    name: str
+    region: str
+    gpu: str = Field(description="Any GPU name the catalog accepts.")
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(ge=0)
+    spot: bool = False
+    monthly_fee_usd: float = Field(default=0.0, ge=0)
+    as_of: date | None = None
+    note: str | None = None
+
+    _provider = field_validator("provider")(_known_provider)
+
+
+class PriceOverridesFile(Frozen):
+    """<config dir>/prices.yaml."""
+
+    schema_version: Literal[1] = 1
+    overrides: tuple[PriceOverride, ...] = ()
+    offers: tuple[AddedOffer, ...] = ()
+
+
+def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
+    """The user's file, validated; None when there is none."""
+    path = path or locations.price_overrides_file()
+    try:
+        data = read_user_yaml(path)
+    except FileNotFoundError:
+        return None
+    return validate({} if data is None else data, PriceOverridesFile, str(path))
+
+
+def _when(as_of: date | None, default: datetime) -> datetime:
+    return default if as_of is None else datetime.combine(as_of, time(), tzinfo=timezone.utc)
+
+
+def _source(path: Path, note: str | None) -> str:
+    return f"your price in {path}" + (f" ({note})" if note else "")
+
+
+def apply_overrides(
+    offers: Sequence[CloudOffer],
+    providers: Sequence[str],
+    data: PriceOverridesFile,
+    path: Path,
+    file_time: datetime,
+    catalog: GpuCatalog,
+) -> tuple[list[CloudOffer], list[str]]:
+    """Offers with the user's prices applied and added, plus a warning per unmatched override."""
+    result = list(offers)
+    warnings = []
+    for index, override in enumerate(data.overrides):
+        hits = 0
+        for i, offer in enumerate(result):
+            if (
+                offer.provider == override.provider
+                and offer.name.casefold() == override.name.casefold()
+                and override.region in (None, offer.region)
+            ):
+                hits += 1
+                result[i] = offer.model_copy(
+                    update={
+                        "usd_per_hour": override.usd_per_hour,
+                        "fetched_at": _when(override.as_of, file_time),
+                        "source": _source(path, override.note),
+                    }
+                )
+        if not hits and override.provider in providers:
+            where = f" in {override.region}" if override.region else ""
+            warnings.append(
+                f"{path}: overrides[{index}] ({override.provider} {override.name!r}{where}) "
+                "matches no offer"
+            )
+    result += [
+        _added(offer, i, path, file_time, catalog)
+        for i, offer in enumerate(data.offers)
+        if offer.provider in providers
+    ]
+    return result, warnings
+
+
+def _added(
+    offer: AddedOffer, index: int, path: Path, file_time: datetime, catalog: GpuCatalog
+) -> CloudOffer:
+    try:
+        gpu = catalog.resolve(offer.gpu).key
+    except CostcalcError as exc:
+        raise DataFileError(f"{path}: offers[{index}].gpu: {exc}") from exc
+    from costcalc.providers.registry import get
+
+    policy = get(offer.provider).stale_after.total_seconds() / 86400
+    return CloudOffer(
+        provider=offer.provider,
+        name=offer.name,
+        region=offer.region,
+        gpu=gpu,
+        gpu_count=offer.gpu_count,
+        usd_per_hour=offer.usd_per_hour,
+        spot=offer.spot,
+        monthly_fee_usd=offer.monthly_fee_usd,
+        fetched_at=_when(offer.as_of, file_time),
+        stale_after_days=policy,
+        source=_source(path, offer.note),
+    )
+
+
+def apply_user_overrides(
+    offers: Sequence[CloudOffer], providers: Sequence[str], catalog: GpuCatalog
+) -> tuple[list[CloudOffer], list[str]]:
+    """Apply the user's prices.yaml, if there is one, to offers of the loaded providers."""
+    path = locations.price_overrides_file()
+    data = load_overrides(path)
+    if data is None:
+        return list(offers), []
+    file_time = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    return apply_overrides(offers, providers, data, path, file_time, catalog)

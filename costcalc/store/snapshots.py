@@ -1,0 +1,183 @@
+"""Reading price snapshots: the bundled, dated ones in prices/ and the user's refreshed copies.
+
+Rules kept here: one snapshot per provider, so one bad file never hides the others. A refreshed
+snapshot in the user data directory wins over the bundled one; if it is unreadable the bundled
+one is used and the problem is reported. A provider whose bundled file is missing or broken is
+reported once and skipped: every other provider still works. The user's own prices
+(costcalc.store.overrides) are applied last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.errors import DataFileError
+from costcalc.core.models import (
+    CarbonData,
+    CloudOffer,
+    DesktopDefaults,
+    ElectricityData,
+    FxRates,
+    RegionNames,
+)
+from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
+from costcalc.edge import locations
+from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_file, load_yaml_resource
+from costcalc.providers import registry
+from costcalc.providers.base import Provider
+from costcalc.store.bundled import load_catalog
+from costcalc.store.overrides import apply_user_overrides
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_bundled_file(name: str, model: type[M]) -> M:
+    return load_yaml_resource(PRICES_PACKAGE, name, model)
+
+
+ProviderRef = Provider | str
+"""A provider, or its name in the registry."""
+
+
+def _provider(ref: ProviderRef) -> Provider:
+    return registry.get(ref) if isinstance(ref, str) else ref
+
+
+def load_bundled(ref: ProviderRef) -> Snapshot:
+    provider = _provider(ref)
+    return load_yaml_resource(
+        provider.snapshot_package, provider.snapshot_file, provider.snapshot_model
+    )
+
+
+def refreshed_path(ref: ProviderRef) -> Path:
+    return locations.snapshots_dir() / _provider(ref).snapshot_file
+
+
+def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
+    """The refreshed snapshot when there is a good one, else the bundled one (DataFileError when
+    neither can be read)."""
+    provider = _provider(ref)
+    stale_days = provider.stale_after.total_seconds() / 86400
+    path = refreshed_path(provider)
+    warning = None
+    if path.exists():
+        try:
+            snapshot = load_yaml_file(path, provider.snapshot_model)
+            return LoadedSnapshot(provider.name, snapshot, str(path), stale_days)
+        except DataFileError as exc:
+            warning = f"{exc}; using the bundled {provider.name} prices instead"
+    return LoadedSnapshot(provider.name, load_bundled(provider), "bundled", stale_days, warning)
+
+
+def load_price_book(
+    names: Sequence[str] | None = None,
+    *,
+    overrides: bool = True,
+    catalog: GpuCatalog | None = None,
+) -> PriceBook:
+    """Offers of the named providers (all by default) whose GPUs `catalog` (the bundled one by
+    default) knows, with the user's prices applied (unless `overrides` is False: the history
+    shows the providers' prices, not yours)."""
+    catalog = catalog or load_catalog()
+    book = PriceBook()
+    chosen = registry.PROVIDERS if names is None else [registry.get(n) for n in names]
+    for provider in chosen:
+        try:
+            loaded = load_snapshot(provider)
+        except DataFileError as exc:
+            book.problems.append(f"{exc}; {provider.label} offers are left out")
+            continue
+        book.snapshots[provider.name] = loaded
+        book.offers.extend(_known_gpus(provider, provider.offers(loaded.snapshot), book, catalog))
+    if overrides:
+        book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots), catalog)
+        book.problems += warnings
+    return book
+
+
+def _known_gpus(
+    provider: Provider, offers: list[CloudOffer], book: PriceBook, catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """Offers whose GPU this version's catalog knows; the others (a snapshot refreshed by a
+    newer or older costcalc) are left out with one line, never a crash."""
+    unknown = sorted({o.gpu for o in offers if o.gpu not in catalog})
+    if not unknown:
+        return offers
+    book.problems.append(
+        f"{provider.label}: offers with GPUs this version of costcalc does not know "
+        f"({', '.join(unknown)}) are left out; `costcalc refresh` fetches current ones"
+    )
+    return [o for o in offers if o.gpu in catalog]
+
+
+def refreshed_observations() -> list[CloudOffer]:
+    """The prices the refreshed snapshots observed (rows dated as their snapshot): what the
+    history must hold."""
+    found: list[CloudOffer] = []
+    for provider in registry.PROVIDERS:
+        path = refreshed_path(provider)
+        if not path.exists():
+            continue
+        try:
+            snapshot = load_yaml_file(path, provider.snapshot_model)
+        except DataFileError:
+            continue
+        found += [o for o in provider.offers(snapshot) if o.fetched_at == snapshot.fetched_at]
+    return found
+
+
+def load_desktop_defaults() -> DesktopDefaults:
+    return load_bundled_file("desktop.yaml", DesktopDefaults)
+
+
+def load_carbon() -> CarbonData:
+    return load_bundled_file("carbon.yaml", CarbonData)
+
+
+def load_electricity() -> ElectricityData:
+    return load_bundled_file("electricity.yaml", ElectricityData)
+
+
+def load_region_names() -> RegionNames:
+    return load_bundled_file("regions.yaml", RegionNames)
+
+
+# --------------------------------------------------------------------------- exchange rates
+
+FX_FILE = "fx.yaml"
+
+
+def fx_path() -> Path:
+    """Where `costcalc refresh` keeps the ECB rates it downloaded."""
+    return locations.snapshots_dir() / FX_FILE
+
+
+@dataclass(frozen=True)
+class LoadedRates:
+    rates: FxRates
+    origin: str
+    """'bundled' or the refreshed file's path."""
+    warning: str | None = None
+
+
+def load_fx() -> LoadedRates:
+    """The refreshed ECB rates when there is a readable copy no older than the bundled one, else
+    the bundled rates (a broken refreshed copy is reported, never fatal)."""
+    bundled = load_bundled_file(FX_FILE, FxRates)
+    path = fx_path()
+    if not path.exists():
+        return LoadedRates(bundled, "bundled")
+    try:
+        refreshed = load_yaml_file(path, FxRates)
+    except DataFileError as exc:
+        return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
+    if refreshed.as_of < bundled.as_of:
+        return LoadedRates(bundled, "bundled")
+    return LoadedRates(refreshed, str(path))

@@ -1,0 +1,352 @@
+"""Fitting the predictor's calibration to measured speed ratios between GPUs.
+
+Rule kept here: pure and deterministic; the fit is never run by the product, only by the scripts
+that regenerate costcalc/data/predict_calibration.yaml and measure its accuracy
+(benchmarks/predict_accuracy.py). The measurements arrive as text (the bundled
+costcalc/data/speed_measurements.csv); pairs of GPUs measured on the same workload at the same
+requested precision are what the fit matches.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from costcalc.core.catalog import GpuCatalog
+from costcalc.core.models import GpuSpec
+from costcalc.core.predict import (
+    PRE_TENSOR_ARCHITECTURES,
+    Calibration,
+    KindCalibration,
+    Predictor,
+    Split,
+    _log_speedup,
+    precision_class,
+)
+
+BATCH_DOUBLING_GAIN = 1.136
+"""Throughput gained by doubling the batch (DOMAIN.md section 3: +13.6 % CNN, +13.5 %
+transformer): divides out the batch when two GPUs of a table ran different batches."""
+MAX_BATCH_RATIO = 2.0
+"""Beyond this the correction above is too coarse: such GPU pairs are left out."""
+FITTED_KINDS = ("transformer", "cnn", "rnn")
+
+MEASUREMENTS_CSV = Path(__file__).with_name("speed_measurements.csv")
+"""Public per-GPU measurements the predictor is fitted on (not shipped: only fitting reads it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One row of speed_measurements.csv: a workload's throughput on one GPU."""
+
+    group: str
+    source: str
+    kind: str
+    dtype: str
+    gpu: str
+    batch: int | None
+    speed: float
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two GPUs measured on the same workload: target speed / source speed."""
+
+    source: GpuSpec
+    target: GpuSpec
+    ratio: float
+    kind: str
+    dtype: str
+    group: str = ""
+    origin: str = ""
+    """The measurement source id."""
+
+    @property
+    def cell(self) -> tuple[str, str]:
+        """Kind and precision class, the cells accuracy is reported in."""
+        return self.kind, precision_class(self.dtype)
+
+
+def read_measurements(text: str) -> list[Measurement]:
+    """Rows of speed_measurements.csv (its '#' lines are the provenance header)."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    rows = csv.DictReader(io.StringIO(body))
+    return [
+        Measurement(
+            group=row["group"],
+            source=row["source"],
+            kind=row["kind"],
+            dtype=row["dtype"],
+            gpu=row["gpu"],
+            batch=int(row["batch"]) if row["batch"] else None,
+            speed=float(row["speed"]),
+        )
+        for row in rows
+    ]
+
+
+def pairs_from(measurements: Iterable[Measurement], catalog: GpuCatalog) -> list[Pair]:
+    """Every ordered pair of GPUs within a group, one per pair of GPUs.
+
+    The same batch on both when the table has one in common (the largest); otherwise each
+    GPU's largest batch, corrected to a common batch, if they differ by at most 2x.
+    """
+    groups: dict[str, dict[str, dict[int | None, float]]] = {}
+    about: dict[str, Measurement] = {}
+    for m in measurements:
+        groups.setdefault(m.group, {}).setdefault(m.gpu, {})[m.batch] = m.speed
+        about[m.group] = m
+    pairs = []
+    for group, by_gpu in groups.items():
+        m = about[group]
+        for a, b in itertools.permutations(sorted(by_gpu), 2):
+            ratio = _ratio(by_gpu[a], by_gpu[b])
+            if ratio is not None:
+                pairs.append(
+                    Pair(catalog.get(a), catalog.get(b), ratio, m.kind, m.dtype, group, m.source)
+                )
+    return pairs
+
+
+def _ratio(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
+    common = [b for b in source if b in target]
+    if common:
+        batch = max(common, key=lambda b: b or 0)
+        return target[batch] / source[batch]
+    a, b = max(source, key=lambda x: x or 0), max(target, key=lambda x: x or 0)
+    if a is None or b is None:
+        return target[b] / source[a]
+    batches = b / a
+    if max(batches, 1 / batches) > MAX_BATCH_RATIO:
+        return None
+    return target[b] / source[a] / math.pow(BATCH_DOUBLING_GAIN, math.log2(batches))
+
+
+# --------------------------------------------------------------------------- parameters
+
+START = {
+    "power_exponent": 1 / 3,
+    "pre_volta_efficiency": 1.0,
+    "tf32_efficiency": 1.0,
+    "log_math_time_16bit": 0.0,
+    "log_elementwise_time_16bit": 0.0,
+    "log_overhead_time_16bit": 0.0,
+    **{
+        f"{k}.{p}": v
+        for k in FITTED_KINDS
+        for p, v in zip(("math", "elementwise", "overhead"), (0.4, 0.15, 0.05), strict=True)
+    },
+}
+"""Where every fit starts, so that nothing fitted before (the shipped figures) leaks into a
+leave-one-GPU-out fold: the cube law of dynamic power, no loss before Volta, TF32 as efficient
+as FP16 on the tensor cores, 16-bit parts whose
+time changes only with the rates, an even-ish split. The 16-bit time factors are searched in log
+space (a step is a percentage)."""
+
+PRIORS = {"rnn.math": (0.15, 1.0), "rnn.elementwise": (0.15, 1.0), "rnn.overhead": (0.05, 1.0)}
+"""Value and weight each parameter is shrunk toward. Only recurrent nets need it: a handful of
+pairs, so their split leans on DOMAIN.md (bound by memory bandwidth first)."""
+
+BOUNDS = {
+    "power_exponent": (0.0, 1.0),
+    "pre_volta_efficiency": (0.3, 1.5),
+    "tf32_efficiency": (0.2, 1.5),
+    "log_math_time_16bit": (-1.5, 2.5),
+    "log_elementwise_time_16bit": (-2.5, 1.5),
+    "log_overhead_time_16bit": (-1.5, 2.0),
+}
+
+
+def params_of(cal: Calibration) -> dict[str, float]:
+    out = {
+        "power_exponent": cal.power_exponent,
+        "pre_volta_efficiency": cal.cuda_core_efficiency.get("Pascal", 1.0),
+        "tf32_efficiency": cal.tf32_efficiency,
+        "log_math_time_16bit": math.log(cal.sixteen_bit.math_time),
+        "log_elementwise_time_16bit": math.log(cal.sixteen_bit.elementwise_time),
+        "log_overhead_time_16bit": math.log(cal.sixteen_bit.overhead_time),
+    }
+    for kind in FITTED_KINDS:
+        split = cal.kinds[kind].fp32
+        out |= {f"{kind}.math": split.math, f"{kind}.elementwise": split.elementwise}
+        out[f"{kind}.overhead"] = split.overhead
+    return out
+
+
+def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
+    """`cal` with `params` in place; generic work takes the transformer split.
+
+    model_copy does not validate: callers check `feasible` first."""
+    efficiency = dict(cal.cuda_core_efficiency)
+    for architecture in PRE_TENSOR_ARCHITECTURES:
+        efficiency[architecture] = params["pre_volta_efficiency"]
+    kinds = dict(cal.kinds)
+    for kind in (*FITTED_KINDS, "generic"):
+        source = "transformer" if kind == "generic" else kind
+        split = Split.model_construct(
+            math=params[f"{source}.math"],
+            elementwise=params[f"{source}.elementwise"],
+            overhead=params[f"{source}.overhead"],
+        )
+        kinds[kind] = kinds[kind].model_copy(update={"fp32": split})
+    sixteen = cal.sixteen_bit.model_copy(
+        update={
+            "math_time": math.exp(params["log_math_time_16bit"]),
+            "elementwise_time": math.exp(params["log_elementwise_time_16bit"]),
+            "overhead_time": math.exp(params["log_overhead_time_16bit"]),
+        }
+    )
+    return cal.model_copy(
+        update={
+            "power_exponent": params["power_exponent"],
+            "tf32_efficiency": params["tf32_efficiency"],
+            "cuda_core_efficiency": efficiency,
+            "sixteen_bit": sixteen,
+            "kinds": kinds,
+        }
+    )
+
+
+def feasible(params: dict[str, float]) -> bool:
+    for kind in FITTED_KINDS:
+        shares = [params[f"{kind}.{p}"] for p in ("math", "elementwise", "overhead")]
+        if min(shares) < 0 or sum(shares) > 0.97:
+            return False
+    return all(low <= params[n] <= high for n, (low, high) in BOUNDS.items())
+
+
+# --------------------------------------------------------------------------- fitting
+
+
+def log_predictions(predictor: Predictor, pairs: Sequence[Pair]) -> list[float]:
+    """log(predicted target speed / source speed) for each pair; pairs of the same two GPUs,
+    kind and precision (many workloads of one table) are predicted once."""
+    found: dict[tuple[str, str, str, str], float] = {}
+    out = []
+    for p in pairs:
+        key = (p.source.key, p.target.key, p.kind, p.dtype)
+        if key not in found:
+            sides = predictor._both_sides(p.source, p.target, p.kind, p.dtype, None)
+            found[key] = _log_speedup(*sides)
+        out.append(found[key])
+    return out
+
+
+def cell_weights(pairs: Sequence[Pair], cap: int = 100) -> list[float]:
+    """Each kind x precision cell weighs as many pairs as it has, up to `cap`: the cells with
+    few pairs still count, and no cell drowns the others."""
+    counts: dict[tuple[str, str], int] = {}
+    for p in pairs:
+        counts[p.cell] = counts.get(p.cell, 0) + 1
+    return [min(counts[p.cell], cap) / counts[p.cell] for p in pairs]
+
+
+def fit(pairs: Sequence[Pair], predictor: Predictor, tolerance: float = 1e-3) -> Predictor:
+    """Fit every parameter in START on `pairs`: the weighted mean absolute log error of the
+    predicted ratios plus the shrinkage of PRIORS, by pattern search from START down to steps
+    of `tolerance`."""
+    weights = cell_weights(pairs)
+    total = sum(weights)
+    measured = [math.log(p.ratio) for p in pairs]
+    cal = predictor.calibration
+
+    def loss(params: dict[str, float]) -> float:
+        if not feasible(params):
+            return math.inf
+        trial = predictor.with_calibration(with_params(cal, params))
+        logs = log_predictions(trial, pairs)
+        error = sum(w * abs(m - p) for w, m, p in zip(weights, measured, logs, strict=True))
+        shrink = sum(w * (params[n] - v) ** 2 for n, (v, w) in PRIORS.items())
+        return error / total + shrink
+
+    fitted = pattern_search(loss, dict(START), list(START), tolerance=tolerance)
+    return predictor.with_calibration(with_params(cal, fitted))
+
+
+def pattern_search(
+    loss: Callable[[dict[str, float]], float],
+    start: dict[str, float],
+    free: Sequence[str],
+    step: float = 0.1,
+    tolerance: float = 1e-3,
+) -> dict[str, float]:
+    """Try +-step on each free parameter; keep what lowers the loss; halve the step when nothing
+    does. Deterministic, and enough for a score of smooth parameters."""
+    best, best_loss = dict(start), loss(start)
+    while step > tolerance:
+        improved = False
+        for name in free:
+            for delta in (step, -step):
+                trial = {**best, name: best[name] + delta}
+                trial_loss = loss(trial)
+                if trial_loss < best_loss - 1e-12:
+                    best, best_loss, improved = trial, trial_loss, True
+        if not improved:
+            step /= 2
+    return best
+
+
+def leave_one_gpu_out(
+    pairs: Sequence[Pair],
+    predictor: Predictor,
+    gpus: Iterable[str] | None = None,
+    refit: Callable[[Sequence[Pair], Predictor], Predictor] = fit,
+) -> list[tuple[Pair, float]]:
+    """(pair, predicted ratio) for every pair whose target is a GPU the fit never saw.
+
+    For each GPU g, everything is refitted on the pairs that do not involve g; then g's speed is
+    predicted from every other GPU measured on the same workload.
+    """
+    held: list[tuple[Pair, float]] = []
+    for gpu in sorted(gpus if gpus is not None else {p.target.key for p in pairs}):
+        training = [p for p in pairs if gpu not in (p.source.key, p.target.key)]
+        tested = [p for p in pairs if p.target.key == gpu]
+        fold = refit(training, predictor)
+        held += [
+            (p, math.exp(x)) for p, x in zip(tested, log_predictions(fold, tested), strict=True)
+        ]
+    return held
+
+
+def with_bands(
+    cal: Calibration, held: Sequence[tuple[Pair, float]], min_pairs: int = 30
+) -> Calibration:
+    """The bands from leave-one-GPU-out ratios (measured / predicted, 10th-90th percentile) per
+    kind x precision; cells with fewer than `min_pairs` pairs, and generic work, take the
+    5th-95th percentile of all pairs."""
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for pair, predicted in held:
+        ratios.setdefault(pair.cell, []).append(pair.ratio / predicted)
+    everything = [r for values in ratios.values() for r in values]
+    wide = (1 / _quantile(everything, 0.95), 1 / _quantile(everything, 0.05))
+
+    def band(kind: str, precision: str) -> tuple[float, float]:
+        values = ratios.get((kind, precision), [])
+        if len(values) < min_pairs or kind == "generic":
+            return wide
+        # measured/predicted r means the time is predicted * (1 / r)
+        return 1 / _quantile(values, 0.9), 1 / _quantile(values, 0.1)
+
+    kinds: dict[str, KindCalibration] = {}
+    for kind, kind_cal in cal.kinds.items():
+        kinds[kind] = kind_cal.model_copy(
+            update={
+                "band_fp32": _round(band(kind, "fp32")),
+                "band_16bit": _round(band(kind, "16bit")),
+            }
+        )
+    return cal.model_copy(update={"kinds": kinds})
+
+
+def _round(band: tuple[float, float]) -> tuple[float, float]:
+    return round(min(band[0], 1.0), 2), round(max(band[1], 1.0), 2)
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
