@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "predict": "costcalc.cli.predict",
     "desktops": "costcalc.cli.desktops",
     "tui": "costcalc.cli.tui",
+    "serve": "costcalc.cli.serve",
 }
 """Command -> the module whose `register(subparsers)` defines it."""
 
