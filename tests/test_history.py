@@ -106,8 +106,8 @@ def test_history_command_shows_a_sparkline_per_offer(capsys: pytest.CaptureFixtu
         "provider", "offer", "region", "GPU", "trend", "$/h", "low", "high", "points", "observed"
     ]  # fmt: skip
     (row,) = [re.split(r"\s{2,}", r.strip()) for r in rows if "us-test-1" in r]
-    assert row == [
-        "aws-spot", "g4dn.xlarge", "us-test-1", "T4", "▁█▅", "0.25", "0.2", "0.3", "3",
+    assert row == [  # one number of decimals down the whole $/h, low and high columns
+        "aws-spot", "g4dn.xlarge", "us-test-1", "T4", "▁█▅", "0.25", "0.20", "0.30", "3",
         "2026-11-01 .. 2026-11-02",
     ]  # fmt: skip
     assert main(["history", "--gpu", "T4"]) == 0  # 80 columns: the offer, its price, its trend

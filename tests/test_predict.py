@@ -437,3 +437,19 @@ def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
     big = [o for o in offers if o["gpu"] in ("h100_sxm5_80gb", "a100_sxm4_80gb")]
     assert small and all(o["fits"] is False and o["run"] is None for o in small)
     assert big and all(o["fits"] and o["usd_per_batch_item"] > 0 for o in big)
+
+
+def test_predicted_times_read_as_numbers_people_write() -> None:
+    """36,000 s on a 3090 is about 8,300 s on an H100: printed so, never as 8.333e+03."""
+    code, out, _ = run_cli("predict", "--from", "rtx3090", "--to", "h100", "--seconds", "36000")
+    assert code == 0
+    (row,) = [line for line in out.splitlines() if line.startswith("H100")]
+    seconds, band = row.split()[-3:-1]
+    assert "e+" not in row and "e-" not in row
+    assert re.fullmatch(r"\d{1,2},\d{3}", seconds)
+    low, high = band.split("-")
+    assert (
+        float(low.replace(",", "")) < float(seconds.replace(",", "")) < float(high.replace(",", ""))
+    )
+    code, out, _ = run_cli("predict", "--from", "rtx3090", "--to", "h100", "--seconds", "0.05")
+    assert "e-" not in out and re.search(r"\s0\.0\d+\s", out)

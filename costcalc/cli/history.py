@@ -7,8 +7,9 @@ from typing import Any
 
 from costcalc.cli import output
 
-PRIORITY = ("name", "now", "trend", "gpu", "provider", "region", "low", "high", "points", "span")
-"""What a narrow terminal keeps of `costcalc history`: the offer, its price now and its trend."""
+PRIORITY = ("name", "now", "trend", "provider", "region", "gpu", "low", "high", "points", "span")
+"""What a narrow terminal keeps of `costcalc history`: the offer, its price now and its trend,
+and where (without the region an offer sold in several regions would repeat on identical rows)."""
 
 TREND_POINTS = 30
 """Bars in the trend column: the latest points (all of them with --wide)."""
@@ -96,6 +97,7 @@ def run(ns: argparse.Namespace) -> int:
         Plain("points", "points"),
         Plain("span", "observed", numeric=False),
     )
+    decimals = fmt.money_decimals(p.usd_per_hour for s in series for p in s.points)
     rows = []
     for s in series:
         prices = [p.usd_per_hour for p in s.points]
@@ -106,9 +108,9 @@ def run(ns: argparse.Namespace) -> int:
                 "region": fmt.safe(s.region),
                 "gpu": fmt.gpus(names.get(s.gpu, s.gpu), s.gpu_count),
                 "trend": history.sparkline(prices if ns.wide else prices[-TREND_POINTS:]),
-                "now": f"{prices[-1]:,.4g}",
-                "low": f"{min(prices):,.4g}",
-                "high": f"{max(prices):,.4g}",
+                "now": fmt.amount(prices[-1], decimals),
+                "low": fmt.amount(min(prices), decimals),
+                "high": fmt.amount(max(prices), decimals),
                 "points": f"{len(prices):,}",
                 "span": f"{s.points[0].fetched_at:%Y-%m-%d} .. {s.points[-1].fetched_at:%Y-%m-%d}",
             }

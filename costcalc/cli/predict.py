@@ -89,13 +89,14 @@ def run(ns: argparse.Namespace) -> int:
     ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
+    from costcalc.present import display as fmt
     from costcalc.present.report import Plain
 
     cells = [
         {
             "gpu": catalog.get(p.target).name,
-            "seconds": f"{p.seconds:,.4g}",
-            "band": f"{p.low_s:,.4g}-{p.high_s:,.4g}",
+            "seconds": fmt.seconds(p.seconds),
+            "band": f"{fmt.seconds(p.low_s)}-{fmt.seconds(p.high_s)}",
             "speedup": f"{p.speedup:.2f}x",
         }
         for p in found

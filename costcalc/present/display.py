@@ -260,6 +260,19 @@ def co2_in(value_kg: float, unit: str) -> str:
     return f"{value_kg:,.1f} kg"
 
 
+def seconds(value: float) -> str:
+    """A duration in seconds as people read it: '8,333', '42.5', '0.013', never '8.333e+03'."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 1 else f"{value:.2g}"
+
+
+def amount(value: float, decimals: int) -> str:
+    """A plain amount (the header names the currency) with its table's decimals
+    (`money_decimals` of every amount shown): 68.80 beside 6.57, not 68.8 beside 6.571."""
+    return f"{value:,.{decimals}f}"
+
+
 def age_days(value_days: float) -> str:
     """A price's age in days whatever its size ('<1 d', '60 d', '514 d'), for a column."""
     return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
