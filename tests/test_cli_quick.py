@@ -238,8 +238,10 @@ def test_prices_gpu_filter_and_staleness(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     offers = json.loads(out)
     assert offers and {o["gpu"] for o in offers} == {"a100_sxm4_80gb", "a100_pcie_80gb"}
-    code, out, _ = run(["prices", "--provider", "aws-spot"], capsys)
-    assert "STALE" in out.splitlines()[0]  # bundled spot estimates are older than a day
+    code, out, _ = run(["prices", "--provider", "aws-spot", "--sources"], capsys)
+    (source,) = [line for line in out.splitlines() if line.startswith("aws-spot: ")]
+    assert "STALE" in source  # bundled spot estimates are older than a day
+    assert "stale" in out.splitlines()[3]  # and each row says so (--wide not needed at 80)
 
 
 def test_every_command_has_help_text() -> None:

@@ -22,7 +22,7 @@ from costcalc.cli import output
 COMMANDS: dict[str, str] = {
     "quick": "costcalc.cli.quick",
     "gpus": "costcalc.cli.listing",
-    "prices": "costcalc.cli.listing",
+    "prices": "costcalc.cli.prices",
     "refresh": "costcalc.cli.refresh",
     "history": "costcalc.cli.history",
     "bench": "costcalc.cli.bench",

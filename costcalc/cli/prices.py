@@ -1,0 +1,226 @@
+"""`costcalc prices`: where is a GPU cheapest? One sorted table, the answer on its first row.
+
+Rows come from costcalc.present.price_table (one per provider x offer x GPU x count, regions
+folded, on-demand and spot side by side); where each provider's prices come from is a line at the
+end, and all of it with `--sources`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from costcalc.cli import output
+
+PRIORITY = ("gpu_hour", "spot", "gpu", "provider", "name", "age", "region", "hour", "mem", "kind")
+"""What a narrow terminal keeps: the price per GPU-hour both ways, what and who, how old, where."""
+
+
+def register(sub: Any) -> None:
+    from costcalc.present.price_table import SORT_KEYS
+    from costcalc.providers.registry import names
+
+    p = sub.add_parser(
+        "prices",
+        help="where is a GPU cheapest: cloud offers sorted by $ per GPU-hour",
+        description=(
+            "Compare the offers in the current price snapshots (refreshed ones override the "
+            "bundled ones): one row per provider, offer, GPU and count, its regions folded into "
+            "the cheapest, sorted by $ per GPU-hour, on-demand and spot side by side. Stale "
+            "marks a price older than its provider's policy allows (a spot feed after a day, "
+            "list prices after 90 days)."
+        ),
+        **output.examples(
+            "costcalc prices --gpu h100",
+            "costcalc prices --min-memory 48 --offers on-demand --sort gpu-hour",
+            "costcalc prices --provider runpod --gpu rtx4090 --json",
+        ),
+    )
+    p.add_argument(
+        "--gpu",
+        action="append",
+        default=[],
+        help="only offers with this GPU (repeatable); a family matches every variant: a100",
+    )
+    p.add_argument(
+        "--min-memory",
+        type=_gigabytes,
+        default=None,
+        metavar="GB",
+        help="only GPUs with at least this much memory each: 48",
+    )
+    p.add_argument(
+        "--offers",
+        choices=("all", "on-demand", "spot"),
+        default="all",
+        help="which prices to compare (default all: on-demand and spot side by side)",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"only these providers (repeatable): {', '.join(names())}",
+    )
+    p.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        metavar="REGION",
+        help="only offers in this cloud region (repeatable): us-east-1, NY2, ...",
+    )
+    p.add_argument(
+        "--sort",
+        choices=SORT_KEYS,
+        default="gpu-hour",
+        help="order of the rows (default gpu-hour: cheapest per GPU-hour first)",
+    )
+    p.add_argument(
+        "--sources",
+        action="store_true",
+        help="after the table, where each provider's prices come from and how old they are",
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list of offers")
+    output.add_wide(p)
+    p.set_defaults(run=run)
+
+
+def _gigabytes(text: str) -> float:
+    try:
+        value = float(text) if len(text) < 20 else -1.0
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 10_000:
+        raise argparse.ArgumentTypeError(f"memory must be a number of GB above 0: {text!r}")
+    return value
+
+
+def run(ns: argparse.Namespace) -> int:
+    from costcalc.core.offers import is_stale
+    from costcalc.present.report import cloud_offer_json
+    from costcalc.providers import registry
+    from costcalc.store.bundled import load_catalog
+    from costcalc.store.loaders import utc_now
+    from costcalc.store.snapshots import load_price_book
+
+    now = utc_now()
+    catalog = load_catalog()
+    gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
+    regions = {r.casefold() for r in ns.region}
+    book = load_price_book([registry.get(p).name for p in ns.provider] or None)
+    offers = [
+        o
+        for o in book.offers
+        if (not gpus or o.gpu in gpus)
+        and (not regions or o.region.casefold() in regions)
+        and (ns.min_memory is None or catalog.get(o.gpu).memory_gb >= ns.min_memory)
+        and ns.offers in ("all", "spot" if o.spot else "on-demand")
+    ]
+    for warning in book.warnings:
+        print(f"costcalc: warning: {warning}", file=sys.stderr)
+    if ns.json:
+        import json
+
+        doc = [
+            {
+                **cloud_offer_json(o),
+                "gpu_name": catalog.get(o.gpu).name,
+                "usd_per_gpu_hour": o.usd_per_hour / o.gpu_count,
+                "stale": is_stale(o, now),
+            }
+            for o in sorted(offers, key=lambda o: o.usd_per_hour / o.gpu_count)
+        ]
+        print(json.dumps(doc, indent=2))
+        return 0
+    if offers:
+        _print_table(ns, offers, catalog, now)
+    else:
+        print("costcalc: no offers match", file=sys.stderr)
+    _print_sources(ns, book, now)
+    return 0
+
+
+def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: Any) -> None:
+    from costcalc.core.offers import age_days
+    from costcalc.core.terminal import fill
+    from costcalc.present import display
+    from costcalc.present.price_table import cells, family, fold, sort_rows
+    from costcalc.present.report import Plain, render_table
+    from costcalc.providers import registry
+
+    labels = {family(k): v for k, v in registry.short_labels().items() if k == family(k)}
+    labels.setdefault("aws", registry.short_labels().get("aws-ondemand", "AWS"))
+    rows = fold(offers)
+    sort_rows(rows, ns.sort, catalog, now)
+    columns: tuple[Plain, ...] = (
+        Plain("gpu_hour", "$/GPU-h"),
+        Plain("spot", "spot $/GPU-h"),
+        Plain("gpu", "GPU", numeric=False, clip=True),
+        Plain("mem", "GB"),
+        Plain("provider", "provider", numeric=False),
+        Plain("name", "offer", numeric=False, clip=True),
+        Plain("region", "region", numeric=False, clip=True),
+        Plain("hour", "$/h"),
+        Plain("fee", "plan $/mo"),
+        Plain("kind", "price", numeric=False),
+        Plain("age", "age"),
+    )
+    table = [
+        cells(
+            row,
+            catalog,
+            labels,
+            now,
+            display.gpus(catalog.get(row.gpu).short_name, row.gpu_count),
+            display.age_days(age_days(row.best.fetched_at, now)),
+        )
+        for row in rows
+    ]
+    # a price column with nothing in it (--offers spot, a spot-only provider) only takes room
+    empty = {k for k in ("gpu_hour", "spot") if all(row[k] == "-" for row in table)}
+    columns = tuple(c for c in columns if c.key not in empty)
+    width = None if ns.wide else output.width()
+    print("\n".join(fill(_answer(rows[0], catalog, labels), width)))
+    print(render_table(columns, table, width=width, priority=PRIORITY))
+
+
+def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
+    """The first line: the cheapest offer in words (rows are sorted by the lower of on-demand and
+    spot per GPU-hour, so it is the first row)."""
+    best = row.best
+    way = "spot" if best.spot else "on-demand"
+    gpu = catalog.get(row.gpu).short_name
+    count = f"{row.gpu_count}x " if row.gpu_count > 1 else ""
+    return (
+        f"Cheapest: {labels.get(row.provider, row.provider)} {row.name} ({count}{gpu}), "
+        f"${best.usd_per_hour / row.gpu_count:,.3f} per GPU-hour {way}. Rows are sorted by the "
+        "lower of on-demand and spot."
+    )
+
+
+def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
+    """One line on where the prices come from, or (`--sources`) a paragraph per provider."""
+    from costcalc.core.offers import age_days
+    from costcalc.core.terminal import fill_all
+    from costcalc.present import display
+
+    snapshots = book.snapshots.items()
+    if not ns.sources:
+        oldest = max((age_days(s.fetched_at, now) for _, s in snapshots), default=0.0)
+        line = (
+            f"Prices of {len(book.snapshots)} providers, the oldest {display.age(oldest)} old; "
+            "--sources says where each comes from."
+        )
+        print("\n".join(fill_all([line], output.width())))
+        return
+    lines = []
+    for provider, loaded in snapshots:
+        stale = ", STALE" if loaded.is_stale(now) else ""
+        lines.append(
+            f"{provider}: {loaded.origin}, prices of {loaded.fetched_at:%Y-%m-%d} "
+            f"(age {display.age(age_days(loaded.fetched_at, now))}{stale})"
+        )
+        lines.append(f"  source: {loaded.snapshot.source}")
+    print()
+    print("\n".join(fill_all(lines, output.width())))
