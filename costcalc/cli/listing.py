@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 from typing import Any
 
 from costcalc.cli import output
@@ -44,6 +45,7 @@ def register(sub: Any) -> None:
             "costcalc prices --gpu h100",
             "costcalc prices --provider aws-spot --region us-east-1 --wide",
             "costcalc prices --provider runpod --gpu rtx4090 --json",
+            "costcalc prices --ages",
         ),
     )
     p.add_argument(
@@ -67,6 +69,12 @@ def register(sub: Any) -> None:
         help="only offers in this cloud region (repeatable): us-east-1, NY2, ...",
     )
     p.add_argument("--json", action="store_true", help="print a JSON list of offers")
+    p.add_argument(
+        "--ages",
+        action="store_true",
+        help="print how old each price file's rows are, and which rows decide a desktop "
+        "verdict on one source",
+    )
     output.add_wide(p)
     p.set_defaults(run=run_prices)
 
@@ -126,6 +134,8 @@ def run_prices(ns: argparse.Namespace) -> int:
     from costcalc.store.snapshots import load_price_book
 
     now = utc_now()
+    if ns.ages:
+        return _print_ages(ns, now)
     catalog = load_catalog()
     gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
     regions = {r.casefold() for r in ns.region}
@@ -182,4 +192,25 @@ def run_prices(ns: argparse.Namespace) -> int:
     ]
     print()
     print(render_table(columns, rows, width=None if ns.wide else width, priority=PRICES_PRIORITY))
+    return 0
+
+
+def _print_ages(ns: argparse.Namespace, now: datetime) -> int:
+    """`prices --ages`: the same freshness table scripts/bundle_prices.py prints for a release,
+    for the snapshots this user's costcalc reads (refreshed ones, else the bundled ones)."""
+    import sys
+
+    from costcalc.providers import registry
+    from costcalc.store import freshness
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.snapshots import load_desktop_defaults, load_electricity, load_fx
+
+    data = load_app_data([registry.get(p).name for p in ns.provider] or None)
+    for warning in data.book.warnings:
+        print(f"costcalc: warning: {warning}", file=sys.stderr)
+    rates = load_fx()
+    others = freshness.other_ages(
+        load_desktop_defaults(), load_electricity(), rates.rates, rates.origin != "bundled"
+    )
+    print(freshness.report(data, now, None if ns.wide else output.width(), others))
     return 0
