@@ -283,11 +283,13 @@ def test_spot_estimates_are_below_on_demand_and_dated_by_the_older_input(
 def test_paperspace_plans_and_worked_example_prices(
     snapshots: dict[str, PriceSnapshot],
 ) -> None:
-    for which in ("paperspace", "paperspace_2022"):
+    # 2022: Gradient Pro $8; the 2026-09-20 page's individual Pro plan is $12 (issue 25)
+    for which, pro_usd in (("paperspace", 12.0), ("paperspace_2022", 8.0)):
         snap = snapshots[which]
         fees = {p.name: p.monthly_fee_usd for p in snap.plans}
-        assert fees == {"Free": 0.0, "Pro": 8.0, "Growth": 39.0}, which
-        assert all(o.plan in fees for o in snap.offers), which
+        assert fees == {"Free": 0.0, "Pro": pro_usd, "Growth": 39.0}, which
+        # a GPU Droplet (DigitalOcean) needs no Gradient plan
+        assert all(o.plan in fees or "GPU Droplet" in o.name for o in snap.offers), which
 
 
 def test_paperspace_2022_worked_example_figures(snapshots: dict[str, PriceSnapshot]) -> None:
@@ -306,7 +308,16 @@ def test_paperspace_excludes_commitment_prices(snapshots: dict[str, PriceSnapsho
     assert 2.24 not in prices_seen  # HGX H100 3-year commitment
     assert 1.15 not in prices_seen  # A100-80G footnoted promo
     h100 = [o for o in snapshots["paperspace"].offers if o.gpu.startswith("h100")]
-    assert all(o.usd_per_hour / o.gpu_count > 3.09 for o in h100)
+    # the page's '$3.09' next to 'H100' is the A100 40GB price; the H100 rows are DigitalOcean's
+    assert h100 and all(o.usd_per_hour / o.gpu_count != pytest.approx(3.09) for o in h100)
+    assert {o.usd_per_hour for o in h100} == {3.39, 23.92}
+
+
+def test_paperspace_rows_carry_a_real_date(snapshots: dict[str, PriceSnapshot]) -> None:
+    """No placeholder dates: a row whose source has no date is left out (issue 25)."""
+    snap = snapshots["paperspace"]
+    for o in snap.offers:
+        assert (o.fetched_at or snap.fetched_at).year >= 2026, o.name
 
 
 # ----------------------------------------------------------------------------- Colab
