@@ -43,7 +43,6 @@ def register(sub: Any) -> None:
         ),
         **output.examples(
             "costcalc prices --gpu h100",
-            "costcalc prices --provider aws-spot --region us-east-1 --wide",
             "costcalc prices --provider runpod --gpu rtx4090 --json",
             "costcalc prices --ages",
         ),
