@@ -217,10 +217,12 @@ def report(data: AppData, now: datetime, width: int | None, others: Iterable[Fil
         if lonely
         else "every deciding row has two sources or a live feed"
     )
+    from costcalc.core.terminal import fill
+
     return "\n\n".join(
         [
             age_table([*file_ages(data.book.snapshots), *others], now, width),
             deciding_table(deciding, now, width),
-            tail,
+            "\n".join(fill(tail, width)),
         ]
     )
