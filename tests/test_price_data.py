@@ -591,3 +591,13 @@ def test_region_aliases_point_at_known_codes(
     assert by["UK"] == ("GB",) and by["California"] == ("US-CA",) and by["Japan"] == ("JP",)
     assert by["Georgia"] == ("GE", "US-GA")  # ambiguous on purpose
     assert by["CA-MT"] == ("CA-MB",)  # an earlier version's code still works
+
+
+def test_curated_euro_prices_convert_at_the_bundled_ecb_rate() -> None:
+    """A euro price and the rates file must not disagree on what a euro is (issue 25)."""
+    fx = FxRates.model_validate(_load("fx.yaml"))
+    hetzner = PriceSnapshot.model_validate(_load("hetzner.yaml"))
+    for o in hetzner.offers:
+        assert o.price_in_currency is not None, o.name
+        rate = o.usd_per_hour / o.price_in_currency
+        assert rate == pytest.approx(fx.per_eur["USD"], rel=1e-4), o.name
