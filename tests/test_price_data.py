@@ -601,3 +601,20 @@ def test_curated_euro_prices_convert_at_the_bundled_ecb_rate() -> None:
         assert o.price_in_currency is not None, o.name
         rate = o.usd_per_hour / o.price_in_currency
         assert rate == pytest.approx(fx.per_eur["USD"], rel=1e-4), o.name
+
+
+def test_no_figure_cites_a_search_index_id() -> None:
+    """A citation is a page or a repository file a person can open, never an id of the index the
+    data was found through (issue 25)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    files = [
+        *root.joinpath("prices").rglob("*.yaml"),
+        *root.joinpath("costcalc/data").glob("*.yaml"),
+    ]
+    assert len(files) > 20
+    for path in files:
+        text = path.read_text(encoding="utf-8").casefold()
+        for phrase in ("search-index", "find_string id", "file id 6", "file id 7"):
+            assert phrase not in text, (path.name, phrase)
