@@ -371,7 +371,7 @@ def test_dual_gpu_boards_are_listed_per_gpu(by_key: dict[str, GpuSpec]) -> None:
         ("b200", "fp32_tflops", 80),
         ("k80", "fp32_tflops", 4.37),
         ("quadro_rtx5000", "board_power_w", 265),
-        # issue 25's catalog gaps: a GPU a provider rents must be in the catalog for its offer to show
+        # issue 25's catalog gaps: a GPU a provider rents needs a row for its offer to show
         ("mi300x", "memory_gb", 192),
         ("mi300x", "bandwidth_gbs", 5300),
         ("gh200_96gb", "memory_gb", 96),
