@@ -142,7 +142,8 @@ def test_region_sets_the_electricity_price_and_the_grid(capsys: pytest.CaptureFi
     clean = run_json(["quick", "--gpu", "rtx3090", "--region", "FR"], capsys)
     dirty = run_json(["quick", "--gpu", "rtx3090", "--region", "PL"], capsys)
     assert dirty["desktop"]["co2_kg_per_year"] > 3 * clean["desktop"]["co2_kg_per_year"]
-    assert clean["electricity"]["label"].endswith("France, Eurostat 2025-S2")
+    # the marginal kWh of the regulated tariff (issue 25), not an all-in average
+    assert clean["electricity"]["label"].endswith("France, Tarif Bleu option Base, from 2026-02-01")
     assert (
         clean["desktop"]["electricity_usd_per_year"] != dirty["desktop"]["electricity_usd_per_year"]
     )

@@ -367,6 +367,16 @@ def test_dual_gpu_boards_are_listed_per_gpu(by_key: dict[str, GpuSpec]) -> None:
         ("rtx6000_ada", "board_power_w", 300),
         ("rtx_pro6000", "memory_gb", 96),
         ("quadro_m4000", "bandwidth_gbs", 192),
+        # issue 25's audit: the vendor figure, not a lower-clock or graphics-only one
+        ("b200", "fp32_tflops", 80),
+        ("k80", "fp32_tflops", 4.37),
+        ("quadro_rtx5000", "board_power_w", 265),
+        # issue 25's catalog gaps: a GPU a provider rents needs a row for its offer to show
+        ("mi300x", "memory_gb", 192),
+        ("mi300x", "bandwidth_gbs", 5300),
+        ("gh200_96gb", "memory_gb", 96),
+        ("titan_v", "fp16_tensor_tflops", 110),
+        ("b300", "fp32_tflops", 75),
     ],
 )
 def test_known_anchor_figures(
@@ -398,3 +408,22 @@ def test_default_desktop_cards_are_priced_from_2026_sources(by_key: dict[str, Gp
         assert spec.street_price_date is not None and spec.street_price_date.year == 2026, key
         assert spec.street_price_condition == condition, key
         assert "gpupoet" in spec.sources["street_price"], key
+
+
+def test_paperspace_v100_rows_name_the_pcie_card_the_catalog_describes(
+    by_key: dict[str, GpuSpec],
+) -> None:
+    """Paperspace's V100s are PCIe (14 FP32 TFLOPS in its own benchmark): the price file and the
+    catalog's notes must say the same card (issue 25)."""
+    from importlib import resources
+
+    import yaml
+
+    from costcalc.edge.resources import PRICES_PACKAGE
+
+    text = resources.files(PRICES_PACKAGE).joinpath("paperspace.yaml").read_text(encoding="utf-8")
+    v100 = {o["gpu"] for o in yaml.safe_load(text)["offers"] if o["name"].startswith("V100")}
+    assert v100 == {"v100_pcie_16gb", "v100_pcie_32gb"}
+    for key in ("v100_sxm2_16gb", "v100_sxm2_32gb"):
+        notes = by_key[key].notes or ""
+        assert "Paperspace" not in notes or "PCIe" in notes, key

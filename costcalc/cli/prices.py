@@ -82,6 +82,12 @@ def register(sub: Any) -> None:
         help="after the table, where each provider's prices come from and how old they are",
     )
     p.add_argument("--json", action="store_true", help="print a JSON list of offers")
+    p.add_argument(
+        "--ages",
+        action="store_true",
+        help="instead of offers: how old each price file's rows are, and which rows decide a "
+        "desktop verdict on one source",
+    )
     output.add_wide(p)
     p.set_defaults(run=run)
 
@@ -105,6 +111,8 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.store.snapshots import load_price_book
 
     now = utc_now()
+    if ns.ages:
+        return _print_ages(ns, now)
     catalog = load_catalog()
     gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
     regions = {r.casefold() for r in ns.region}
@@ -224,3 +232,22 @@ def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
         lines.append(f"  source: {loaded.snapshot.source}")
     print()
     print("\n".join(fill_all(lines, output.width())))
+
+
+def _print_ages(ns: argparse.Namespace, now: Any) -> int:
+    """`prices --ages`: the same freshness table scripts/bundle_prices.py prints for a release,
+    for the snapshots this user's costcalc reads (refreshed ones, else the bundled ones)."""
+    from costcalc.providers import registry
+    from costcalc.store import freshness
+    from costcalc.store.loaders import load_app_data
+    from costcalc.store.snapshots import load_desktop_defaults, load_electricity, load_fx
+
+    data = load_app_data([registry.get(p).name for p in ns.provider] or None)
+    for warning in data.book.warnings:
+        print(f"costcalc: warning: {warning}", file=sys.stderr)
+    rates = load_fx()
+    others = freshness.other_ages(
+        load_desktop_defaults(), load_electricity(), rates.rates, rates.origin != "bundled"
+    )
+    print(freshness.report(data, now, None if ns.wide else output.width(), others))
+    return 0

@@ -1,0 +1,141 @@
+"""scripts/bundle_prices.py against the recorded feeds on the local test server, and
+`costcalc prices --ages`, the same freshness table for a user's own snapshots."""
+
+from __future__ import annotations
+
+import runpy
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug import Response
+
+from costcalc.cli import main
+from costcalc.core.models import FxRates, PriceSnapshot
+from costcalc.edge.resources import load_yaml_file
+from costcalc.store.freshness import FEED_NOTE, SECOND_READING, readings
+
+ROOT = Path(__file__).resolve().parent.parent
+bundle: Callable[[list[str]], int] = runpy.run_path(str(ROOT / "scripts" / "bundle_prices.py"))[
+    "main"
+]
+CURATED = ("nebius.yaml", "jarvislabs.yaml", "lambda.yaml", "paperspace.yaml", "colab.yaml")
+"""Providers without a keyless feed: a rebuild must leave their files byte for byte."""
+
+
+@pytest.fixture
+def prices_copy(tmp_path: Path) -> Path:
+    """A copy of the bundled prices to rebuild: the repository's own stay untouched."""
+    target = tmp_path / "prices"
+    shutil.copytree(ROOT / "prices", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = bundle(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_rebuild_replaces_keyless_feeds_and_keeps_curated_files(
+    aws_feeds: Any, prices_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    curated = {name: (prices_copy / name).read_bytes() for name in CURATED}
+    code, out = run(capsys, "--prices-dir", str(prices_copy))
+    assert code == 0, out
+    for name, before in curated.items():
+        assert (prices_copy / name).read_bytes() == before, name
+
+    runpod = prices_copy / "runpod.yaml"
+    text = runpod.read_text()
+    assert text.startswith("# prices/runpod.yaml -- RunPod: rebuilt from its live feed")
+    assert "\n# Licence: " in text and "\n# Source: " in text
+    snapshot = load_yaml_file(runpod, PriceSnapshot)
+    assert snapshot.notes is not None and snapshot.notes.startswith(FEED_NOTE)
+    # the recorded GraphQL answer's A100 PCIe Community price, not the curated table's rows
+    a100 = [o for o in snapshot.offers if o.gpu == "a100_pcie_80gb" and o.gpu_count == 1]
+    assert 1.19 in {o.usd_per_hour for o in a100}
+    assert not any("datareceipts" in (o.source or "") for o in snapshot.offers)
+
+    fx = load_yaml_file(prices_copy / "fx.yaml", FxRates)
+    assert fx.fetched_at is None  # a bundled file: the rates are of their day
+    assert "Euro reference rates: rebuilt" in (prices_copy / "fx.yaml").read_text()
+
+    assert "runpod: bundled" in out and "nebius: kept the curated file" in out
+    table = out.split("\n\n", 1)[1]
+    assert "runpod.yaml" in table and "nebius.yaml" in table
+    assert "cheapest comparable offer" in table
+    assert "rtx3090" in table and "80%" in table
+
+
+def test_a_failing_feed_keeps_its_file_and_fails_the_rebuild(
+    aws_feeds: Any, prices_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    aws_feeds.serve("/vast/bundles/", lambda _request: Response("down", status=500))
+    before = (prices_copy / "vast.yaml").read_bytes()
+    code, out = run(capsys, "--prices-dir", str(prices_copy))
+    assert code == 1
+    assert "vast: FAILED, kept the old file" in out
+    assert (prices_copy / "vast.yaml").read_bytes() == before
+    assert "runpod: bundled" in out  # one failing feed blocks no other
+
+
+def test_ages_only_reads_the_directory_it_is_given(
+    prices_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = load_yaml_file(prices_copy / "nebius.yaml", PriceSnapshot)
+    moved = snapshot.model_copy(
+        update={"offers": tuple(o.model_copy(update={"fetched_at": None}) for o in snapshot.offers)}
+    )
+    from costcalc.edge.resources import write_model_yaml
+
+    write_model_yaml(prices_copy / "nebius.yaml", moved)  # every row now the file's date
+    code, out = run(capsys, "--prices-dir", str(prices_copy), "--ages-only")
+    assert code == 0
+    line = next(line for line in out.splitlines() if line.startswith("nebius.yaml"))
+    day = f"{snapshot.fetched_at:%Y-%m-%d}"
+    assert line.count(day) == 2, line  # newest and oldest
+
+
+def test_not_a_prices_directory_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert bundle(["--prices-dir", str(tmp_path), "--ages-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a prices directory" in err
+
+
+def test_prices_ages_tells_a_refreshed_file_from_a_curated_one(
+    aws_feeds: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["refresh", "--provider", "runpod", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["prices", "--ages", "--wide"]) == 0
+    out = capsys.readouterr().out
+    origin = {line.split()[0]: line.split()[1] for line in out.splitlines() if ".yaml " in line}
+    assert origin["runpod.yaml"] == "feed"
+    assert origin["nebius.yaml"] == "curated"
+    assert "deciding rows on one source" in out or "every deciding row" in out
+
+
+def test_a_second_reading_is_named_in_the_source() -> None:
+    from datetime import datetime, timezone
+
+    from costcalc.core.models import CloudOffer
+
+    def offer(source: str) -> CloudOffer:
+        return CloudOffer(
+            provider="runpod",
+            name="1x RTX 3090",
+            region="global",
+            gpu="rtx3090",
+            usd_per_hour=0.22,
+            fetched_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
+            source=source,
+        )
+
+    assert readings(offer("runpod.io/pricing, 2026-11-01"), feed=False) == "one source"
+    both = f"runpod.io/pricing, 2026-11-01; {SECOND_READING} other.example, 2026-10-30, 0.23"
+    assert readings(offer(both), feed=False) == "two sources"
+    assert readings(offer("runpod.io/pricing"), feed=True) == "feed"
