@@ -1,0 +1,73 @@
+"""Filling the device: grow a workload's batch until its throughput stops rising.
+
+Rule kept here: a step measured at a size too small for the device measures launches, not the
+GPU (on an H100 the old reference CNN at batch 64 spent 35 % of its step launching kernels and
+drew 183 W; at batch 1,024 it was within 5 % of its plateau). The batch doubles while a doubling
+still gains more than PLATEAU_GAIN; an out-of-memory error or the mode's largest batch also ends
+it, and so does the time budget, which is then said (a budget stop is not a filled device).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from costcalc.bench.device import empty_cache, is_out_of_memory
+from costcalc.bench.timing import measure
+from costcalc.core.bench_results import SizedBy, SizePoint
+
+PLATEAU_GAIN = 1.05
+"""A doubling that adds less than 5 % items/s means the device is full."""
+
+
+@dataclass(frozen=True)
+class Filled:
+    batch_size: int
+    sized_by: SizedBy
+    sizes: tuple[SizePoint, ...]
+
+
+def rate_at(step_for: Callable[[int], Callable[[], object]], batch: int, device: str) -> float:
+    """Items per second at `batch` from a short measurement (one warm-up, median of three);
+    0.0 when the batch runs out of memory."""
+    try:
+        spread = measure(step_for(batch), device, warmup=1, repeats=3)
+    except Exception as exc:
+        if not is_out_of_memory(exc):
+            raise
+        return 0.0
+    finally:
+        gc.collect()
+        empty_cache(device)
+    return batch / spread.median_s
+
+
+def fill(
+    step_for: Callable[[int], Callable[[], object]],
+    device: str,
+    start: int,
+    largest: int,
+    budget_s: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Filled:
+    """The batch at which throughput stops rising, and why the search stopped there."""
+    started = clock()
+    batch, rate = start, rate_at(step_for, start, device)
+    sizes = [SizePoint(batch_size=batch, items_per_s=rate)]
+    if rate == 0.0:
+        raise MemoryError(f"one step at batch {start} does not fit in memory")
+    while True:
+        if batch * 2 > largest:
+            return Filled(batch, "limit", tuple(sizes))
+        # the next size runs 4 steps (a warm-up and three timed) of about twice this one's time
+        if clock() - started + 4 * 2 * batch / rate > budget_s:
+            return Filled(batch, "time budget", tuple(sizes))
+        bigger = rate_at(step_for, batch * 2, device)
+        sizes.append(SizePoint(batch_size=batch * 2, items_per_s=bigger))
+        if bigger == 0.0:
+            return Filled(batch, "memory", tuple(sizes))
+        if bigger < rate * PLATEAU_GAIN:
+            return Filled(batch, "plateau", tuple(sizes))
+        batch, rate = batch * 2, bigger
