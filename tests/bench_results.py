@@ -153,9 +153,7 @@ def _filled(
             H100_LAUNCH_US,
             fixed_step_s(sizes, batch),
         ),
-        power=PowerReading(
-            load_w=watts, idle_w=H100_IDLE_W, window_s=2.5, method="energy counter"
-        ),
+        power=PowerReading(load_w=watts, idle_w=H100_IDLE_W, window_s=2.5, method="energy counter"),
     )
 
 

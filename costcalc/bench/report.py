@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from costcalc.core.bench_results import BenchResult, WorkloadResult
-
-SIZED_BY_WORDS = {
-    "plateau": "throughput stopped rising",
-    "memory": "the next doubling ran out of memory",
-    "time budget": "the time budget ran out before throughput stopped rising",
-    "limit": "the mode's largest batch",
-    "given": "your size",
-}
+from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 
 
 def _head(result: BenchResult) -> list[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from costcalc.core.bench_results import BenchResult, WorkloadResult
+from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
 from costcalc.core.models import GpuSpec, StepProfile
 from costcalc.core.predict import Predictor, SpeedBreakdown, SpeedFn, precision_class
@@ -72,7 +72,8 @@ def usable_profile(w: WorkloadResult, dtype: str) -> tuple[StepProfile | None, s
         )
     if precision_class(w.dtype) != precision_class(dtype):
         return None, f"the bench's split ({where}) is for another precision than {dtype}"
-    return w.profile, f"time split measured by the bench: {where} ({w.sized_by})"
+    size = SIZED_BY_WORDS.get(w.sized_by or "", "")
+    return w.profile, f"time split measured by the bench: {where} ({size})"
 
 
 @dataclass(frozen=True)

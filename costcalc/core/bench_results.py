@@ -69,6 +69,14 @@ SizedBy = Literal["plateau", "memory", "time budget", "limit", "given"]
 doubling), the next doubling ran out of memory, the time budget ran out, the mode's largest
 batch, or the user gave the size (their own step)."""
 
+SIZED_BY_WORDS: dict[str, str] = {
+    "plateau": "throughput stopped rising",
+    "memory": "the next doubling ran out of memory",
+    "time budget": "the time budget ran out before throughput stopped rising",
+    "limit": "the mode's largest batch",
+    "given": "your size",
+}
+
 
 class WorkloadResult(Frozen):
     name: str
