@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from costcalc.bench.device import empty_cache, is_out_of_memory
 from costcalc.bench.timing import measure
 from costcalc.core.bench_results import SizedBy, SizePoint
+from costcalc.core.errors import CostcalcError
 
 PLATEAU_GAIN = 1.05
 """A doubling that adds less than 5 % items/s means the device is full."""
@@ -57,7 +58,7 @@ def fill(
     batch, rate = start, rate_at(step_for, start, device)
     sizes = [SizePoint(batch_size=batch, items_per_s=rate)]
     if rate == 0.0:
-        raise MemoryError(f"one step at batch {start} does not fit in memory")
+        raise CostcalcError(f"one step at batch {start} runs out of memory on {device}")
     while True:
         if batch * 2 > largest:
             return Filled(batch, "limit", tuple(sizes))

@@ -101,9 +101,14 @@ def run(ns: argparse.Namespace) -> int:
     if ns.step:
         from costcalc.bench.user_step import bench_user_step
 
-        result = bench_user_step(
-            ns.step, ns.device, ns.batch_size, progress, kind=ns.kind, dtype=ns.dtype
-        )
+        try:
+            result = bench_user_step(
+                ns.step, ns.device, ns.batch_size, progress, kind=ns.kind, dtype=ns.dtype
+            )
+        except CostcalcError:
+            raise
+        except Exception as exc:  # the user's own code failed: say so in one line
+            raise CostcalcError(f"your step {ns.step} raised {type(exc).__name__}: {exc}") from exc
     else:
         from costcalc.bench.runner import run as run_bench
 
