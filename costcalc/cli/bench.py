@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
         **output.examples(
             "costcalc bench --quick --save",
             "costcalc bench --device cpu --json",
-            "costcalc bench --step mymodule:train_step --batch-size 64 --kind cnn --dtype fp16",
+            "costcalc bench --step mymodule:train_step --batch-size 64 --kind cnn",
         ),
     )
     p.add_argument("--device", choices=("cuda", "mps", "cpu"), help="default: the best present")
