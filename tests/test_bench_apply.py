@@ -8,10 +8,11 @@ machine even though the device cannot. The H100 ones are built from what a real 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from costcalc.bench.store import save_result
+from costcalc.bench.store import load_result, save_result
 from costcalc.cli import main
 from costcalc.core.bench_apply import LAUNCH_BOUND_SHARE, effects, explain_speed
 from costcalc.core.bench_results import BenchResult
@@ -106,6 +107,7 @@ def test_a_launch_bound_bench_never_moves_predictions_or_prices_idle_watts() -> 
     assert found.gpu_w is None  # 183 W was a whole-run mean, not the draw under load
     note = found.speed_note or ""
     assert "resnet_cnn at batch 64" in note and "not measured on a filled device" in note
+    assert "saved before benches filled the device" in note  # an old file still loads
     why = explain_speed(
         found, predictor, catalog.get(H100), catalog.get("a100_sxm4_80gb"), "cnn", "fp16"
     )
@@ -141,3 +143,14 @@ def test_quick_with_the_launch_bound_h100_bench_prices_the_board_power(
     assert main(["quick", "--bench", "latest", "--kind", "cnn", "--run-hours", "10", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["inputs"]["desktop"]["gpu_w"] == load_catalog().get(H100).board_power_w
+
+
+def test_a_result_saved_before_the_bench_filled_the_device_still_loads(tmp_path: Path) -> None:
+    doc = json.loads(h100_launch_bound_bench().model_dump_json())
+    del doc["idle_w"]
+    for w in doc["workloads"]:  # the keys the previous bench did not write
+        for key in ("description", "model", "dtype_source", "sized_by", "sizes", "power"):
+            del w[key]
+    path = tmp_path / "bench-20261124T000000Z-cuda.json"
+    path.write_text(json.dumps(doc))
+    assert load_result(path) == h100_launch_bound_bench()
