@@ -123,7 +123,9 @@ def test_a_split_in_another_precision_does_not_move_fp32_predictions() -> None:
     assert found.speed is None and "another precision than fp32" in (found.speed_note or "")
 
 
-@pytest.mark.parametrize(("kind", "watts"), [("cnn", 472.0), ("transformer", 636.0)])
+@pytest.mark.parametrize(
+    ("kind", "watts"), [("cnn", 472.0), ("transformer", 636.0), ("generic", 636.0)]
+)
 def test_quick_with_an_h100_bench_prices_the_watts_of_the_work_priced(
     kind: str, watts: float, capsys: pytest.CaptureFixture[str]
 ) -> None:

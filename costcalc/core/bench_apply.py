@@ -27,11 +27,18 @@ LAUNCH_BOUND_SHARE = 0.2
 H100 bench of 2026-11-24 spent 35 % at batch 64 and 1-5 % filled)."""
 
 
+STANDS_IN_FOR = {"generic": "transformer"}
+"""The predictor states generic work with the transformer's split (predict_calibration.yaml)."""
+
+
 def workload_for(bench: BenchResult, kind: str) -> WorkloadResult | None:
-    """The measured workload that best stands for `kind` (same kind, else the first)."""
-    same = [w for w in bench.workloads if w.kind == kind]
-    candidates = same or list(bench.workloads)
-    return candidates[0] if candidates else None
+    """The measured workload that best stands for `kind`: the same kind, else the one the
+    predictor treats it like, else the first."""
+    for wanted in (kind, STANDS_IN_FOR.get(kind)):
+        same = [w for w in bench.workloads if w.kind == wanted]
+        if same:
+            return same[0]
+    return bench.workloads[0] if bench.workloads else None
 
 
 def max_batch(bench: BenchResult, kind: str, specs: Iterable[GpuSpec]) -> dict[str, int]:
