@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from costcalc.bench.device import empty_cache, is_out_of_memory
 from costcalc.bench.timing import measure
-from costcalc.core.bench_results import SizedBy, SizePoint
+from costcalc.core.bench_results import SizedBy, SizePoint, Spread
 from costcalc.core.errors import CostcalcError
 
 PLATEAU_GAIN = 1.05
@@ -28,21 +28,25 @@ class Filled:
     batch_size: int
     sized_by: SizedBy
     sizes: tuple[SizePoint, ...]
+    spread: Spread
+    """The timing at `batch_size` (one warm-up, median of three), so a quick bench need not
+    time it again."""
 
 
-def rate_at(step_for: Callable[[int], Callable[[], object]], batch: int, device: str) -> float:
-    """Items per second at `batch` from a short measurement (one warm-up, median of three);
-    0.0 when the batch runs out of memory."""
+def timed_at(
+    step_for: Callable[[int], Callable[[], object]], batch: int, device: str
+) -> Spread | None:
+    """A short measurement at `batch` (one warm-up, median of three); None when the batch runs
+    out of memory."""
     try:
-        spread = measure(step_for(batch), device, warmup=1, repeats=3)
+        return measure(step_for(batch), device, warmup=1, repeats=3)
     except Exception as exc:
         if not is_out_of_memory(exc):
             raise
-        return 0.0
+        return None
     finally:
         gc.collect()
         empty_cache(device)
-    return batch / spread.median_s
 
 
 def fill(
@@ -55,20 +59,26 @@ def fill(
 ) -> Filled:
     """The batch at which throughput stops rising, and why the search stopped there."""
     started = clock()
-    batch, rate = start, rate_at(step_for, start, device)
-    sizes = [SizePoint(batch_size=batch, items_per_s=rate)]
-    if rate == 0.0:
+    first = timed_at(step_for, start, device)
+    if first is None:
         raise CostcalcError(f"one step at batch {start} runs out of memory on {device}")
-    while True:
+    batch, spread = start, first
+    sizes = [SizePoint(batch_size=batch, items_per_s=batch / spread.median_s)]
+    why: SizedBy | None = None
+    while why is None:
         if batch * 2 > largest:
-            return Filled(batch, "limit", tuple(sizes))
+            why = "limit"
         # the next size runs 4 steps (a warm-up and three timed) of about twice this one's time
-        if clock() - started + 4 * 2 * batch / rate > budget_s:
-            return Filled(batch, "time budget", tuple(sizes))
-        bigger = rate_at(step_for, batch * 2, device)
-        sizes.append(SizePoint(batch_size=batch * 2, items_per_s=bigger))
-        if bigger == 0.0:
-            return Filled(batch, "memory", tuple(sizes))
-        if bigger < rate * PLATEAU_GAIN:
-            return Filled(batch, "plateau", tuple(sizes))
-        batch, rate = batch * 2, bigger
+        elif clock() - started + 4 * 2 * spread.median_s > budget_s:
+            why = "time budget"
+        else:
+            bigger = timed_at(step_for, batch * 2, device)
+            rate = 2 * batch / bigger.median_s if bigger is not None else 0.0
+            sizes.append(SizePoint(batch_size=batch * 2, items_per_s=rate))
+            if bigger is None:
+                why = "memory"
+            elif rate < sizes[-2].items_per_s * PLATEAU_GAIN:
+                why = "plateau"
+            else:
+                batch, spread = batch * 2, bigger
+    return Filled(batch, why, tuple(sizes), spread)

@@ -137,11 +137,11 @@ def _workload(
     filled = fill(ref.step_for, device, ref.start_batch, ref.max_batch, plan.fill_budget_s)
     size = filled.batch_size
     step = ref.step_for(size)
-    spread = measure(step, device, warmup=1, repeats=plan.repeats)
+    # quick keeps the sweep's timing of this size; full times it again with more repeats
+    spread = filled.spread if plan.size != "full" else measure(step, device, repeats=plan.repeats)
     power = _power(meter, step, device, plan, idle_w)
-    small = ref.step_for(2)
-    flops = workloads.flops_per_step(small) / 2
-    kernels = workloads.ops_of(small).kernels
+    ops = workloads.ops_of(ref.step_for(2))  # FLOPs and kernels do not depend on the size
+    flops, kernels = ops.flops / 2, ops.kernels
     a, b = _memory_fit(ref, device, size)
     max_batch, method = _max_batch(ref, device, plan, size, a, b)
     return WorkloadResult(
@@ -198,7 +198,9 @@ def _memory_fit(ref: workloads.Reference, device: str, size: int) -> tuple[float
     def run(n: int) -> None:
         ref.step_for(n)()
 
-    small, large = max(1, size // 2), max(size, 2)
+    # a CPU's saved activations are exactly linear in the batch: two small batches fit it for
+    # a fraction of the time; a GPU's allocator peak needs sizes where activations dominate
+    small, large = (2, 4) if device == "cpu" else (max(1, size // 2), max(size, 2))
     static = ref.static_bytes()
     return fit_line(
         small, memory_at(run, device, small, static), large, memory_at(run, device, large, static)

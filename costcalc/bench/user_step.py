@@ -107,7 +107,7 @@ def bench_user_step(
     progress(f"your step {spec}: what it runs", 0.0)
     ops = workloads.ops_of(step)  # also its first (warm-up) call
     chosen = precision(dtype, ops.math_dtype, device)
-    flops = workloads.flops_per_step(step)
+    flops = ops.flops
     progress("probes", 0.15)
     meter = PowerMeter(open_nvml() if device == "cuda" else None)
     idle_w = meter.idle_w()

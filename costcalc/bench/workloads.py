@@ -174,15 +174,6 @@ def build(name: str, mode: str, device: str, dtype: str) -> Reference:
     raise ValueError(f"unknown reference workload {name!r}")
 
 
-def flops_per_step(step: Callable[[], object]) -> float:
-    """FLOPs of one call of `step` (forward and backward; the optimizer's are negligible),
-    counted by PyTorch's FLOP counter."""
-    counter = FlopCounterMode(display=False)
-    with counter:
-        step()
-    return float(counter.get_total_flops())
-
-
 class _OpCounter(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
@@ -216,18 +207,24 @@ class StepOps:
     """Operators one step dispatches: roughly the kernels it launches."""
     math_dtype: str | None
     """The precision most of its matmuls and convolutions ran in (None: it ran none)."""
+    flops: float
 
 
 DTYPE_NAMES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
 def ops_of(step: Callable[[], object]) -> StepOps:
-    """What one call of `step` dispatches: how many operators, in which math precision."""
-    counter = _OpCounter()
-    with counter:
+    """What one call of `step` dispatches: how many operators and FLOPs (forward and backward,
+    by PyTorch's FLOP counter; the optimizer's are negligible), in which math precision."""
+    counter, flops = _OpCounter(), FlopCounterMode(display=False)
+    with flops, counter:  # one step counted both ways: on a CPU each step costs seconds
         step()
     math = max(counter.dtypes, key=lambda d: counter.dtypes[d]) if counter.dtypes else None
-    return StepOps(counter.ops, DTYPE_NAMES.get(math) if math is not None else None)
+    return StepOps(
+        counter.ops,
+        DTYPE_NAMES.get(math) if math is not None else None,
+        float(flops.get_total_flops()),
+    )
 
 
 @contextlib.contextmanager
