@@ -1,20 +1,25 @@
 """What a saved bench changes in a comparison, and only for the GPU it measured.
 
-The GPU bench is a saved file (tests/bench_results.py): it can exist on this CPU-only machine
-even though the device cannot.
+The GPU benches are saved files (tests/bench_results.py): they can exist on this CPU-only
+machine even though the device cannot. The H100 ones are built from what a real H100 measured
+(the bench's sweep and NVML watts of 2026-11-24); nothing else is simulated.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from costcalc.bench.store import save_result
+from costcalc.bench.store import load_result, save_result
 from costcalc.cli import main
-from costcalc.core.bench_apply import effects
+from costcalc.core.bench_apply import LAUNCH_BOUND_SHARE, BenchSpeed, effects, explain_speed
+from costcalc.core.bench_results import BenchResult
 from costcalc.store.bundled import load_catalog, load_predictor
-from tests.bench_results import gpu_bench
+from tests.bench_results import gpu_bench, h100_filled_bench, h100_launch_bound_bench
+
+H100 = "h100_sxm5_80gb"
 
 
 def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:
@@ -53,3 +58,106 @@ def test_quick_with_a_gpu_bench_uses_its_gpu_and_watts(capsys: pytest.CaptureFix
     )
     other = json.loads(capsys.readouterr().out)
     assert other["inputs"]["desktop"]["gpu_w"] == 450  # the 4090's board power, not the 3090's draw
+
+
+# ------------------------------------------------------------- the H100 bench (issue 23)
+
+
+def _ratios(bench: BenchResult | None, kind: str) -> dict[str, float]:
+    """Per-GPU speed against the H100 desktop, with the bench or (None) from the predictor."""
+    catalog, predictor = load_catalog(), load_predictor()
+    h100 = catalog.get(H100)
+    speed = predictor.speed_fn(kind, "fp16")  # type: ignore[arg-type]
+    if bench is not None:
+        found = effects(bench, H100, kind, "fp16", None, catalog, predictor).speed
+        assert found is not None, "a filled H100 bench moves the predictions"
+        speed = found
+    return {g: speed(h100, catalog.get(g)) for g in ("a100_sxm4_80gb", "h200_sxm_141gb")}
+
+
+@pytest.mark.parametrize("kind", ["cnn", "transformer"])
+def test_an_h100_bench_keeps_a100_and_h200_within_the_predictors_band(kind: str) -> None:
+    catalog, predictor = load_catalog(), load_predictor()
+    with_bench, without = _ratios(h100_filled_bench(), kind), _ratios(None, kind)
+    for gpu, ratio in with_bench.items():
+        low, high = predictor.band(catalog.get(H100), catalog.get(gpu), kind, "fp16")
+        assert without[gpu] / high <= ratio <= without[gpu] / low, gpu
+    # and it still says what the hardware says: an A100 is slower, an H200 not
+    assert with_bench["a100_sxm4_80gb"] < 0.65 and with_bench["h200_sxm_141gb"] > 1.0
+
+
+def test_a_pair_the_bench_would_take_outside_the_band_keeps_the_predictors_speed() -> None:
+    catalog, predictor = load_catalog(), load_predictor()
+    found = effects(h100_filled_bench(), H100, "cnn", "fp16", None, catalog, predictor)
+    assert found.speed is not None and found.profile is not None
+    h100 = catalog.get(H100)
+    moved = BenchSpeed(predictor, "cnn", "fp16", found.profile)
+    # the CNN's measured split is memory-heavy: GPUs with little bandwidth for their FLOPS (an
+    # L4 has a tenth of the H100's) are where it would leave the band
+    outside = [g for g in catalog if not moved.within_band(h100, g)]
+    assert outside and len(outside) < len(catalog) / 2
+    for gpu in outside:
+        assert found.speed(h100, gpu) == predictor.speedup(h100, gpu, "cnn", "fp16")
+    why = explain_speed(found, predictor, h100, outside[0], "cnn", "fp16")
+    assert any("outside the predictor's band" in note for note in why.notes)
+
+
+def test_a_launch_bound_bench_never_moves_predictions_or_prices_idle_watts() -> None:
+    catalog, predictor = load_catalog(), load_predictor()
+    bench = h100_launch_bound_bench()
+    assert bench.workloads[0].profile is not None
+    assert bench.workloads[0].profile.overhead_share > LAUNCH_BOUND_SHARE
+    found = effects(bench, H100, "cnn", "fp16", None, catalog, predictor)
+    assert found.speed is None and found.profile is None
+    assert found.gpu_w is None  # 183 W was a whole-run mean, not the draw under load
+    note = found.speed_note or ""
+    assert "resnet_cnn at batch 64" in note and "not measured on a filled device" in note
+    assert "saved before benches filled the device" in note  # an old file still loads
+    why = explain_speed(
+        found, predictor, catalog.get(H100), catalog.get("a100_sxm4_80gb"), "cnn", "fp16"
+    )
+    assert why.speedup == predictor.speedup(
+        catalog.get(H100), catalog.get("a100_sxm4_80gb"), "cnn", "fp16"
+    )
+    assert note in why.notes
+
+
+def test_a_split_in_another_precision_does_not_move_fp32_predictions() -> None:
+    catalog, predictor = load_catalog(), load_predictor()
+    found = effects(h100_filled_bench(), H100, "cnn", "fp32", None, catalog, predictor)
+    assert found.speed is None and "another precision than fp32" in (found.speed_note or "")
+
+
+@pytest.mark.parametrize(
+    ("kind", "watts"), [("cnn", 472.0), ("transformer", 636.0), ("generic", 636.0)]
+)
+def test_quick_with_an_h100_bench_prices_the_watts_of_the_work_priced(
+    kind: str, watts: float, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_result(h100_filled_bench())
+    assert main(["quick", "--bench", "latest", "--kind", kind, "--run-hours", "10", "--json",
+                 "--explain"]) == 0  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["inputs"]["desktop"]["gpu"] == H100
+    assert doc["inputs"]["desktop"]["gpu_w"] == watts
+    assert any("at batch 1024, fp16 (throughput stopped rising)" in line for line in doc["explain"])
+
+
+def test_quick_with_the_launch_bound_h100_bench_prices_the_board_power(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    save_result(h100_launch_bound_bench())
+    assert main(["quick", "--bench", "latest", "--kind", "cnn", "--run-hours", "10", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["inputs"]["desktop"]["gpu_w"] == load_catalog().get(H100).board_power_w
+
+
+def test_a_result_saved_before_the_bench_filled_the_device_still_loads(tmp_path: Path) -> None:
+    doc = json.loads(h100_launch_bound_bench().model_dump_json())
+    del doc["idle_w"]
+    for w in doc["workloads"]:  # the keys the previous bench did not write
+        for key in ("description", "model", "dtype_source", "sized_by", "sizes", "power"):
+            del w[key]
+    path = tmp_path / "bench-20261124T000000Z-cuda.json"
+    path.write_text(json.dumps(doc))
+    assert load_result(path) == h100_launch_bound_bench()

@@ -36,6 +36,11 @@ def supported_dtypes(device: str) -> list[str]:
     return dtypes
 
 
+def tf32_allowed() -> bool:
+    """Whether fp32 matmuls may run on TF32 tensor cores (torch.backends setting)."""
+    return bool(torch.backends.cuda.matmul.allow_tf32)
+
+
 def _set_tf32(enabled: bool) -> None:
     torch.backends.cuda.matmul.allow_tf32 = enabled
     torch.backends.cudnn.allow_tf32 = enabled

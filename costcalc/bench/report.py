@@ -2,42 +2,77 @@
 
 from __future__ import annotations
 
-from costcalc.core.bench_results import BenchResult
+from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 
 
-def to_text(result: BenchResult) -> str:
+def _head(result: BenchResult) -> list[str]:
     env = result.environment
     gpu = f" = catalog {env.gpu_key}" if env.gpu_key else ""
-    lines = [
+    return [
         f"Device: {env.device} ({env.device_name}{gpu}), torch {env.torch_version}"
         + (f", CUDA {env.cuda_version}" if env.cuda_version else "")
         + (f", driver {env.driver}" if env.driver else "")
         + f", {env.threads} threads",
         f"  CPU: {env.cpu_model}",
         "Matmul (best of sizes, median of repeats):",
-    ]
-    for probe in result.matmul:
-        flag = "  (noisy)" if probe.spread.noisy else ""
-        lines.append(f"  {probe.dtype:5} {probe.tflops:9.3f} TFLOPS at n={probe.size}{flag}")
-    lines += [
+        *(
+            f"  {p.dtype:5} {p.tflops:9.3f} TFLOPS at n={p.size}"
+            + ("  (noisy)" if p.spread.noisy else "")
+            for p in result.matmul
+        ),
         f"Memory bandwidth: {result.bandwidth_gbs:,.1f} GB/s (copy, read + write)",
         f"Launch overhead: {result.launch_overhead_us:.1f} us per kernel",
-        "Training steps (forward + backward + AdamW):",
     ]
-    for w in result.workloads:
-        fit = (
-            f", memory {w.memory_base_bytes / 1e6:,.1f} MB + {w.memory_per_item_bytes / 1e6:,.2f}"
-            f" MB/item"
-            if w.memory_base_bytes is not None and w.memory_per_item_bytes is not None
-            else ""
-        )
-        biggest = f", max batch {w.max_batch} ({w.max_batch_method})" if w.max_batch else ""
-        noisy = " (noisy)" if w.spread.noisy else ""
+
+
+def workload_lines(w: WorkloadResult) -> list[str]:
+    """A step's figures, then what it ran, at which size and why, its split and its watts."""
+    noisy = " (noisy)" if w.spread.noisy else ""
+    dtype = f"{w.dtype}, {w.dtype_source}" if w.dtype_source in ("given", "detected") else w.dtype
+    lines = [
+        f"  {w.name:18} {w.kind:11} {dtype:14} batch {w.batch_size:5}: "
+        f"{w.items_per_s:,.1f} items/s, {w.step_s * 1000:,.1f} ms/step{noisy}"
+    ]
+    what = ", ".join(x for x in (w.model, w.description) if x)
+    if what:
+        lines.append(f"    ran: {what}")
+    if w.sized_by is not None:
+        tried = ", ".join(f"{p.batch_size}" for p in w.sizes)
         lines.append(
-            f"  {w.name:18} {w.kind:11} batch {w.batch_size:4}: {w.items_per_s:,.1f} items/s, "
-            f"{w.step_s * 1000:,.1f} ms/step{noisy}{fit}{biggest}"
+            f"    batch {w.batch_size}: {SIZED_BY_WORDS[w.sized_by]}"
+            + (f" (tried {tried})" if len(w.sizes) > 1 else "")
         )
-    power = f"{result.power_w:.0f} W measured" if result.power_w is not None else "not measured"
+    if w.profile is not None:
+        p = w.profile
+        lines.append(
+            f"    time split at batch {w.batch_size}: math {p.compute_share:.0%} (at the matmul "
+            f"rate), memory and element-wise {p.memory_share:.0%}, launches "
+            f"{p.overhead_share:.0%}"
+        )
+    if w.memory_base_bytes is not None and w.memory_per_item_bytes is not None:
+        biggest = f", max batch {w.max_batch} ({w.max_batch_method})" if w.max_batch else ""
+        lines.append(
+            f"    memory {w.memory_base_bytes / 1e6:,.1f} MB + "
+            f"{w.memory_per_item_bytes / 1e6:,.2f} MB/item{biggest}"
+        )
+    if w.power is not None:
+        lines.append(
+            f"    power: {w.power.load_w:,.0f} W under load over {w.power.window_s:.1f} s "
+            f"({w.power.method})"
+        )
+    return lines
+
+
+def to_text(result: BenchResult) -> str:
+    lines = _head(result)
+    lines.append("Training steps:" if result.mode != "step" else "Your step:")
+    for w in result.workloads:
+        lines += workload_lines(w)
+    if result.power_w is None:
+        power = "not measured"
+    else:
+        idle = f", {result.idle_w:.0f} W idle" if result.idle_w is not None else ""
+        power = f"{result.power_w:.0f} W measured under load{idle}"
     lines += [f"Power: {power}", f"Took {result.duration_s:.1f} s"]
     lines += [f"  warning: {w}" for w in result.warnings]
     return "\n".join(lines)

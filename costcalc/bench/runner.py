@@ -1,7 +1,7 @@
-"""One bench run: probes, reference training steps, memory fit, power; progress as it goes.
+"""One bench run: probes, reference training steps filled to the device, power, memory fit.
 
 Rule kept here: orchestration only. Each measurement lives in its own module; this one decides
-sizes per mode, reports progress, and assembles the BenchResult.
+sizes, budgets and windows per mode, reports progress, and assembles the BenchResult.
 """
 
 from __future__ import annotations
@@ -13,40 +13,41 @@ from datetime import datetime, timezone
 
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
-from costcalc.bench.power import PowerSampler
+from costcalc.bench.fill import fill
+from costcalc.bench.power import PowerMeter, open_nvml
 from costcalc.bench.timing import measure
-from costcalc.core.bench_results import BenchResult, MatmulProbe, WorkloadResult
+from costcalc.core.bench_results import BenchResult, MatmulProbe, PowerReading, WorkloadResult
+from costcalc.core.bench_split import fixed_step_s, split_of
 from costcalc.core.memfit import fit_line
-from costcalc.core.models import StepProfile
 
 Progress = Callable[[str, float], None]
 
 
 @dataclass(frozen=True)
 class Plan:
-    """Sizes and repeats of one bench mode."""
+    """Sizes, repeats and budgets of one bench mode on one kind of device."""
 
     size: str
     matmul_sizes: tuple[int, ...]
     bandwidth_mb: int
     repeats: int
     search_batch: bool
+    fill_budget_s: float
+    """Seconds each reference workload may spend growing its batch."""
+    power_window_s: float
+    """Seconds each reference workload runs back to back while its watts are metered."""
 
 
 def plan_for(mode: str, device: str) -> Plan:
     gpu = device != "cpu"
     if mode == "tiny":  # the tests' mode: every code path, in a second or two
-        return Plan("tiny", (64, 128), 8, 3, search_batch=gpu)
+        return Plan("tiny", (64, 128), 8, 3, gpu, 0.5, 0.5)
     if mode == "full":
-        sizes = (2048, 4096, 8192) if gpu else (512, 1024, 2048)
-        return Plan("full", sizes, 1024 if gpu else 256, 9, search_batch=gpu)
-    return Plan(
-        "quick",
-        (1024, 2048, 4096) if gpu else (256, 512, 1024),
-        512 if gpu else 128,
-        5,
-        search_batch=False,
-    )
+        full_sizes = (2048, 4096, 8192) if gpu else (512, 1024, 2048)
+        return Plan("full", full_sizes, 1024 if gpu else 256, 9, gpu, 45.0 if gpu else 30.0, 10.0)
+    # quick: under 20 s on a laptop CPU, about 30 s on a GPU (issue 23)
+    quick_sizes = (1024, 2048, 4096) if gpu else (256, 512)
+    return Plan("quick", quick_sizes, 512 if gpu else 128, 5, False, 6.0 if gpu else 3.0, 3.0)
 
 
 def run(
@@ -61,32 +62,24 @@ def run(
     if dtype == "auto":
         dtype = "fp16" if dev.has_tensor_cores(device) else "fp32"
     plan = plan_for(mode, device)
-    warnings: list[str] = []
     report(f"device {device}: {dev.device_name(device)}", 0.0)
-
-    matmul: list[MatmulProbe] = []
-    dtypes = probes.supported_dtypes(device)
-    for i, name in enumerate(dtypes):
-        report(f"matmul {name}", 0.05 + 0.3 * i / len(dtypes))
-        sizes = plan.matmul_sizes if name == "fp32" or device != "cpu" else plan.matmul_sizes[:2]
-        matmul.append(probes.matmul_tflops(device, name, sizes, repeats=plan.repeats))
-    report("memory bandwidth", 0.35)
+    meter = PowerMeter(open_nvml() if device == "cuda" else None)
+    idle_w = meter.idle_w()  # before any work warms the GPU up
+    matmul = _probe_matmul(device, plan, report)
+    report("memory bandwidth", 0.25)
     bandwidth, bandwidth_spread = probes.bandwidth_gbs(device, plan.bandwidth_mb, plan.repeats)
-    report("launch overhead", 0.4)
+    report("launch overhead", 0.3)
     launch_us = probes.launch_overhead_us(device, plan.repeats)
-
     rates = {p.dtype: p.tflops for p in matmul}
-    sampler = PowerSampler(enabled=device == "cuda")
     results = []
     for i, name in enumerate(workloads.REFERENCES):
-        report(f"training step: {name}", 0.45 + 0.25 * i)
-        result = _workload(name, plan, device, dtype, rates, launch_us, sampler)
-        results.append(result)
-        if result.spread.noisy:
-            warnings.append(f"{name}: step times vary by {result.spread.cv:.0%} (noisy machine?)")
-    sampler.close()
-    warnings += [f"matmul {p.dtype}: noisy ({p.spread.cv:.0%})" for p in matmul if p.spread.noisy]
+        report(f"training step: {name}, filling the device", 0.35 + 0.3 * i)
+        results.append(
+            _workload(name, plan, device, dtype, rates.get(dtype, 0.0), launch_us, meter, idle_w)
+        )
+    meter.close()
     report("done", 1.0)
+    loads = [w.power.load_w for w in results if w.power is not None]
     return BenchResult(
         created_at=datetime.now(timezone.utc),
         mode="full" if mode == "full" else "quick",
@@ -98,11 +91,36 @@ def run(
         bandwidth_spread=bandwidth_spread,
         launch_overhead_us=launch_us,
         workloads=tuple(results),
-        power_w=sampler.mean_w,
-        energy_j=sampler.energy_j,
+        power_w=max(loads) if loads else None,
+        idle_w=idle_w,
+        energy_j=sum(w.power.load_w * w.power.window_s for w in results if w.power) or None,
         duration_s=time.perf_counter() - started,
-        warnings=tuple(warnings),
+        warnings=tuple(_warnings(matmul, results)),
     )
+
+
+def _probe_matmul(device: str, plan: Plan, report: Progress) -> list[MatmulProbe]:
+    found = []
+    dtypes = probes.supported_dtypes(device)
+    for i, name in enumerate(dtypes):
+        report(f"matmul {name}", 0.05 + 0.2 * i / len(dtypes))
+        sizes = plan.matmul_sizes if name == "fp32" or device != "cpu" else plan.matmul_sizes[:2]
+        found.append(probes.matmul_tflops(device, name, sizes, repeats=plan.repeats))
+    return found
+
+
+def _warnings(matmul: list[MatmulProbe], results: list[WorkloadResult]) -> list[str]:
+    out = [f"matmul {p.dtype}: noisy ({p.spread.cv:.0%})" for p in matmul if p.spread.noisy]
+    for w in results:
+        if w.spread.noisy:
+            out.append(f"{w.name}: step times vary by {w.spread.cv:.0%} (noisy machine?)")
+        if not w.filled:
+            out.append(
+                f"{w.name}: stopped at batch {w.batch_size} by the {w.sized_by} before its "
+                "throughput stopped rising; its time split will not move predictions "
+                "(try --full)"
+            )
+    return out
 
 
 def _workload(
@@ -110,24 +128,32 @@ def _workload(
     plan: Plan,
     device: str,
     dtype: str,
-    rates: dict[str, float],
+    tflops: float,
     launch_us: float,
-    sampler: PowerSampler,
+    meter: PowerMeter,
+    idle_w: float | None,
 ) -> WorkloadResult:
     ref = workloads.build(name, plan.size, device, dtype)
-    size = ref.default_batch
+    filled = fill(ref.step_for, device, ref.start_batch, ref.max_batch, plan.fill_budget_s)
+    size = filled.batch_size
     step = ref.step_for(size)
-    with sampler:
-        spread = measure(step, device, warmup=2, repeats=plan.repeats)
-    flops = workloads.flops_per_item(ref)
-    kernels = workloads.kernels_per_step(step)
+    # quick keeps the sweep's timing of this size; full times it again with more repeats
+    spread = filled.spread if plan.size != "full" else measure(step, device, repeats=plan.repeats)
+    power = _power(meter, step, device, plan, idle_w)
+    ops = workloads.ops_of(ref.step_for(2))  # FLOPs and kernels do not depend on the size
+    flops, kernels = ops.flops / 2, ops.kernels
     a, b = _memory_fit(ref, device, size)
-    max_batch, method = _max_batch(ref, device, plan, a, b)
+    max_batch, method = _max_batch(ref, device, plan, size, a, b)
     return WorkloadResult(
         name=name,
         kind="cnn" if ref.kind == "cnn" else "transformer",
         dtype=dtype,
+        description=ref.description,
+        model=ref.words,
+        dtype_source="default",
         batch_size=size,
+        sized_by=filled.sized_by,
+        sizes=filled.sizes,
         items_per_s=size / spread.median_s,
         step_s=spread.median_s,
         spread=spread,
@@ -137,52 +163,55 @@ def _workload(
         memory_per_item_bytes=b,
         max_batch=max_batch,
         max_batch_method=method,
-        profile=profile_of(
-            flops * size, spread.median_s, rates.get(dtype, 0.0), kernels, launch_us
+        profile=split_of(
+            flops * size,
+            spread.median_s,
+            tflops,
+            kernels,
+            launch_us,
+            fixed_step_s(filled.sizes, size),
         ),
+        power=power,
     )
 
 
-def profile_of(
-    flops_per_step: float, step_s: float, tflops: float, kernels: int, launch_us: float
-) -> StepProfile:
-    """Shares of the step: math at the measured matmul rate, launches, and the rest (memory)."""
-    compute = min(flops_per_step / (tflops * 1e12) / step_s, 1.0) if tflops > 0 else 0.0
-    overhead = min(kernels * launch_us / 1e6 / step_s, 1.0 - compute)
-    return StepProfile(
-        compute_share=compute,
-        memory_share=max(1.0 - compute - overhead, 0.0),
-        overhead_share=overhead,
-    )
+def _power(
+    meter: PowerMeter, step: Callable[[], None], device: str, plan: Plan, idle_w: float | None
+) -> PowerReading | None:
+    return meter.reading(step, lambda: dev.synchronize(device), plan.power_window_s, idle_w)
 
 
-def _memory_at(ref: workloads.Reference, device: str, size: int) -> float:
-    """Peak bytes of one step at `size`: the allocator's peak on CUDA, else saved tensors."""
-    step = ref.step_for(size)
+def memory_at(run: Callable[[int], object], device: str, size: int, static_bytes: int) -> float:
+    """Peak bytes of one step at `size`: the allocator's peak on CUDA, else the weights and
+    optimizer state plus the tensors autograd saved."""
     dev.reset_peak_memory(device)
     if device == "cuda":
-        step()
+        run(size)
         dev.synchronize(device)
-        peak = dev.peak_memory_bytes(device)
-        return float(peak or 0)
-    x, y = ref.batch(size)
+        return float(dev.peak_memory_bytes(device) or 0)
     with workloads.saved_activation_bytes() as saved:
-        ref.forward_backward(x, y)
-    ref.optimizer.zero_grad(set_to_none=True)
-    return float(ref.static_bytes() + saved[0])
+        run(size)
+    return float(static_bytes + saved[0])
 
 
 def _memory_fit(ref: workloads.Reference, device: str, size: int) -> tuple[float, float]:
-    small, large = max(1, size // 2), size
-    return fit_line(small, _memory_at(ref, device, small), large, _memory_at(ref, device, large))
+    def run(n: int) -> None:
+        ref.step_for(n)()
+
+    # a CPU's saved activations are exactly linear in the batch: two small batches fit it for
+    # a fraction of the time; a GPU's allocator peak needs sizes where activations dominate
+    small, large = (2, 4) if device == "cpu" else (max(1, size // 2), max(size, 2))
+    static = ref.static_bytes()
+    return fit_line(
+        small, memory_at(run, device, small, static), large, memory_at(run, device, large, static)
+    )
 
 
 def _max_batch(
-    ref: workloads.Reference, device: str, plan: Plan, a: float, b: float
+    ref: workloads.Reference, device: str, plan: Plan, size: int, a: float, b: float
 ) -> tuple[int | None, str]:
     if plan.search_batch:
-        limit = 4096 if plan.size != "tiny" else 64
-        found = batch.find_max_batch(lambda n: ref.step_for(n)(), device, ref.default_batch, limit)
+        found = batch.find_max_batch(lambda n: ref.step_for(n)(), device, size, 4 * ref.max_batch)
         return found, "search"
     if b <= 0:
         return None, "memory fit"

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from costcalc.cli import output
-from costcalc.core.constants import DTYPES
+from costcalc.core.constants import DTYPES, KINDS
 
 
 def register(sub: Any) -> None:
@@ -15,14 +15,16 @@ def register(sub: Any) -> None:
         help="measure this machine with PyTorch: matmul, bandwidth, training steps, max batch",
         description=(
             "Run a short PyTorch micro-benchmark: dense matmul TFLOPS per dtype, memory "
-            "bandwidth, kernel launch overhead, two reference training steps (a ResNet-style "
-            "CNN and a transformer block), the largest batch that fits, and NVML power when "
-            "available. Needs the 'bench' extra (torch)."
+            "bandwidth, kernel launch overhead, and two reference training steps (a "
+            "ResNet-50-class CNN and a GPT-2-class language model) grown until the device is "
+            "full, with the batch they settled on, their time split, the largest batch that "
+            "fits and, on NVIDIA GPUs, their watts under load (NVML). Needs the 'bench' extra "
+            "(torch)."
         ),
         **output.examples(
             "costcalc bench --quick --save",
             "costcalc bench --device cpu --json",
-            "costcalc bench --step mymodule:train_step --batch-size 64",
+            "costcalc bench --step mymodule:train_step --batch-size 64 --kind cnn",
         ),
     )
     p.add_argument("--device", choices=("cuda", "mps", "cpu"), help="default: the best present")
@@ -32,14 +34,15 @@ def register(sub: Any) -> None:
         action="store_const",
         const="quick",
         dest="mode",
-        help="about 20 s on a laptop CPU (default)",
+        help="under 20 s on a laptop CPU, about 30 s on a GPU (default)",
     )
     speed.add_argument(
         "--full",
         action="store_const",
         const="full",
         dest="mode",
-        help="bigger sizes, more repeats, real batch search on GPUs",
+        help="the full-size models (ResNet-50 at 224 px, GPT-2 small), longer power windows, "
+        "real batch search on GPUs: a few minutes",
     )
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--save", action="store_true", help="save the result for `quick --bench`")
@@ -61,7 +64,16 @@ def register(sub: Any) -> None:
         choices=("auto", *DTYPES),
         default="auto",
         help="precision of the reference training steps (default auto: fp16 mixed precision on "
-        "a GPU with tensor cores, fp32 otherwise, as in quick and the app)",
+        "a GPU with tensor cores, fp32 otherwise, as in quick and the app); with --step, the "
+        "precision your step trains in (default auto: the one its matmuls ran in, so autocast "
+        "is seen)",
+    )
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="generic",
+        help="with --step: the kind of work your step is, recorded so that `quick --bench` "
+        "uses it for that kind (default generic)",
     )
     p.set_defaults(run=run, mode="quick")
 
@@ -75,6 +87,10 @@ def run(ns: argparse.Namespace) -> int:
 
     # torch warns when numpy is absent; the bench never needs numpy
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+    if ns.kind != "generic" and not ns.step:
+        raise CostcalcError("--kind describes your own --step; the reference steps have theirs")
+    if ns.batch_size is not None and ns.batch_size < 1:
+        raise CostcalcError(f"--batch-size must be 1 or more, got {ns.batch_size}")
     if importlib.util.find_spec("torch") is None:
         raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'")
     from costcalc.bench import store
@@ -85,7 +101,14 @@ def run(ns: argparse.Namespace) -> int:
     if ns.step:
         from costcalc.bench.user_step import bench_user_step
 
-        result = bench_user_step(ns.step, ns.device, ns.batch_size, progress)
+        try:
+            result = bench_user_step(
+                ns.step, ns.device, ns.batch_size, progress, kind=ns.kind, dtype=ns.dtype
+            )
+        except CostcalcError:
+            raise
+        except Exception as exc:  # the user's own code failed: say so in one line
+            raise CostcalcError(f"your step {ns.step} raised {type(exc).__name__}: {exc}") from exc
     else:
         from costcalc.bench.runner import run as run_bench
 

@@ -1,10 +1,15 @@
 """What a saved bench changes in a comparison: desktop GPU, run time, max batch, speed, watts.
 
-Rule kept here: pure (no torch, no files, no printing). A bench on a catalog GPU makes that GPU
-the desktop, its measured time split drives the predictions and its memory fit gives the
-largest batch on every GPU. A CPU (or unknown GPU) bench cannot stand in for a GPU: the user
-still names the desktop GPU; only the memory fit is used (activation memory per item does not
-depend on the device).
+Rule kept here: pure (no torch, no files, no printing), and a bench moves an answer only toward
+what it measured. A bench on a catalog GPU makes that GPU the desktop; its memory fit gives the
+largest batch on every GPU. Its time split drives the predictions only when it was measured on
+a filled device (throughput had stopped rising, or memory ran out, or it is the user's own step)
+and is not launch-bound: a step too small for the GPU measures kernel launches, and a split
+like that made every GPU look like the benchmarked one (issue 23). Even then a GPU pair keeps
+the predictor's speed where the bench's split would take it outside the predictor's band: one
+device's split cannot know the other GPU better than the fit over many measured pairs does.
+Its watts are the sustained draw of the work being priced, never a mean over the whole bench.
+A CPU (or unknown GPU) bench cannot stand in for a GPU: only the memory fit is used.
 """
 
 from __future__ import annotations
@@ -12,17 +17,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from costcalc.core.bench_results import BenchResult, WorkloadResult
+from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
-from costcalc.core.models import GpuSpec
-from costcalc.core.predict import Predictor, SpeedFn
+from costcalc.core.models import GpuSpec, StepProfile
+from costcalc.core.predict import Predictor, SpeedBreakdown, SpeedFn, precision_class
+
+LAUNCH_BOUND_SHARE = 0.2
+"""A step that spends more than this share launching kernels is too small for its device (the
+H100 bench of 2026-11-24 spent 35 % at batch 64 and 1-5 % filled)."""
+
+
+STANDS_IN_FOR = {"generic": "transformer"}
+"""The predictor states generic work with the transformer's split (predict_calibration.yaml)."""
 
 
 def workload_for(bench: BenchResult, kind: str) -> WorkloadResult | None:
-    """The measured workload that best stands for `kind` (same kind, else the first)."""
-    same = [w for w in bench.workloads if w.kind == kind]
-    candidates = same or list(bench.workloads)
-    return candidates[0] if candidates else None
+    """The measured workload that best stands for `kind`: the same kind, else the one the
+    predictor treats it like, else the first."""
+    for wanted in (kind, STANDS_IN_FOR.get(kind)):
+        same = [w for w in bench.workloads if w.kind == wanted]
+        if same:
+            return same[0]
+    return bench.workloads[0] if bench.workloads else None
 
 
 def max_batch(bench: BenchResult, kind: str, specs: Iterable[GpuSpec]) -> dict[str, int]:
@@ -48,21 +64,74 @@ def run_hours_for(bench: BenchResult, kind: str, items: float) -> float | None:
     return items / w.items_per_s / 3600
 
 
+def usable_profile(w: WorkloadResult, dtype: str) -> tuple[StepProfile | None, str]:
+    """The workload's time split if it may move predictions of `dtype` work, and why (not)."""
+    where = f"{w.name} at batch {w.batch_size}, {w.dtype}"
+    if w.profile is None:
+        return None, f"the bench measured no time split ({where})"
+    if not w.filled:
+        why = "saved before benches filled the device" if w.sized_by is None else w.sized_by
+        return None, f"the bench's split ({where}) was not measured on a filled device ({why})"
+    if w.profile.overhead_share > LAUNCH_BOUND_SHARE:
+        return None, (
+            f"the bench's split ({where}) is launch-bound ({w.profile.overhead_share:.0%} "
+            "launching kernels): it would make every GPU look alike"
+        )
+    if precision_class(w.dtype) != precision_class(dtype):
+        return None, f"the bench's split ({where}) is for another precision than {dtype}"
+    size = SIZED_BY_WORDS.get(w.sized_by or "", "")
+    return w.profile, f"time split measured by the bench: {where} ({size})"
+
+
+@dataclass(frozen=True)
+class BenchSpeed:
+    """Speeds from a measured split, each GPU pair held to the predictor's band."""
+
+    predictor: Predictor
+    kind: str
+    dtype: str
+    profile: StepProfile
+
+    def measured(self, source: GpuSpec, target: GpuSpec) -> float:
+        return self.predictor.speedup(source, target, self.kind, self.dtype, self.profile)
+
+    def within_band(self, source: GpuSpec, target: GpuSpec) -> bool:
+        prior = self.predictor.speedup(source, target, self.kind, self.dtype)
+        low, high = self.predictor.band(source, target, self.kind, self.dtype)
+        # the band multiplies predicted time, so it divides speed the other way round
+        return prior / high <= self.measured(source, target) <= prior / low
+
+    def __call__(self, source: GpuSpec, target: GpuSpec) -> float:
+        if self.within_band(source, target):
+            return self.measured(source, target)
+        return self.predictor.speedup(source, target, self.kind, self.dtype)
+
+
 def speed_from(bench: BenchResult, kind: str, dtype: str, predictor: Predictor) -> SpeedFn | None:
     """Speeds predicted from the bench's measured time split, cached per GPU pair."""
     w = workload_for(bench, kind)
-    if desktop_gpu(bench) is None or w is None or w.profile is None:
+    if desktop_gpu(bench) is None or w is None:
         return None
-    profile = w.profile
+    profile, _why = usable_profile(w, dtype)
+    if profile is None:
+        return None
+    fn = BenchSpeed(predictor, kind, dtype, profile)
     cache: dict[tuple[str, str], float] = {}
 
     def speed(source: GpuSpec, target: GpuSpec) -> float:
         key = (source.key, target.key)
         if key not in cache:
-            cache[key] = predictor.speedup(source, target, kind, dtype, profile)
+            cache[key] = fn(source, target)
         return cache[key]
 
     return speed
+
+
+def load_w_for(bench: BenchResult, kind: str) -> float | None:
+    """Sustained board watts of the work being priced; None where the bench has none (a bench
+    saved before it metered each workload had only a whole-run mean, too low to use)."""
+    w = workload_for(bench, kind)
+    return w.power.load_w if w is not None and w.power is not None else None
 
 
 @dataclass(frozen=True)
@@ -77,6 +146,10 @@ class BenchEffects:
     """Speeds from the measured time split: only when the bench ran on the desktop's GPU."""
     gpu_w: float | None = None
     """Measured watts under load (NVML): only when the bench ran on the desktop's GPU."""
+    profile: StepProfile | None = None
+    """The split behind `speed`, for "why this number"."""
+    speed_note: str | None = None
+    """Where the split was measured, or why the bench did not move the speeds."""
 
 
 def effects(
@@ -94,9 +167,40 @@ def effects(
     depend on the device; its speed, watts and items per second belong to the GPU it ran on.
     """
     on_desktop = desktop_gpu(bench) == desktop_gpu_key
+    w = workload_for(bench, kind)
+    profile, note = usable_profile(w, dtype) if on_desktop and w is not None else (None, None)
+    speed = speed_from(bench, kind, dtype, predictor) if on_desktop else None
     return BenchEffects(
         max_batch=max_batch(bench, kind, specs),
         run_hours=run_hours_for(bench, kind, items) if on_desktop and items else None,
-        speed=speed_from(bench, kind, dtype, predictor) if on_desktop else None,
-        gpu_w=bench.power_w if on_desktop else None,
+        speed=speed,
+        gpu_w=load_w_for(bench, kind) if on_desktop else None,
+        profile=profile if speed is not None else None,
+        speed_note=note,
     )
+
+
+def explain_speed(
+    found: BenchEffects | None,
+    predictor: Predictor,
+    source: GpuSpec,
+    target: GpuSpec,
+    kind: str,
+    dtype: str,
+) -> SpeedBreakdown:
+    """ "Why this number" for one GPU pair: from the bench's split where it made the speed,
+    else the predictor's, with a note saying which and why."""
+    if found is None or found.speed_note is None:
+        return predictor.explain(source, target, kind, dtype)
+    notes = [found.speed_note]
+    profile = found.profile
+    if profile is not None:
+        fn = BenchSpeed(predictor, kind, dtype, profile)
+        if not fn.within_band(source, target):
+            notes.append(
+                f"the bench's split gives {fn.measured(source, target):.3g}x for this pair, "
+                "outside the predictor's band: the predictor's speed is kept"
+            )
+            profile = None
+    why = predictor.explain(source, target, kind, dtype, profile)
+    return why.model_copy(update={"notes": (*notes, *why.notes)})

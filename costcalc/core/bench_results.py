@@ -46,10 +46,54 @@ class MatmulProbe(Frozen):
     spread: Spread
 
 
+class PowerReading(Frozen):
+    """Board watts over a sustained window of one workload, and the idle draw before the run."""
+
+    load_w: float = Field(gt=0, description="Mean draw over the window: energy / time.")
+    idle_w: float | None = Field(default=None, ge=0, description="Draw before any work ran.")
+    window_s: float = Field(gt=0, description="Seconds the workload ran back to back.")
+    method: Literal["energy counter", "sampling"] = Field(
+        description="NVML's total-energy counter (Volta and later), else the mean of samples."
+    )
+
+
+class SizePoint(Frozen):
+    """One size tried while filling the device: its batch and what it reached."""
+
+    batch_size: int = Field(ge=1)
+    items_per_s: float = Field(ge=0, description="0 when the batch ran out of memory.")
+
+
+SizedBy = Literal["plateau", "memory", "time budget", "limit", "given"]
+"""Why a workload stopped at its batch: throughput stopped rising (within 5 % of the next
+doubling), the next doubling ran out of memory, the time budget ran out, the mode's largest
+batch, or the user gave the size (their own step)."""
+
+SIZED_BY_WORDS: dict[str, str] = {
+    "plateau": "throughput stopped rising",
+    "memory": "the next doubling ran out of memory",
+    "time budget": "the time budget ran out before throughput stopped rising",
+    "limit": "the mode's largest batch",
+    "given": "your size",
+}
+
+
 class WorkloadResult(Frozen):
     name: str
     kind: Kind
     dtype: str
+    description: str | None = Field(
+        default=None, description="What one step ran, e.g. 'forward + backward + AdamW'."
+    )
+    model: str | None = Field(default=None, description="The model and its size, in words.")
+    dtype_source: Literal["given", "detected", "default"] | None = Field(
+        default=None, description="Where the dtype came from (a user step's autocast is seen)."
+    )
+    sized_by: SizedBy | None = Field(
+        default=None, description="Why the bench settled on batch_size; None: not sized."
+    )
+    sizes: tuple[SizePoint, ...] = Field(default=(), description="The sizes tried, in order.")
+    power: PowerReading | None = None
     batch_size: int = Field(ge=1)
     items_per_s: float = Field(gt=0)
     step_s: float = Field(gt=0)
@@ -64,6 +108,13 @@ class WorkloadResult(Frozen):
     max_batch_method: str | None = Field(default=None, description="'search' or 'memory fit'.")
     profile: StepProfile | None = None
 
+    @property
+    def filled(self) -> bool:
+        """Whether the step ran at a size that fills the device: throughput had stopped rising
+        or memory ran out, or it is the user's own step at the size they train with. A step
+        cut short by the time budget, or saved before benches sized their steps, is not."""
+        return self.sized_by in ("plateau", "memory", "given")
+
 
 class BenchResult(Frozen):
     schema_version: Literal[1] = 1
@@ -77,7 +128,11 @@ class BenchResult(Frozen):
     bandwidth_spread: Spread | None = None
     launch_overhead_us: float = Field(ge=0, description="Per-kernel launch overhead.")
     workloads: tuple[WorkloadResult, ...]
-    power_w: float | None = Field(default=None, description="Mean NVML draw during training.")
+    power_w: float | None = Field(
+        default=None,
+        description="Board watts under load: the highest workload's sustained draw (NVML).",
+    )
+    idle_w: float | None = Field(default=None, ge=0, description="Board watts before the run.")
     energy_j: float | None = None
     duration_s: float = Field(ge=0)
     warnings: tuple[str, ...] = ()

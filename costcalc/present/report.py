@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from costcalc.core import engine
+from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
@@ -340,14 +341,16 @@ def explain_parts(
     calc: Calculation, result: OfferResult, data: AppData
 ) -> list[explain.Explanation]:
     """How `result` gets its figures, step by step: what the app's "why this number" panel and
-    `--explain` show. The speed is explained where the predictor made it (a bench's measured
-    split is not the predictor's prior)."""
-    measured = calc.bench is not None and calc.bench.speed is not None
-    why_speed = None
-    if not measured:
-        why_speed = data.predictor.explain(
-            calc.spec, data.catalog.get(result.offer.gpu), calc.workload.kind, calc.workload.dtype
-        )
+    `--explain` show. The speed is explained from the split that made it: the bench's, at the
+    size it was measured (costcalc.core.bench_apply), or the predictor's."""
+    why_speed = explain_speed(
+        calc.bench,
+        data.predictor,
+        calc.spec,
+        data.catalog.get(result.offer.gpu),
+        calc.workload.kind,
+        calc.workload.dtype,
+    )
     return explain.explain_offer(
         result,
         calc.comparison,

@@ -39,6 +39,9 @@ def test_tiny_bench_gives_sane_positive_figures(tiny: results.BenchResult) -> No
     assert {w.kind for w in tiny.workloads} == {"cnn", "transformer"}
     for w in tiny.workloads:
         assert w.items_per_s > 0 and w.step_s > 0 and w.flops_per_item and w.flops_per_item > 0
+        # the size it settled on is one it tried, and it says why it stopped there
+        assert w.sized_by is not None and w.batch_size in [p.batch_size for p in w.sizes]
+        assert w.model and w.description and w.dtype_source == "default"
         assert w.memory_per_item_bytes and w.memory_per_item_bytes > 0
         assert w.max_batch and w.max_batch > w.batch_size
         assert w.profile is not None
@@ -126,23 +129,71 @@ def test_cli_bench_quick_json() -> None:
     assert results.load_latest() is not None
 
 
-def test_bench_of_a_users_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "mystep.py").write_text(
-        "import torch\n"
-        "model = torch.nn.Linear(64, 8)\n"
-        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "def train_step(batch_size):\n"
-        "    opt.zero_grad()\n"
-        "    model(torch.randn(batch_size, 64)).relu().sum().backward()\n"
-        "    opt.step()\n"
-    )
+AUTOCAST_STEP = (
+    "import torch\n"
+    "layers = [torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 8)]\n"
+    "model = torch.nn.Sequential(*layers)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "def train_step(batch_size):\n"
+    "    opt.zero_grad()\n"
+    "    with torch.autocast('cpu', dtype=torch.bfloat16):\n"
+    "        loss = model(torch.randn(batch_size, 64)).float().relu().sum()\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+)
+
+
+def _bench_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *flags: str) -> tuple[int, str]:
+    (tmp_path / "mystep.py").write_text(AUTOCAST_STEP)
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["bench", "--device", "cpu", "--step", "mystep:train_step", "--json"])
+        code = main(["bench", "--device", "cpu", "--step", "mystep:train_step", *flags])
+    return code, out.getvalue()
+
+
+def test_a_users_step_is_recorded_as_what_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out = _bench_step(tmp_path, monkeypatch, "--batch-size", "32", "--kind", "cnn", "--json")
     assert code == 0
-    w = json.loads(out.getvalue())["workloads"][0]
+    doc = json.loads(out)
+    w = doc["workloads"][0]
     assert w["name"] == "train_step" and w["items_per_s"] > 0 and w["memory_per_item_bytes"] > 0
+    assert (w["kind"], w["dtype"], w["dtype_source"]) == ("cnn", "bf16", "detected")
+    assert (w["batch_size"], w["sized_by"]) == (32, "given")
+    # forward 2 x (64 x 128 + 128 x 8); backward: both weight gradients, and the input gradient
+    # of the second layer only (the data needs none)
+    assert w["flops_per_item"] == 2 * (64 * 128 + 128 * 8) + 2 * (64 * 128 + 2 * 128 * 8)
+    shares = w["profile"]
+    assert shares["compute_share"] + shares["memory_share"] + shares["overhead_share"] == (
+        pytest.approx(1.0)
+    )
+    assert doc["matmul_tflops"].keys() == {"bf16"}  # measured against its own precision
+    assert doc["power_w"] is None  # no NVML here; on a GPU its own step is metered too
+
+
+def test_a_users_step_reads_as_their_step_and_a_wrong_dtype_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out = _bench_step(tmp_path, monkeypatch, "--batch-size", "16", "--dtype", "fp32")
+    assert code == 0
+    assert "your own step (mystep:train_step): its model, loss and optimizer" in out
+    assert "AdamW" not in out and "SGD with momentum" not in out
+    assert "fp32, given" in out
+    assert "warning: you said --dtype fp32, but the step's matmuls ran in bf16" in out
+
+
+def test_a_step_that_raises_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken.py").write_text("def step():\n    raise ValueError('shape mismatch')\n")
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["bench", "--device", "cpu", "--step", "broken:step"]) == 2
+    assert "your step broken:step raised ValueError: shape mismatch" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
 
 
 def test_bad_device_and_bad_step_are_one_line_errors() -> None:
@@ -150,6 +201,14 @@ def test_bad_device_and_bad_step_are_one_line_errors() -> None:
     with contextlib.redirect_stderr(err):
         assert main(["bench", "--step", "no_such_module_xyz:f"]) == 2
     assert "cannot import" in err.getvalue() and "Traceback" not in err.getvalue()
+    for flags, message in (
+        (["--kind", "cnn"], "--kind describes your own --step"),
+        (["--step", "m:f", "--batch-size", "0"], "--batch-size must be 1 or more, got 0"),
+    ):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["bench", "--device", "cpu", *flags]) == 2
+        assert message in err.getvalue() and len(err.getvalue().splitlines()) == 1
     if not torch.cuda.is_available():
         with contextlib.redirect_stderr(io.StringIO()):
             assert main(["bench", "--device", "cuda"]) == 2
