@@ -27,7 +27,7 @@ def provider_modules_after(code: str) -> set[str]:
 
 def test_every_line_names_the_module_of_that_provider() -> None:
     assert [p.name for p in registry.every()] == list(registry.names())
-    assert registry.PROVIDERS == registry.every()
+    assert registry.every() == registry.PROVIDERS
     assert len(set(registry.labels().values())) == len(registry.names())
 
 
