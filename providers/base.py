@@ -129,10 +129,11 @@ class FeedProvider:
     guaranteed_gpu: bool = True
     stale_after: timedelta = timedelta(days=90)
     env: tuple[EnvVar, ...] = ()
-    gpu_names: Mapping[str, Choice] = field(default_factory=dict)
+    # The tables are dicts: left out of the hash, so a provider stays a hashable value.
+    gpu_names: Mapping[str, Choice] = field(default_factory=dict, hash=False)
     """What its feed calls each GPU -> the catalog key (read through gpu_names.GpuNames); a
     curated table writes catalog keys itself and needs none."""
-    ignored_gpus: Mapping[str, str] = field(default_factory=dict)
+    ignored_gpus: Mapping[str, str] = field(default_factory=dict, hash=False)
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot, float], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE

@@ -29,6 +29,7 @@ def test_every_line_names_the_module_of_that_provider() -> None:
     assert [p.name for p in registry.every()] == list(registry.names())
     assert registry.every() == registry.PROVIDERS
     assert len(set(registry.labels().values())) == len(registry.names())
+    assert len(set(registry.every())) == len(registry.names())  # values: hashable, distinct
 
 
 def test_an_unknown_name_is_one_line_with_the_closest() -> None:
