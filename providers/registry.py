@@ -33,6 +33,7 @@ MODULES: dict[str, str] = {
     "oci": ".oci",
     "gcp": ".gcp",
     "coreweave": ".coreweave",
+    "crusoe": ".crusoe",
     "nebius": ".nebius",
     "jarvislabs": ".jarvislabs",
     "hetzner": ".hetzner",
