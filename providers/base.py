@@ -5,19 +5,21 @@ YAML file in prices/), how its snapshot becomes offers, how old its prices may g
 are called stale, the environment variables it reads, whether its offers guarantee a GPU, and,
 when it has a machine-readable source, how `costcalc refresh` fetches a new snapshot. Adding a
 provider is one module in providers/ that defines `PROVIDER`, one data file in prices/, one test
-module, and one line in providers/registry.py (docs/providers.md walks through it).
+module, and one line in providers/registry.py (docs/providers.md walks through it): its GPU-name
+table and the settings it reads are fields here, so no other file lists them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
 from costcalc.core.offers import Snapshot, offers_from_price_snapshot
 from costcalc.edge.resources import PRICES_PACKAGE
+from costcalc.providers.gpu_names import Choice
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -35,6 +37,14 @@ class EnvVar:
     """Credentials are sent only to their provider's own https host, and never printed."""
     optional: bool = False
     """A credential the live fetch can do without (sent when set, e.g. Vast.ai's API key)."""
+    aliases: tuple[str, ...] = ()
+    """Other names read for the same setting, after `name` (the provider's own CLI's variable,
+    e.g. VAST_API_KEY), so a key already set for that tool works here too."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every variable this setting reads, in the order they are tried."""
+        return (self.name, *self.aliases)
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,16 @@ class Provider(Protocol):
     @property
     def env(self) -> tuple[EnvVar, ...]: ...
     @property
+    def gpu_names(self) -> Mapping[str, Choice]:
+        """The feed's GPU names (compared as `gpu_names.compact` writes them) -> catalog keys."""
+        ...
+
+    @property
+    def ignored_gpus(self) -> Mapping[str, str]:
+        """Names in the feed that are no GPU offer at all (placeholders), with the reason."""
+        ...
+
+    @property
     def live(self) -> bool:
         """True when `refresh` can fetch prices (perhaps only with credentials)."""
         ...
@@ -104,11 +124,16 @@ class FeedProvider:
     label: str
     snapshot_file: str
     fetch: Fetcher | None = None
-    short: str = ""
     """None: a curated table only; `refresh` reports it as skipped, with its age."""
+    short: str = ""
     guaranteed_gpu: bool = True
     stale_after: timedelta = timedelta(days=90)
     env: tuple[EnvVar, ...] = ()
+    # The tables are dicts: left out of the hash, so a provider stays a hashable value.
+    gpu_names: Mapping[str, Choice] = field(default_factory=dict, hash=False)
+    """What its feed calls each GPU -> the catalog key (read through gpu_names.GpuNames); a
+    curated table writes catalog keys itself and needs none."""
+    ignored_gpus: Mapping[str, str] = field(default_factory=dict, hash=False)
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot, float], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress, Skip
 from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
-from costcalc.providers.gpu_names import GpuNames
+from costcalc.providers.gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -104,7 +104,7 @@ def parse(payload: bytes | str) -> Parsed:
     """One offer per GPU instance type, and the GPU descriptions no table maps."""
     doc = expect(load_json(payload), dict, "the document")
     data = expect(doc.get("data"), dict, "data")
-    names = GpuNames(NAME)
+    names = GpuNames(GPU_NAMES)
     rows = [row for entry in data.values() if (row := _row(entry, names)) is not None]
     if not rows:
         raise FeedError("no priced GPU instance types in the answer")
@@ -146,13 +146,33 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched | 
     return Fetched(snapshot, found.unknown_gpus)
 
 
+# Lambda `gpu_description` (or `description` without its 'Nx ' prefix).
+GPU_NAMES: dict[str, Choice] = {
+    "h100 (80 gb sxm5)": "h100_sxm5_80gb",
+    "h100 (80 gb pcie)": "h100_pcie_80gb",
+    "a100 (80 gb sxm4)": "a100_sxm4_80gb",
+    "a100 (40 gb sxm4)": "a100_sxm4_40gb",
+    "a100 (40 gb pcie)": "a100_pcie_40gb",
+    "b200 (180 gb sxm6)": "b200",
+    "a10 (24 gb pcie)": "a10",
+    "a6000 (48 gb)": "rtx_a6000",
+    "rtx a6000 (48 gb)": "rtx_a6000",
+    "rtx 6000 (24 gb)": "quadro_rtx6000",
+    "quadro rtx 6000 (24 gb)": "quadro_rtx6000",
+    # Lambda's 8x V100 machines are SXM2 (NVLink) servers; the text does not say so.
+    "tesla v100 (16 gb)": "v100_sxm2_16gb",
+    "v100 (16 gb)": "v100_sxm2_16gb",
+}
+
+
 PROVIDER = FeedProvider(
     name=NAME,
     label="Lambda",
     snapshot_file="lambda.yaml",
     fetch=refresh,
     env=(
-        EnvVar(KEY_ENVS[0], "Lambda API key (also LAMBDA_API_KEY)", secret=True),
+        EnvVar(KEY_ENVS[0], "Lambda API key", secret=True, aliases=KEY_ENVS[1:]),
         EnvVar(URL_ENV, "instance-types API URL"),
     ),
+    gpu_names=GPU_NAMES,
 )

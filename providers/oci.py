@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
 from costcalc.providers.common import FeedError, Parsed, expect, load_json, price
-from costcalc.providers.gpu_names import GpuNames
+from costcalc.providers.gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -134,7 +134,7 @@ def parse(shapes_payload: bytes | str, products_payload: bytes | str) -> Parsed:
         shapes = _shapes(shapes_payload)
     except FeedError as exc:
         raise FeedError(f"shapes: {exc}") from exc
-    names = GpuNames(NAME)
+    names = GpuNames(GPU_NAMES)
     rows = [row for shape in shapes for row in _rows(shape, prices, names)]
     if not rows:
         raise FeedError("no priced GPU shapes in the answer")
@@ -163,6 +163,26 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     return Fetched(snapshot, found.unknown_gpus)
 
 
+# Oracle OCI shape names (the GPU model is in the name; the count is the shape's gpuQty).
+GPU_NAMES: dict[str, Choice] = {
+    "bm.gpu.h100.8": "h100_sxm5_80gb",
+    "bm.gpu.h200.8": "h200_sxm_141gb",
+    "bm.gpu.b200.8": "b200",
+    "bm.gpu.a100-v2.8": "a100_sxm4_80gb",
+    "bm.gpu4.8": "a100_sxm4_40gb",
+    "bm.gpu.l40s.4": "l40s",
+    "vm.gpu.a10.1": "a10",
+    "vm.gpu.a10.2": "a10",
+    "bm.gpu.a10.4": "a10",
+    "vm.gpu3.1": "v100_sxm2_16gb",
+    "vm.gpu3.2": "v100_sxm2_16gb",
+    "vm.gpu3.4": "v100_sxm2_16gb",
+    "bm.gpu3.8": "v100_sxm2_16gb",
+    "vm.gpu2.1": "p100_pcie_16gb",
+    "bm.gpu2.2": "p100_pcie_16gb",
+}
+
+
 PROVIDER = FeedProvider(
     name=NAME,
     label="Oracle OCI",
@@ -173,4 +193,5 @@ PROVIDER = FeedProvider(
         EnvVar(URL_ENV, "price list (products.json) URL"),
         EnvVar(SHAPES_URL_ENV, "shapes (shapes.json) URL"),
     ),
+    gpu_names=GPU_NAMES,
 )

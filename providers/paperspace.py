@@ -46,7 +46,12 @@ PROVIDER = FeedProvider(
     snapshot_file=SNAPSHOT_FILE,
     fetch=refresh,
     env=(
-        EnvVar(digitalocean.TOKEN_ENVS[0], "DigitalOcean API token (sizes:read)", secret=True),
+        EnvVar(
+            digitalocean.TOKEN_ENVS[0],
+            "DigitalOcean API token (sizes:read)",
+            secret=True,
+            aliases=digitalocean.TOKEN_ENVS[1:],
+        ),
         EnvVar(digitalocean.URL_ENV, "DigitalOcean sizes API URL"),
     ),
 )

@@ -1,71 +1,93 @@
 """Every price provider costcalc knows, in display order: the single list the CLI choices,
 `costcalc prices`, `refresh`, the app's provider filter and the docs come from.
 
-Rule kept here: one line per provider. A provider module defines `PROVIDER` (providers/base.py);
-nothing else in costcalc names a provider.
+Rules kept here:
+- one line per provider in MODULES: its name and the module that defines its `PROVIDER`
+  (providers/base.py). Nothing else in costcalc names a provider; what a provider is (label,
+  snapshot, settings, GPU-name table) are fields of that object.
+- a provider's module is imported when it is first asked for (as SkyPilot's catalog maps a
+  cloud to its module, and Textual loads its widgets): `names()` imports nothing, `get(name)`
+  one module, `every()` (or `PROVIDERS`) all of them. `costcalc quick --provider runpod`, the
+  settings check and `--help` never load the other providers' feed code.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import sys
+from collections.abc import Iterable
 
 from costcalc.core.errors import CostcalcError
-from costcalc.providers import (
-    aws_ondemand,
-    aws_spot,
-    azure,
-    colab,
-    coreweave,
-    gcp,
-    hetzner,
-    jarvislabs,
-    lambda_cloud,
-    nebius,
-    oci,
-    paperspace,
-    runpod,
-    vast,
-)
 from costcalc.providers.base import Provider
 
-PROVIDERS: tuple[Provider, ...] = (
-    paperspace.PROVIDER,
-    aws_spot.PROVIDER,
-    aws_ondemand.PROVIDER,
-    colab.PROVIDER,
-    runpod.PROVIDER,
-    vast.PROVIDER,
-    lambda_cloud.PROVIDER,
-    azure.PROVIDER,
-    oci.PROVIDER,
-    gcp.PROVIDER,
-    coreweave.PROVIDER,
-    nebius.PROVIDER,
-    jarvislabs.PROVIDER,
-    hetzner.PROVIDER,
-)
+MODULES: dict[str, str] = {
+    "paperspace": ".paperspace",
+    "aws-spot": ".aws_spot",
+    "aws-ondemand": ".aws_ondemand",
+    "colab": ".colab",
+    "runpod": ".runpod",
+    "vast": ".vast",
+    "lambda": ".lambda_cloud",
+    "azure": ".azure",
+    "oci": ".oci",
+    "gcp": ".gcp",
+    "coreweave": ".coreweave",
+    "crusoe": ".crusoe",
+    "nebius": ".nebius",
+    "jarvislabs": ".jarvislabs",
+    "hetzner": ".hetzner",
+}
+"""Provider name -> the module defining its PROVIDER ('.x': costcalc.providers.x), in the order
+tables, choices and the docs show them."""
+
+
+@functools.cache
+def _load(module: str) -> Provider:
+    name = f"{__package__}{module}" if module.startswith(".") else module
+    # __import__, not importlib.import_module: the same import, but `python -X importtime`
+    # reports it, so a provider's start-up cost stays visible.
+    __import__(name)
+    provider: Provider = sys.modules[name].PROVIDER
+    return provider
 
 
 def names() -> tuple[str, ...]:
-    return tuple(p.name for p in PROVIDERS)
-
-
-def labels() -> dict[str, str]:
-    """Each provider's name as people write it: 'AWS EC2 spot' for aws-spot."""
-    return {p.name: p.label for p in PROVIDERS}
-
-
-def short_labels() -> dict[str, str]:
-    """What an offer table's provider column says: 'AWS spot' for aws-spot, and so on."""
-    return {p.name: p.short or p.label for p in PROVIDERS}
+    return tuple(MODULES)
 
 
 def get(name: str) -> Provider:
     """The provider called `name`, or a one-line error with the closest name."""
     wanted = name.strip().lower()
-    for provider in PROVIDERS:
-        if provider.name == wanted:
-            return provider
+    module = MODULES.get(wanted)
+    if module is not None:
+        return _load(module)
     close = difflib.get_close_matches(wanted, names(), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise CostcalcError(f"unknown provider {name!r}{hint} (choose from {', '.join(names())})")
+
+
+def every() -> tuple[Provider, ...]:
+    """Every provider, in display order (imports each module)."""
+    return tuple(_load(module) for module in MODULES.values())
+
+
+def __getattr__(attribute: str) -> tuple[Provider, ...]:
+    # `registry.PROVIDERS` reads as the constant it was before providers loaded lazily.
+    if attribute == "PROVIDERS":
+        return every()
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+
+def _chosen(only: Iterable[str] | None) -> Iterable[Provider]:
+    return every() if only is None else (get(n) for n in only if n in MODULES)
+
+
+def labels(only: Iterable[str] | None = None) -> dict[str, str]:
+    """Each provider's name as people write it: 'AWS EC2 spot' for aws-spot (`only` those)."""
+    return {p.name: p.label for p in _chosen(only)}
+
+
+def short_labels(only: Iterable[str] | None = None) -> dict[str, str]:
+    """What an offer table's provider column says: 'AWS spot' for aws-spot, and so on."""
+    return {p.name: p.short or p.label for p in _chosen(only)}

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot, Tier
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
 from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
-from costcalc.providers.gpu_names import GpuNames
+from costcalc.providers.gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -101,7 +101,7 @@ def parse(payload: bytes | str) -> Parsed:
         message = first.get("message") if isinstance(first, dict) else first
         raise FeedError(f"the API answered an error: {str(message)[:160]}")
     types = expect(expect(data, dict, "data").get("gpuTypes"), list, "data.gpuTypes")
-    names = GpuNames(NAME)
+    names = GpuNames(GPU_NAMES, IGNORED_GPUS)
     rows = [row for t in types if isinstance(t, dict) for row in _rows(t, names)]
     if not rows:
         raise FeedError("no priced GPU types in the answer")
@@ -127,6 +127,49 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     return Fetched(snapshot, found.unknown_gpus)
 
 
+# RunPod GraphQL `gpuTypes.id` (stable; `displayName` changes over time). The ids are those of
+# a recorded response (2025-06-21) and RunPod's docs table references/gpu-types.mdx.
+GPU_NAMES: dict[str, Choice] = {
+    "nvidia geforce rtx 5090": "rtx5090",
+    "nvidia geforce rtx 5080": "rtx5080",
+    "nvidia geforce rtx 4090": "rtx4090",
+    "nvidia geforce rtx 4080 super": "rtx4080_super",
+    "nvidia geforce rtx 4080": "rtx4080",
+    "nvidia geforce rtx 4070 ti": "rtx4070ti",
+    "nvidia geforce rtx 3090 ti": "rtx3090ti",
+    "nvidia geforce rtx 3090": "rtx3090",
+    "nvidia geforce rtx 3080 ti": "rtx3080ti",
+    "nvidia geforce rtx 3080": "rtx3080",
+    "nvidia geforce rtx 3070": "rtx3070",
+    "nvidia rtx a4000": "rtx_a4000",
+    "nvidia rtx a4500": "rtx_a4500",
+    "nvidia rtx a5000": "rtx_a5000",
+    "nvidia rtx a6000": "rtx_a6000",
+    "nvidia rtx 6000 ada generation": "rtx6000_ada",
+    "nvidia rtx pro 6000 blackwell workstation edition": "rtx_pro6000",
+    "nvidia l4": "l4",
+    "nvidia l40": "l40",
+    "nvidia l40s": "l40s",
+    "nvidia a40": "a40",
+    "nvidia a30": "a30",
+    "nvidia a100 80gb pcie": "a100_pcie_80gb",
+    "nvidia a100-sxm4-80gb": "a100_sxm4_80gb",
+    "nvidia h100 pcie": "h100_pcie_80gb",
+    "nvidia h100 80gb hbm3": "h100_sxm5_80gb",
+    "nvidia h100 nvl": "h100_nvl_94gb",
+    "nvidia h200": "h200_sxm_141gb",
+    "nvidia b200": "b200",
+    "tesla v100-pcie-16gb": "v100_pcie_16gb",
+    # Not 'tesla v100-fhhl-16gb': the 150 W half-length card runs slower than the catalog's
+    # 250 W V100 PCIe, so it is reported rather than priced as the faster card.
+    "tesla v100-sxm2-16gb": "v100_sxm2_16gb",
+    "tesla v100-sxm2-32gb": "v100_sxm2_32gb",
+}
+
+IGNORED_GPUS = {"unknown": "RunPod's placeholder type: no GPU, every price 0"}
+"""Names that are not a GPU offer at all; skipped without being reported."""
+
+
 PROVIDER = FeedProvider(
     name=NAME,
     label="RunPod",
@@ -134,4 +177,6 @@ PROVIDER = FeedProvider(
     fetch=refresh,
     stale_after=timedelta(days=30),
     env=(EnvVar(URL_ENV, "GraphQL API URL"),),
+    gpu_names=GPU_NAMES,
+    ignored_gpus=IGNORED_GPUS,
 )

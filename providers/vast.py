@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
 from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
-from costcalc.providers.gpu_names import GpuNames
+from costcalc.providers.gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -181,7 +181,7 @@ def parse(payload: bytes | str, day: date) -> Parsed:
     """The summary offers of one bundles answer, and the GPU names no table maps."""
     doc = expect(load_json(payload), dict, "the document")
     offers = expect(doc.get("offers"), list, "offers")
-    names = GpuNames(NAME)
+    names = GpuNames(GPU_NAMES)
     groups = _collect(offers, names)
     rows = [row for (key, count), g in sorted(groups.items()) for row in _rows(key, count, g, day)]
     if not rows:
@@ -230,6 +230,60 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     return Fetched(snapshot, found.unknown_gpus)
 
 
+# Vast.ai `gpu_name` as offers spell it (real records, SkyPilot catalog rows, gpuhunt's map).
+GPU_NAMES: dict[str, Choice] = {
+    "rtx 5090": "rtx5090",
+    "rtx 5080": "rtx5080",
+    "rtx 5070 ti": "rtx5070ti",
+    "rtx 5070": "rtx5070",
+    "rtx 5060 ti": {16: "rtx5060ti_16gb"},
+    "rtx 4090": "rtx4090",
+    "rtx 4080s": "rtx4080_super",
+    "rtx 4080": "rtx4080",
+    "rtx 4070s ti": "rtx4070ti_super",
+    "rtx 4070s": "rtx4070_super",
+    "rtx 4070 ti": "rtx4070ti",
+    "rtx 4070": "rtx4070",
+    "rtx 4060 ti": {16: "rtx4060ti_16gb"},
+    "rtx 4060": "rtx4060",
+    "rtx 3090 ti": "rtx3090ti",
+    "rtx 3090": "rtx3090",
+    "rtx 3080 ti": "rtx3080ti",
+    "rtx 3080": "rtx3080",
+    "rtx 3070 ti": "rtx3070ti",
+    "rtx 3070": "rtx3070",
+    "rtx 3060 ti": "rtx3060ti",
+    "rtx 3060": {12: "rtx3060_12gb"},
+    "rtx 2080 ti": "rtx2080ti",
+    "rtx a4000": "rtx_a4000",
+    "rtx a4500": "rtx_a4500",
+    "rtx a5000": "rtx_a5000",
+    "rtx a6000": "rtx_a6000",
+    "rtx 6000ada": "rtx6000_ada",
+    "rtx 6000 ada": "rtx6000_ada",
+    "q rtx 6000": "quadro_rtx6000",
+    "q rtx 8000": "quadro_rtx8000",
+    "rtx pro 6000 ws": "rtx_pro6000",
+    # The Server Edition: same GB202 die and 96 GB, mapped like AWS g7e (aws_instances.yaml).
+    "rtx pro 6000 s": "rtx_pro6000",
+    "tesla t4": "t4",
+    "tesla p100": "p100_pcie_16gb",
+    "a10": "a10",
+    "a30": "a30",
+    "a40": "a40",
+    "l4": "l4",
+    "l40": "l40",
+    "l40s": "l40s",
+    "a100 pcie": {40: "a100_pcie_40gb", 80: "a100_pcie_80gb"},
+    "a100 sxm4": {40: "a100_sxm4_40gb", 80: "a100_sxm4_80gb"},
+    "h100 pcie": "h100_pcie_80gb",
+    "h100 sxm": "h100_sxm5_80gb",
+    "h100 nvl": "h100_nvl_94gb",
+    "h200": "h200_sxm_141gb",
+    "b200": "b200",
+}
+
+
 PROVIDER = FeedProvider(
     name=NAME,
     label="Vast.ai",
@@ -238,6 +292,13 @@ PROVIDER = FeedProvider(
     stale_after=timedelta(days=7),
     env=(
         EnvVar(URL_ENV, "offer search (bundles) API URL"),
-        EnvVar(KEY_ENVS[0], "Vast.ai API key (optional)", secret=True, optional=True),
+        EnvVar(
+            KEY_ENVS[0],
+            "Vast.ai API key (optional)",
+            secret=True,
+            optional=True,
+            aliases=KEY_ENVS[1:],
+        ),
     ),
+    gpu_names=GPU_NAMES,
 )

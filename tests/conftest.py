@@ -9,22 +9,16 @@ from typing import Any
 
 import pytest
 
+from costcalc.providers import registry
+
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 PROVIDER_SETTINGS = (
-    "COSTCALC_RUNPOD_URL",
-    "COSTCALC_VAST_URL",
-    "COSTCALC_VAST_API_KEY",
-    "VAST_API_KEY",
-    "COSTCALC_LAMBDA_URL",
-    "COSTCALC_LAMBDA_API_KEY",
-    "LAMBDA_API_KEY",
-    "COSTCALC_AZURE_URL",
-    "COSTCALC_AZURE_REGIONS",
-    "COSTCALC_OCI_URL",
-    "COSTCALC_OCI_SHAPES_URL",
+    *(name for p in registry.every() for env in p.env for name in env.names),
+    "COSTCALC_ECB_URL",  # the exchange rates' feed, which is no provider
 )
-"""The new providers' URL overrides and keys: a developer's own settings never reach a test."""
+"""Every provider's URL overrides and keys, as the providers declare them: a developer's own
+settings never reach a test."""
 _real_connect = socket.socket.connect
 _real_create_connection = socket.create_connection
 
@@ -40,14 +34,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     """Point every user file at a fresh directory so no test reads or writes real files."""
     home = tmp_path / "costcalc-home"
     monkeypatch.setenv("COSTCALC_HOME", str(home))
-    for name in (
-        "COSTCALC_AWS_SPOT_URL",
-        "COSTCALC_AWS_ADVISOR_URL",
-        "COSTCALC_AWS_ONDEMAND_URL",
-        "COSTCALC_AWS_REGIONS",
-        "COSTCALC_ECB_URL",
-        *PROVIDER_SETTINGS,
-    ):
+    for name in PROVIDER_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     yield home
 

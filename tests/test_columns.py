@@ -14,6 +14,29 @@ def test_every_column_has_a_priority() -> None:
     assert len(cols.PRIORITY) == len(set(cols.PRIORITY))
 
 
+@pytest.mark.parametrize("place", ["priority", "app", "cli", "cli_run"])
+def test_no_two_columns_share_a_place(place: str) -> None:
+    """Places only sort: two equal ones would leave the order to the keys' spelling."""
+    taken = [getattr(c, place) for c in cols.COLUMNS if getattr(c, place) is not None]
+    assert len(taken) == len(set(taken)), place
+
+
+def test_the_cli_tables_read_their_columns_from_the_places() -> None:
+    """The CLI's two tables as they were when each was a list of its own."""
+    offer = ("provider", "name", "gpus", "region", "usd_per_hour", "relative_speed")
+    year = ("usd_per_year", "break_even_days", "co2_kg_per_year")
+    run = ("run_hours", "run_usd", "run_usd_per_items", "run_co2_kg")
+    price = ("price_kind", "price_age_days")
+    assert (*offer, *year, *price) == cols.CLI_COLUMNS
+    assert (*offer, *run, *price) == cols.CLI_RUN_COLUMNS
+
+
+def test_the_app_sizes_every_column_and_cuts_only_names() -> None:
+    assert set(cols.APP_COLUMNS) == set(cols.BY_KEY) == set(cols.APP_ROOM)
+    assert not [k for k in cols.NAME_LIMIT if cols.BY_KEY[k].numeric]
+    assert all(cols.NAME_LIMIT[k] >= cols.APP_ROOM[k] for k in cols.NAME_LIMIT)
+
+
 def natural(keys: list[str], width: int = 10) -> dict[str, int]:
     return {k: width for k in keys}
 

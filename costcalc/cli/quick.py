@@ -68,6 +68,7 @@ def run(ns: argparse.Namespace) -> int:
     data = load_app_data(wanted or ([] if scenario.providers else None))
     bench = _load_bench(scenario.bench)
     calc = evaluate(scenario, data, now, bench=bench)
+    loaded = list(data.book.snapshots)  # name only the providers loaded: import no others
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     width = output.width()
@@ -75,14 +76,16 @@ def run(ns: argparse.Namespace) -> int:
         print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
     if ns.json:
         print(
-            report.to_json(calc, data, top=top, labels=registry.labels(), with_explain=ns.explain)
+            report.to_json(
+                calc, data, top=top, labels=registry.labels(loaded), with_explain=ns.explain
+            )
         )
         return 0
     if note:
         print("\n".join(fill(note, width)))
     rows = None if ns.all else top or 10
-    short = registry.short_labels()
-    labels = registry.labels()
+    short = registry.short_labels(loaded)
+    labels = registry.labels(loaded)
     print(report.to_text(calc, data, rows, labels, width=width, wide=ns.wide, short_labels=short))
     if ns.explain:
         print()

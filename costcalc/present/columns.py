@@ -11,7 +11,7 @@ costcalc.present.display.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -76,6 +76,12 @@ def unit_text(unit: int) -> str:
 
 @dataclass(frozen=True)
 class Column:
+    """One offer column: what it shows, and where and how wide each table shows it.
+
+    Places (`priority`, `cli`, `cli_run`, `app`) are numbers that sort: the tables take the
+    columns in that order, so a new column slots in between two others (a place of 45 between
+    40 and 50) without touching them."""
+
     key: str
     title: str
     width: Width
@@ -83,6 +89,21 @@ class Column:
     sort: Callable[[OfferResult], Any]
     json: Callable[[OfferResult], dict[str, Any]]
     """The JSON fields this column contributes to every offer in `--json`."""
+    _: KW_ONLY
+    priority: int
+    """Which columns a narrow table keeps: the lowest first (the app and the CLI drop from the
+    highest)."""
+    app: int
+    """Place in the app's offers table, left to right (the width decides which show)."""
+    room: int
+    """The least width the app gives it (its widest cell on screen may widen it): figures never
+    jump as the cursor moves."""
+    cli: int | None = None
+    """Place in the CLI's table when no run is given; None: not in it."""
+    cli_run: int | None = None
+    """Place in the CLI's table of what one run takes and costs; None: not in it."""
+    name_limit: int | None = None
+    """The widest the app lets this column grow (long names are cut with an ellipsis)."""
     when: Literal["always", "run", "items", "batch"] = "always"
     """'run': only when a run is given; 'items': when items per run are given too; 'batch':
     only when a bench gave the largest batch."""
@@ -144,6 +165,12 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, c: c.label(r.offer.provider),
         sort=lambda r: r.offer.provider,
         json=lambda r: {"provider": r.offer.provider},
+        priority=70,
+        cli=10,
+        cli_run=10,
+        app=10,
+        room=8,
+        name_limit=10,
     ),
     Column(
         "name",
@@ -152,6 +179,12 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, _c: r.offer.name + ("" if r.offer.guaranteed else " *"),
         sort=lambda r: r.offer.name,
         json=lambda r: {"name": r.offer.name},
+        priority=10,
+        cli=20,
+        cli_run=20,
+        app=20,
+        room=30,
+        name_limit=34,
     ),
     Column(
         "gpus",
@@ -167,6 +200,12 @@ COLUMNS: tuple[Column, ...] = (
             "form_factor": r.spec.form_factor,
             "role": r.role,
         },
+        priority=20,
+        cli=30,
+        cli_run=30,
+        app=30,
+        room=12,
+        name_limit=18,
     ),
     Column(
         "region",
@@ -175,6 +214,12 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, _c: r.offer.region,
         sort=lambda r: r.offer.region,
         json=lambda r: {"region": r.offer.region},
+        priority=140,
+        cli=40,
+        cli_run=40,
+        app=40,
+        room=12,
+        name_limit=16,
     ),
     Column(
         "extras",
@@ -187,6 +232,9 @@ COLUMNS: tuple[Column, ...] = (
             "vcpus": r.offer.vcpus,
             "ram_gb": r.offer.ram_gb,
         },
+        priority=130,
+        app=50,
+        room=13,
     ),
     Column(
         "usd_per_hour",
@@ -195,6 +243,11 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, c: f"{c.money.of(r.offer.usd_per_hour):,.3f}",
         sort=lambda r: r.offer.usd_per_hour,
         json=lambda r: {"usd_per_hour": r.offer.usd_per_hour},
+        priority=100,
+        cli=50,
+        cli_run=50,
+        app=60,
+        room=6,
     ),
     Column(
         "relative_speed",
@@ -203,6 +256,11 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, _c: display.speed(r.relative_speed),
         sort=lambda r: r.relative_speed,
         json=lambda r: {"relative_speed": r.relative_speed},
+        priority=80,
+        cli=60,
+        cli_run=60,
+        app=120,
+        room=5,
     ),
     Column(
         "usd_per_year",
@@ -212,6 +270,10 @@ COLUMNS: tuple[Column, ...] = (
         sort=lambda r: r.usd_per_year,
         json=lambda r: {"usd_per_year": r.usd_per_year, "hours_per_year": r.hours_per_year},
         blank_when_unfit=True,
+        priority=30,
+        cli=70,
+        app=70,
+        room=8,
     ),
     Column(
         "break_even_days",
@@ -221,6 +283,10 @@ COLUMNS: tuple[Column, ...] = (
         sort=lambda r: INF if r.break_even_days is None else r.break_even_days,
         json=lambda r: {"break_even_days": r.break_even_days},
         blank_when_unfit=True,
+        priority=40,
+        cli=80,
+        app=80,
+        room=7,
     ),
     Column(
         "co2_kg_per_year",
@@ -230,6 +296,10 @@ COLUMNS: tuple[Column, ...] = (
         sort=lambda r: r.co2_kg_per_year,
         json=lambda r: {"co2_kg_per_year": r.co2_kg_per_year},
         blank_when_unfit=True,
+        priority=150,
+        cli=90,
+        app=140,
+        room=8,
     ),
     Column(
         "price_age_days",
@@ -245,6 +315,11 @@ COLUMNS: tuple[Column, ...] = (
             "currency": r.offer.currency,
             "price_in_currency": r.offer.price_in_currency,
         },
+        priority=90,
+        cli=110,
+        cli_run=120,
+        app=180,
+        room=9,
     ),
     Column(
         "price_kind",
@@ -260,6 +335,11 @@ COLUMNS: tuple[Column, ...] = (
             "spot": r.offer.spot,
             "spot_overhead": r.overhead if r.offer.spot else None,
         },
+        priority=110,
+        cli=100,
+        cli_run=110,
+        app=160,
+        room=8,
     ),
     Column(
         "run_hours",
@@ -270,6 +350,10 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {"run": asdict(r.run) if r.run is not None else None},
         when="run",
         blank_when_unfit=True,
+        priority=120,
+        cli_run=70,
+        app=110,
+        room=8,
     ),
     Column(
         "run_usd",
@@ -280,6 +364,10 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {},  # inside "run", with time/run
         when="run",
         blank_when_unfit=True,
+        priority=50,
+        cli_run=80,
+        app=90,
+        room=8,
     ),
     Column(
         "run_usd_per_items",
@@ -295,6 +383,10 @@ COLUMNS: tuple[Column, ...] = (
         when="items",
         blank_when_unfit=True,
         heading=lambda c: f"$/{unit_text(c.items_unit)}",
+        priority=60,
+        cli_run=90,
+        app=100,
+        room=8,
     ),
     Column(
         "run_co2_kg",
@@ -305,6 +397,10 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {},  # inside "run", with time/run
         when="run",
         blank_when_unfit=True,
+        priority=160,
+        cli_run=100,
+        app=150,
+        room=8,
     ),
     Column(
         "usd_per_batch_item",
@@ -315,6 +411,9 @@ COLUMNS: tuple[Column, ...] = (
         json=lambda r: {"usd_per_batch_item": r.usd_per_batch_item, "fits": r.fits},
         when="batch",
         blank_when_unfit=True,
+        priority=170,
+        app=130,
+        room=8,
     ),
     Column(
         "interruption",
@@ -327,41 +426,35 @@ COLUMNS: tuple[Column, ...] = (
         ),
         sort=lambda r: -1 if r.offer.interruption_bucket is None else r.offer.interruption_bucket,
         json=lambda r: {"interruption_bucket": r.offer.interruption_bucket},
+        priority=180,
+        app=170,
+        room=7,
     ),
 )
 
 BY_KEY: dict[str, Column] = {c.key: c for c in COLUMNS}
 
-CLI_COLUMNS: tuple[str, ...] = (
-    "provider",
-    "name",
-    "gpus",
-    "region",
-    "usd_per_hour",
-    "relative_speed",
-    "usd_per_year",
-    "break_even_days",
-    "co2_kg_per_year",
-    "price_kind",
-    "price_age_days",
-)
+
+def _keys_by(place: Callable[[Column], int | None]) -> tuple[str, ...]:
+    """The keys of the columns that have a `place`, in its order."""
+    placed = [(p, c.key) for c in COLUMNS if (p := place(c)) is not None]
+    return tuple(key for _place, key in sorted(placed))
+
+
+CLI_COLUMNS: tuple[str, ...] = _keys_by(lambda c: c.cli)
 """The CLI table's columns, in order, when no run is given."""
 
-CLI_RUN_COLUMNS: tuple[str, ...] = (
-    "provider",
-    "name",
-    "gpus",
-    "region",
-    "usd_per_hour",
-    "relative_speed",
-    "run_hours",
-    "run_usd",
-    "run_usd_per_items",
-    "run_co2_kg",
-    "price_kind",
-    "price_age_days",
-)
+CLI_RUN_COLUMNS: tuple[str, ...] = _keys_by(lambda c: c.cli_run)
 """With a run: what one run takes and costs on each offer."""
+
+APP_COLUMNS: tuple[str, ...] = _keys_by(lambda c: c.app)
+"""The app's offers table, left to right; which of them show depends on the width (PRIORITY)."""
+
+APP_ROOM: dict[str, int] = {c.key: c.room for c in COLUMNS}
+"""The least width the app gives each column."""
+
+NAME_LIMIT: dict[str, int] = {c.key: c.name_limit for c in COLUMNS if c.name_limit is not None}
+"""The widest the app lets a column of names grow."""
 
 
 def shown(
@@ -401,26 +494,7 @@ def offer_fields(result: OfferResult) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- fitting a width
 
-PRIORITY: tuple[str, ...] = (
-    "name",
-    "gpus",
-    "usd_per_year",
-    "break_even_days",
-    "run_usd",
-    "run_usd_per_items",
-    "provider",
-    "relative_speed",
-    "price_age_days",
-    "usd_per_hour",
-    "price_kind",
-    "run_hours",
-    "extras",
-    "region",
-    "co2_kg_per_year",
-    "run_co2_kg",
-    "usd_per_batch_item",
-    "interruption",
-)
+PRIORITY: tuple[str, ...] = _keys_by(lambda c: c.priority)
 """Which columns a narrow table keeps: the offer, its GPU and the figures that decide first
 (the app and the CLI drop from the end). A test checks every column has a place here."""
 

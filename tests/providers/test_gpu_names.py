@@ -1,28 +1,39 @@
-"""The GPU-name normaliser: one table per provider, every value a catalog key, unknown names
-skipped and reported once, never guessed."""
+"""The GPU-name normaliser: one table per provider (a field of its PROVIDER), every value a
+catalog key, unknown names skipped and reported once, never guessed."""
 
 from __future__ import annotations
 
 import pytest
 
-from costcalc.providers.gpu_names import IGNORED, TABLES, GpuNames
+from costcalc.providers import registry
+from costcalc.providers.gpu_names import GpuNames
 from costcalc.store.bundled import load_catalog
+
+
+def names_of(provider: str) -> GpuNames:
+    found = registry.get(provider)
+    return GpuNames(found.gpu_names, found.ignored_gpus)
+
+
+def test_the_live_feeds_that_name_gpus_have_a_table() -> None:
+    tabled = {p.name for p in registry.every() if p.gpu_names}
+    assert {"runpod", "vast", "lambda", "oci"} <= tabled
 
 
 def test_every_table_value_is_a_catalog_key() -> None:
     catalog = load_catalog()
     wrong = []
-    for provider, table in TABLES.items():
-        for name, choice in table.items():
+    for provider in registry.every():
+        for name, choice in provider.gpu_names.items():
             keys = choice.values() if isinstance(choice, dict) else [choice]
-            wrong += [f"{provider}: {name} -> {key}" for key in keys if key not in catalog]
+            wrong += [f"{provider.name}: {name} -> {key}" for key in keys if key not in catalog]
     assert not wrong
 
 
 def test_table_names_are_written_the_way_they_are_compared() -> None:
-    for provider, table in TABLES.items():
-        for name in [*table, *IGNORED.get(provider, {})]:
-            assert name == " ".join(name.lower().split()), (provider, name)
+    for provider in registry.every():
+        for name in [*provider.gpu_names, *provider.ignored_gpus]:
+            assert name == " ".join(name.lower().split()), (provider.name, name)
 
 
 @pytest.mark.parametrize(
@@ -40,26 +51,26 @@ def test_table_names_are_written_the_way_they_are_compared() -> None:
     ],
 )
 def test_known_names(provider: str, name: str, memory_gb: float | None, key: str) -> None:
-    names = GpuNames(provider)
+    names = names_of(provider)
     assert names.key(name, memory_gb) == key
     assert names.unknown == ()
 
 
 def test_unknown_names_are_reported_once_in_order() -> None:
-    names = GpuNames("vast")
+    names = names_of("vast")
     for name in ("RTX 9090", "A800 PCIE", "RTX 9090"):
         assert names.key(name) is None
     assert names.unknown == ("A800 PCIE", "RTX 9090")
 
 
 def test_a_name_that_needs_its_memory_is_not_guessed_without_it() -> None:
-    names = GpuNames("vast")
+    names = names_of("vast")
     assert names.key("A100 PCIE") is None
     assert names.key("A100 PCIE", 48.0) is None
     assert names.unknown == ("A100 PCIE (48 GB)", "A100 PCIE (memory not given)")
 
 
 def test_placeholders_are_skipped_silently() -> None:
-    names = GpuNames("runpod")
+    names = names_of("runpod")
     assert names.key("unknown") is None
     assert names.unknown == ()

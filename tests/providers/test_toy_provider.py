@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import types
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -63,6 +65,8 @@ TOY = FeedProvider(
     fetch=fetch,
     env=(EnvVar(URL_ENV, "machines API URL"),),
 )
+PROVIDER = TOY
+"""What the registry line names: this module's PROVIDER."""
 
 
 # --------------------------------------------------------------------------- the registry line
@@ -70,7 +74,7 @@ TOY = FeedProvider(
 
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(registry, "PROVIDERS", (*registry.PROVIDERS, TOY))
+    monkeypatch.setitem(registry.MODULES, "toy", __name__)
     yield
 
 
@@ -125,8 +129,12 @@ def test_refresh_fetches_it_and_isolates_its_faults(
 def test_a_broken_bundled_file_is_reported_once_and_skipped(
     registered: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    broken = FeedProvider(name="toy", label="Toy GPU Cloud", snapshot_file="missing.yaml")
-    monkeypatch.setattr(registry, "PROVIDERS", (*registry.PROVIDERS[:-1], broken))
+    broken = types.ModuleType("toy_broken")
+    broken.PROVIDER = FeedProvider(  # type: ignore[attr-defined]
+        name="toy", label="Toy GPU Cloud", snapshot_file="missing.yaml"
+    )
+    monkeypatch.setitem(sys.modules, broken.__name__, broken)
+    monkeypatch.setitem(registry.MODULES, "toy", broken.__name__)
     assert main(["quick", "--gpu", "rtx3090", "--json"]) == 0
     out, err = capsys.readouterr()
     problems = [line for line in err.splitlines() if "missing.yaml" in line]

@@ -32,52 +32,10 @@ from costcalc.present.report import desktop_cells, table_context
 from costcalc.tui import rows as tables
 from costcalc.tui.rows import Row, View, offer_key
 
-ORDER = (
-    "provider",
-    "name",
-    "gpus",
-    "region",
-    "extras",
-    "usd_per_hour",
-    "usd_per_year",
-    "break_even_days",
-    "run_usd",
-    "run_usd_per_items",
-    "run_hours",
-    "relative_speed",
-    "usd_per_batch_item",
-    "co2_kg_per_year",
-    "run_co2_kg",
-    "price_kind",
-    "interruption",
-    "price_age_days",
-)
+ORDER = cols.APP_COLUMNS
 """Display order, left to right; which of them show depends on the width (columns.PRIORITY)."""
-
-ROOM = {
-    "provider": 8,
-    "name": 30,
-    "gpus": 12,
-    "region": 12,
-    "extras": 13,
-    "usd_per_hour": 6,
-    "usd_per_year": 8,
-    "break_even_days": 7,
-    "run_usd": 8,
-    "run_usd_per_items": 8,
-    "run_hours": 8,
-    "relative_speed": 5,
-    "usd_per_batch_item": 8,
-    "co2_kg_per_year": 8,
-    "run_co2_kg": 8,
-    "price_kind": 8,
-    "interruption": 7,
-    "price_age_days": 9,
-}
-"""The least width a column gets (its widest cell on screen may widen it): figures never jump
-as the cursor moves."""
-
-NAME_LIMIT = {"name": 34, "gpus": 18, "region": 16, "provider": 10}
+ROOM = cols.APP_ROOM
+NAME_LIMIT = cols.NAME_LIMIT
 MARK_WIDTH = 2
 GAP = 1
 SAMPLE_ROWS = 30
