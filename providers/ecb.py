@@ -117,8 +117,10 @@ def parse(payload: bytes | str) -> ReferenceRates:
 def to_fx_rates(rates: ReferenceRates, bundled: FxRates, fetched_at: datetime) -> FxRates:
     """The snapshot to store: the day's ECB rates, with the bundled pegs (they follow their
     anchors' new rates)."""
+    from costcalc.edge.net import public_url
+
     return FxRates(
-        source=f"{SOURCE}, {url()}, fetched by costcalc refresh",
+        source=f"{SOURCE}, {public_url(url())}, fetched by costcalc refresh",
         licence=LICENCE,
         as_of=rates.day,
         fetched_at=fetched_at,

@@ -211,7 +211,10 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     headers = _headers(address, progress)
     progress(f"searching {address} for verified offers")
     found = named(
-        address, lambda: parse(client.post_json(address, QUERY, headers=headers), now.date())
+        address,
+        lambda: parse(
+            client.post_json(address, QUERY, headers=headers, own_hosts=(API_HOST,)), now.date()
+        ),
     )
     snapshot = PriceSnapshot(
         provider=NAME,

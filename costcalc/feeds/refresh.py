@@ -166,6 +166,16 @@ def check_plausible(snapshot: PriceSnapshot) -> None:
             )
 
 
+def _without_secrets(snapshot: PriceSnapshot) -> PriceSnapshot:
+    """The snapshot as it may be stored: its URL without a user, password or query string
+    (an override's URL may carry a key there)."""
+    from costcalc.edge.net import public_url
+
+    if snapshot.source_url is None:
+        return snapshot
+    return snapshot.model_copy(update={"source_url": public_url(snapshot.source_url)})
+
+
 def row_identity(row: OfferRow) -> tuple[object, ...]:
     """What makes two feed rows the same offer: a repeated page or region repeats this."""
     return (row.name, row.region, row.gpu, row.gpu_count, row.spot, row.plan)
@@ -273,7 +283,7 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
     from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file
 
     asked = _Asked(ecb.NAME, progress)
-    client.on_request = asked
+    client = client.observed(asked)
 
     def failed(message: str) -> ProviderResult:
         hosts = tuple(asked.hosts)
@@ -292,8 +302,6 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         return failed(str(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
         return failed(f"unexpected {type(exc).__name__}: {exc}")
-    finally:
-        client.on_request = None
     summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
     return ProviderResult(
         ecb.NAME,
@@ -317,7 +325,7 @@ def _refresh_one(
 
     name = provider.name
     asked = _Asked(name, progress)
-    client.on_request = asked
+    client = client.observed(asked)
 
     def failed(message: str) -> tuple[ProviderResult, list[CloudOffer]]:
         hosts = tuple(asked.hosts)
@@ -335,7 +343,7 @@ def _refresh_one(
         if isinstance(outcome, Fetched):
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
-        outcome, repeated = deduplicated(outcome)
+        outcome, repeated = deduplicated(_without_secrets(outcome))
         check_plausible(outcome)
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
@@ -343,8 +351,6 @@ def _refresh_one(
         return failed(str(exc))
     except Exception as exc:  # one provider's bug must not stop the others
         return failed(f"unexpected {type(exc).__name__}: {exc}")
-    finally:
-        client.on_request = None
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
     message = f"refreshed, {count} offers" + (
