@@ -194,11 +194,13 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
 
 
 def make_session(settings: FetchSettings) -> requests.Session:
-    """A session that retries connection errors and 5xx answers with exponential backoff, and
-    opens a fresh, watched connection for every request (so every socket has its deadline)."""
+    """A session that retries 5xx answers with exponential backoff, and opens a fresh, watched
+    connection for every request (so every socket has its deadline). A host that cannot be
+    reached (no name, refused, no route, connect timeout) is not retried: it will not be there
+    a second later, and with no network every retry only delays the line that says so."""
     retry = Retry(
         total=settings.retries,
-        connect=settings.retries,
+        connect=0,
         read=0,  # a server too slow once is too slow again: fail within the timeout
         status=settings.retries,
         other=0,
