@@ -106,6 +106,7 @@ def run(ns: argparse.Namespace) -> int:
                     "offers": r.offers,
                     "unknown_gpu_count": len(r.unknown_gpus),
                     "unknown_gpus": [safe(name) for name in r.unknown_gpus],
+                    "held_back": [safe(note) for note in r.held_back],
                     "message": safe(r.message),
                 }
                 for r in report.results

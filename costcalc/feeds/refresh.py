@@ -24,17 +24,20 @@ from urllib.parse import urlsplit
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
+from costcalc.core.plausible import Readings, doubt
 from costcalc.edge import locations
 from costcalc.providers import registry
 from costcalc.providers.base import Fetched, Provider, Skip
+from costcalc.store.bundled import load_catalog
 from costcalc.store.snapshots import load_bundled, refreshed_observations, refreshed_path
 
 if TYPE_CHECKING:
+    from costcalc.core.catalog import GpuCatalog
     from costcalc.edge.net import FetchSettings, HttpClient
 
-MIN_USD_PER_GPU_HOUR = 0.01
-MAX_USD_PER_GPU_HOUR = 100.0
-"""Plausible range of a cloud price per GPU-hour; outside it a feed changed units or broke."""
+MOSTLY_IMPLAUSIBLE = 0.5
+"""A payload with more than this share of its prices held back changed units or broke: it is
+refused whole, and the last good snapshot stays."""
 
 KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
@@ -54,6 +57,9 @@ class ProviderResult:
     skipped: bool = False
     unknown_gpus: tuple[str, ...] = ()
     """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
+    held_back: tuple[str, ...] = ()
+    """Offers whose price is not believable for their GPU (costcalc.core.plausible): not
+    stored, so they never reach a verdict; each names the figure and the range expected."""
     label: str = ""
     """The provider as people name it: 'AWS EC2 spot'."""
     hosts: tuple[str, ...] = ()
@@ -150,20 +156,41 @@ class RefreshReport:
 # --------------------------------------------------------------------------- checks
 
 
-def check_plausible(snapshot: PriceSnapshot) -> None:
-    """Every row names a known GPU and a sane price per GPU-hour."""
-    from costcalc.store.bundled import load_catalog
-
-    catalog = load_catalog()
+def check_known(snapshot: PriceSnapshot, catalog: GpuCatalog) -> None:
+    """Every row names a GPU the catalog knows (the parsers map names; a slip is a bug)."""
     for row in snapshot.offers:
         if row.gpu not in catalog:
             raise Refused(f"{row.name} in {row.region}: unknown GPU {row.gpu!r}")
-        per_gpu = row.usd_per_hour / row.gpu_count
-        if not MIN_USD_PER_GPU_HOUR <= per_gpu <= MAX_USD_PER_GPU_HOUR:
-            raise Refused(
-                f"implausible price: {row.name} in {row.region} at ${per_gpu:,.4g} per GPU-hour "
-                f"(expected ${MIN_USD_PER_GPU_HOUR:g}-{MAX_USD_PER_GPU_HOUR:g})"
-            )
+
+
+def hold_back(
+    snapshot: PriceSnapshot, catalog: GpuCatalog, readings: Readings
+) -> tuple[PriceSnapshot, tuple[str, ...]]:
+    """The snapshot without the rows whose price is not believable for their GPU, and a note
+    per row held back; Refused when most are (the feed changed units or broke)."""
+    held: list[str] = []
+    kept: list[OfferRow] = []
+    for row in snapshot.offers:
+        why = doubt(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings)
+        if why is None:
+            kept.append(row)
+        else:
+            held.append(f"{row.name} in {row.region}: {why}")
+    if not held:
+        return snapshot, ()
+    if len(held) > MOSTLY_IMPLAUSIBLE * len(snapshot.offers):
+        raise Refused(
+            f"implausible prices in {len(held)} of {len(snapshot.offers)} offers, e.g. {held[0]}"
+        )
+    return snapshot.model_copy(update={"offers": tuple(kept)}), tuple(held)
+
+
+def _readings(catalog: GpuCatalog) -> Readings:
+    """What every GPU costs in the snapshots in use (the last snapshot of each provider,
+    refreshed or bundled), without the user's own prices."""
+    from costcalc.store.snapshots import load_price_book
+
+    return Readings.of(load_price_book(overrides=False, catalog=catalog).offers)
 
 
 def _without_secrets(snapshot: PriceSnapshot) -> PriceSnapshot:
@@ -344,7 +371,9 @@ def _refresh_one(
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
         outcome, repeated = deduplicated(_without_secrets(outcome))
-        check_plausible(outcome)
+        catalog = load_catalog()
+        check_known(outcome, catalog)
+        outcome, held = hold_back(outcome, catalog, _readings(catalog))
         check_not_shrunk(outcome, _previous(provider), force)
         write_model_yaml(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
@@ -356,18 +385,20 @@ def _refresh_one(
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
-    message += _unknown_note(unknown)
+    message += _unknown_note(unknown) + _held_note(held)
     summary = f"{count:,} offers" + (
         f", {len(unknown)} unknown GPU {'name' if len(unknown) == 1 else 'names'} skipped"
         if unknown
         else ""
     )
+    summary += f", {len(held)} implausible held back" if held else ""
     result = ProviderResult(
         name,
         True,
         message,
         offers=count,
         unknown_gpus=unknown,
+        held_back=held,
         label=provider.label,
         hosts=tuple(asked.hosts),
         summary=summary,
@@ -383,6 +414,16 @@ def _unknown_note(unknown: tuple[str, ...]) -> str:
     more = f" and {len(unknown) - NAMES_SHOWN} more" if len(unknown) > NAMES_SHOWN else ""
     noun = "name" if len(unknown) == 1 else "names"
     return f"; skipped {len(unknown)} GPU {noun} no table maps: {shown}{more}"
+
+
+def _held_note(held: tuple[str, ...]) -> str:
+    """'; held back 1 implausible price: 1x H100 in global: $0.01 per GPU-hour, expected ...'."""
+    if not held:
+        return ""
+    shown = "; ".join(held[:NAMES_SHOWN])
+    more = f"; and {len(held) - NAMES_SHOWN} more" if len(held) > NAMES_SHOWN else ""
+    noun = "price" if len(held) == 1 else "prices"
+    return f"; held back {len(held)} implausible {noun}: {shown}{more}"
 
 
 def _record(

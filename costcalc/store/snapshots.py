@@ -27,6 +27,7 @@ from costcalc.core.models import (
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
+from costcalc.core.plausible import believable
 from costcalc.edge import locations
 from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_file, load_yaml_resource
 from costcalc.providers import registry
@@ -95,7 +96,10 @@ def load_price_book(
             book.problems.append(f"{exc}; {provider.label} offers are left out")
             continue
         book.snapshots[provider.name] = loaded
-        book.offers.extend(_known_gpus(provider, provider.offers(loaded.snapshot), book, catalog))
+        offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
+        if loaded.origin != "bundled":  # the bundled prices are checked by the tests
+            offers = _believable(provider, offers, book, catalog)
+        book.offers.extend(offers)
     if overrides:
         book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots), catalog)
         book.problems += warnings
@@ -115,6 +119,21 @@ def _known_gpus(
         f"({', '.join(unknown)}) are left out; `costcalc refresh` fetches current ones"
     )
     return [o for o in offers if o.gpu in catalog]
+
+
+def _believable(
+    provider: Provider, offers: list[CloudOffer], book: PriceBook, catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """A refreshed snapshot's offers whose price is believable for their GPU's class: one
+    stored before these checks, or edited by hand, never brings a wrong price to a verdict."""
+    kept, notes = believable(offers, catalog)
+    if notes:
+        more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
+        book.problems.append(
+            f"{provider.label}: implausible prices in your refreshed snapshot left out: "
+            f"{notes[0]}{more}; `costcalc refresh` fetches current ones"
+        )
+    return kept
 
 
 def refreshed_observations() -> list[CloudOffer]:

@@ -220,7 +220,7 @@ def _with_unknown() -> str:
     return json.dumps(doc)
 
 
-FAULTS = feedcheck.standard_faults(GOOD, '{"offers": "none"}', _absurd())
+FAULTS = feedcheck.standard_faults(GOOD, '{"offers": "none"}')
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
@@ -244,3 +244,14 @@ def test_an_unknown_gpu_name_is_counted_and_the_rest_refreshes(
     result = feedcheck.result(report, "vast")
     assert code == 0 and result["offers"] == 15
     assert (result["unknown_gpu_count"], result["unknown_gpus"]) == (1, ["RTX 6090"])
+
+
+def test_an_absurd_price_is_held_back(
+    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys,
+        lambda handler: vast_feed.serve("/api/v0/bundles/", handler),
+        search(_absurd()),
+        "vast",
+    )
