@@ -14,6 +14,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -280,6 +281,17 @@ def without_host(message: str, hosts: Sequence[str]) -> str:
     return rest if server in hosts else message
 
 
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+
+
+def _said(provider: str, text: str) -> ProviderSaid:
+    """A provider's progress line with each URL in it shown without user, password or query
+    (a URL override may carry a key there)."""
+    from costcalc.edge.net import public_url
+
+    return ProviderSaid(provider, _URL.sub(lambda found: public_url(found[0]), text))
+
+
 class _Asked:
     """The hosts one provider asks, each told to `progress` the first time."""
 
@@ -303,11 +315,11 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
     """Download the ECB's euro reference rates and keep them beside the bundled ones (not a price
     provider: no offers, no history); a bad file keeps the last good rates."""
     from costcalc.core.models import FxRates
-    from costcalc.edge.net import FetchError
+    from costcalc.edge.net import FetchError, public_url
     from costcalc.edge.resources import write_model_yaml
     from costcalc.providers import ecb
     from costcalc.providers.common import FeedError
-    from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file
+    from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file, load_fx
 
     asked = _Asked(ecb.NAME, progress)
     client = client.observed(asked)
@@ -320,8 +332,9 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         )
 
     try:
-        progress(ProviderSaid(ecb.NAME, f"downloading {ecb.url()}"))
+        progress(ProviderSaid(ecb.NAME, f"downloading {public_url(ecb.url())}"))
         rates = ecb.fetch(client)
+        ecb.check_change(rates, load_fx().rates, now.date())
         write_model_yaml(
             fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
         )
@@ -363,7 +376,7 @@ def _refresh_one(
         return result, []
 
     try:
-        outcome = provider.refresh(client, now, lambda text: progress(ProviderSaid(name, text)))
+        outcome = provider.refresh(client, now, lambda text: progress(_said(name, text)))
         if isinstance(outcome, Skip):
             return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()

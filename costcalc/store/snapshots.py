@@ -199,4 +199,9 @@ def load_fx() -> LoadedRates:
         return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
     if refreshed.as_of < bundled.as_of:
         return LoadedRates(bundled, "bundled")
+    from costcalc.providers.ecb import drifted
+
+    why = drifted(refreshed, bundled)  # a file stored before the rates were checked one by one
+    if why is not None:
+        return LoadedRates(bundled, "bundled", f"{path}: {why}; using the bundled exchange rates")
     return LoadedRates(refreshed, str(path))
