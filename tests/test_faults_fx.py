@@ -15,10 +15,9 @@ from werkzeug import Response
 
 from costcalc.cli import main
 from costcalc.edge.net import FetchSettings, HttpClient
-from costcalc.edge.resources import write_model_yaml
 from costcalc.feeds.refresh import refresh_fx
 from costcalc.providers import ecb
-from costcalc.store.snapshots import fx_path, load_fx
+from costcalc.store.snapshots import fx_path, load_fx, write_refreshed
 from tests.conftest import FEEDS, FeedRoutes
 
 ECB_XML = (FEEDS / "eurofxref-daily.xml").read_bytes()
@@ -76,7 +75,7 @@ def test_a_stored_wrong_rate_falls_back_to_the_bundled_rates(
     wrong = bundled.model_copy(
         update={"as_of": date(2026, 9, 30), "per_eur": {**bundled.per_eur, "GBP": 0.000001}}
     )
-    write_model_yaml(fx_path(), wrong)
+    write_refreshed(fx_path(), wrong)
     loaded = load_fx()
     assert loaded.origin == "bundled" and "implausible rate: GBP" in str(loaded.warning)
     code = main(["quick", "--no-config", "--gpu", "rtx3090", "--util", "0.2", "--currency", "GBP"])

@@ -17,9 +17,8 @@ from werkzeug import Response
 from costcalc.cli import main
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER, Readings, doubt
-from costcalc.edge.resources import write_model_yaml
 from costcalc.store.bundled import load_catalog
-from costcalc.store.snapshots import load_price_book, load_snapshot, refreshed_path
+from costcalc.store.snapshots import load_price_book, load_snapshot, refreshed_path, write_refreshed
 from tests.conftest import FEEDS, FeedRoutes
 
 RUNPOD = json.loads((FEEDS / "runpod-gputypes.json").read_text())
@@ -155,7 +154,7 @@ def test_a_stored_snapshot_with_a_wrong_price_never_reaches_a_verdict() -> None:
         OfferRow(name="many", region="global", gpu="rtx4090", gpu_count=10**9, usd_per_hour=1.0),
     )
     snapshot = PriceSnapshot(provider="runpod", source="test", fetched_at=now, offers=rows)
-    write_model_yaml(refreshed_path("runpod"), snapshot)
+    write_refreshed(refreshed_path("runpod"), snapshot)
     book = load_price_book(["runpod"], overrides=False)
     assert [o.name for o in book.offers] == ["fine"]
     assert any("cheap in global" in p and "(+1 more)" in p for p in book.problems)

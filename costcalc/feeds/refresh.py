@@ -30,7 +30,13 @@ from costcalc.edge import locations
 from costcalc.providers import registry
 from costcalc.providers.base import Fetched, Provider, Skip
 from costcalc.store.bundled import load_catalog
-from costcalc.store.snapshots import load_bundled, refreshed_observations, refreshed_path
+from costcalc.store.snapshots import (
+    load_bundled,
+    load_refreshed,
+    refreshed_observations,
+    refreshed_path,
+    write_refreshed,
+)
 
 if TYPE_CHECKING:
     from costcalc.core.catalog import GpuCatalog
@@ -42,6 +48,10 @@ refused whole, and the last good snapshot stays."""
 
 KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
+
+MAX_FIELD_CHARS = 1000
+"""Longest text a stored offer or snapshot may carry: the bundled files' longest is a few
+hundred characters; a feed with 1 MB names made a 107 MB snapshot no reader accepts."""
 
 NAMES_SHOWN = 10
 """Unknown GPU names a result's message lists; `refresh --json` lists them all."""
@@ -59,8 +69,8 @@ class ProviderResult:
     unknown_gpus: tuple[str, ...] = ()
     """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
     held_back: tuple[str, ...] = ()
-    """Offers whose price is not believable for their GPU (costcalc.core.plausible): not
-    stored, so they never reach a verdict; each names the figure and the range expected."""
+    """Offers whose price is not believable for their GPU (costcalc.core.plausible), or whose
+    texts are too long to store: not stored, so they never reach a verdict; each says why."""
     label: str = ""
     """The provider as people name it: 'AWS EC2 spot'."""
     hosts: tuple[str, ...] = ()
@@ -164,6 +174,47 @@ def check_known(snapshot: PriceSnapshot, catalog: GpuCatalog) -> None:
             raise Refused(f"{row.name} in {row.region}: unknown GPU {row.gpu!r}")
 
 
+def check_sizes(snapshot: PriceSnapshot) -> None:
+    """Refuse a snapshot whose own texts (source, notes, ...) are longer than any feed's."""
+    for field_name in ("source", "source_url", "licence", "notes"):
+        text = getattr(snapshot, field_name) or ""
+        if len(text) > MAX_FIELD_CHARS:
+            raise Refused(
+                f"the feed's {field_name} is {len(text):,} characters long "
+                f"(at most {MAX_FIELD_CHARS:,}); not a price list"
+            )
+
+
+def _oversized(row: OfferRow) -> str | None:
+    longest = max((len(v) for v in row.model_dump().values() if isinstance(v, str)), default=0)
+    if longest > MAX_FIELD_CHARS:
+        return f"a text of {longest:,} characters (at most {MAX_FIELD_CHARS:,})"
+    return None
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def check_confirmed(
+    new: PriceSnapshot, previous: PriceSnapshot | None, unconfirmed: Sequence[str], force: bool
+) -> None:
+    """A body whose length nothing confirmed (no Content-Length, not chunked) may be a cut
+    connection that looks whole: it is trusted only when it holds no fewer offers than the last
+    refreshed snapshot (in a fresh home there is nothing to compare; a cut by the deadline is
+    always an error, costcalc.edge.net)."""
+    if not unconfirmed or previous is None or force:
+        return
+    old = len({row_identity(r) for r in previous.offers})
+    count = len({row_identity(r) for r in new.offers})
+    if count < old:
+        raise Refused(
+            f"refused: {unconfirmed[0]} came without a length to check it by and holds "
+            f"{count} offers where the last snapshot had {old} (cut short?); run with --force "
+            "to accept"
+        )
+
+
 def hold_back(
     snapshot: PriceSnapshot, catalog: GpuCatalog, readings: Readings
 ) -> tuple[PriceSnapshot, tuple[str, ...]]:
@@ -172,11 +223,11 @@ def hold_back(
     held: list[str] = []
     kept: list[OfferRow] = []
     for row in snapshot.offers:
-        why = doubt(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings)
+        why = _oversized(row) or doubt(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings)
         if why is None:
             kept.append(row)
         else:
-            held.append(f"{row.name} in {row.region}: {why}")
+            held.append(f"{_short(row.name)} in {_short(row.region)}: {why}")
     if not held:
         return snapshot, ()
     if len(held) > MOSTLY_IMPLAUSIBLE * len(snapshot.offers):
@@ -237,13 +288,11 @@ def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: 
 def _previous(provider: Provider) -> PriceSnapshot | None:
     """The last refreshed snapshot, if there is a readable one (the bundled one is not compared:
     it comes from other sources and other regions)."""
-    from costcalc.edge.resources import load_yaml_file
-
     path = refreshed_path(provider)
     if not path.exists():
         return None
     try:
-        return load_yaml_file(path, PriceSnapshot)
+        return load_refreshed(path, PriceSnapshot)
     except DataFileError:
         return None
 
@@ -316,7 +365,6 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
     provider: no offers, no history); a bad file keeps the last good rates."""
     from costcalc.core.models import FxRates
     from costcalc.edge.net import FetchError, public_url
-    from costcalc.edge.resources import write_model_yaml
     from costcalc.providers import ecb
     from costcalc.providers.common import FeedError
     from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file, load_fx
@@ -335,9 +383,7 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         progress(ProviderSaid(ecb.NAME, f"downloading {public_url(ecb.url())}"))
         rates = ecb.fetch(client)
         ecb.check_change(rates, load_fx().rates, now.date())
-        write_model_yaml(
-            fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
-        )
+        write_refreshed(fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now))
     except (FetchError, FeedError, CostcalcError) as exc:
         return failed(str(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
@@ -356,11 +402,26 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
 # --------------------------------------------------------------------------- the job
 
 
+def _checked(
+    snapshot: PriceSnapshot, provider: Provider, unconfirmed: Sequence[str], force: bool
+) -> tuple[PriceSnapshot, int, tuple[str, ...]]:
+    """The snapshot as it may be stored, how many repeated rows it lost and the notes of the
+    rows held back; Refused when it cannot be trusted as a whole."""
+    snapshot, repeated = deduplicated(_without_secrets(snapshot))
+    check_sizes(snapshot)
+    catalog = load_catalog()
+    snapshot, held = hold_back(snapshot, catalog, _readings(catalog))
+    check_known(snapshot, catalog)
+    previous = _previous(provider)
+    check_not_shrunk(snapshot, previous, force)
+    check_confirmed(snapshot, previous, unconfirmed, force)
+    return snapshot, repeated, held
+
+
 def _refresh_one(
     provider: Provider, client: HttpClient, now: datetime, force: bool, progress: Progress
 ) -> tuple[ProviderResult, list[CloudOffer]]:
     from costcalc.edge.net import FetchError
-    from costcalc.edge.resources import write_model_yaml
     from costcalc.providers.common import FeedError
 
     name = provider.name
@@ -383,12 +444,8 @@ def _refresh_one(
         if isinstance(outcome, Fetched):
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
-        outcome, repeated = deduplicated(_without_secrets(outcome))
-        catalog = load_catalog()
-        check_known(outcome, catalog)
-        outcome, held = hold_back(outcome, catalog, _readings(catalog))
-        check_not_shrunk(outcome, _previous(provider), force)
-        write_model_yaml(refreshed_path(provider), outcome)
+        outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force)
+        write_refreshed(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
     except Exception as exc:  # one provider's bug must not stop the others
