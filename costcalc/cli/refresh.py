@@ -89,6 +89,8 @@ def run(ns: argparse.Namespace) -> int:
             _tell(event.result, ns, line)
 
     report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
+    for note in report.notes:
+        print(line(f"costcalc: refresh: note: {note}"), file=sys.stderr)
     if report.history_error:
         print(
             line(f"costcalc: refresh: history not updated: {report.history_error}"), file=sys.stderr

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
+
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
@@ -153,6 +155,8 @@ class RefreshReport:
     started_at: datetime
     results: list[ProviderResult] = field(default_factory=list)
     history_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the user should know that is not a failure (an empty history file found)."""
 
     @property
     def failed(self) -> list[ProviderResult]:
@@ -253,6 +257,14 @@ def _without_secrets(snapshot: PriceSnapshot) -> PriceSnapshot:
     if snapshot.source_url is None:
         return snapshot
     return snapshot.model_copy(update={"source_url": public_url(snapshot.source_url)})
+
+
+def unstorable(exc: ValidationError) -> str:
+    """One line for a feed value the snapshot's model refuses (a control character in a name,
+    a negative count): which field, and why."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the answer"
+    return f"the feed has a value costcalc cannot store ({where}: {first['msg']})"
 
 
 def row_identity(row: OfferRow) -> tuple[object, ...]:
@@ -386,6 +398,8 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         write_refreshed(fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now))
     except (FetchError, FeedError, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
@@ -448,6 +462,8 @@ def _refresh_one(
         write_refreshed(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # one provider's bug must not stop the others
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     count = len(outcome.offers)
@@ -520,10 +536,11 @@ def run_refresh(
     happens. Raises RefreshLocked if another refresh is running."""
     import filelock
 
-    from costcalc.edge.net import HttpClient
+    from costcalc.edge.net import FetchSettings, HttpClient
     from costcalc.edge.resources import clear_temp_files
     from costcalc.store import history
 
+    settings = settings or FetchSettings.from_env()  # a bad setting is exit 2 before any write
     names = list(dict.fromkeys(providers or registry.names()))
     wanted = [registry.get(p) for p in names]
     say = progress or (lambda _event: None)
@@ -539,6 +556,11 @@ def run_refresh(
         now = datetime.now(timezone.utc)
         report = RefreshReport(started_at=now)
         clear_temp_files(locations.snapshots_dir(), older_than_s=0)
+        if history.is_empty_file():
+            report.notes.append(
+                f"{locations.history_db()} was empty (0 bytes): the price history it held is "
+                "lost; a new one starts with this refresh"
+            )
         _record(report, history.reconcile, refreshed_observations())
         with HttpClient(settings) as client:
             for index, provider in enumerate(wanted, start=1):

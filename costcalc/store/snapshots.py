@@ -9,6 +9,7 @@ reported once and skipped: every other provider still works. The user's own pric
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,7 +105,21 @@ def write_refreshed(path: Path, model: BaseModel) -> None:
             f"{path.name}: the snapshot would be {size:,} bytes, more than "
             f"{MAX_SNAPSHOT_BYTES:,}; not stored"
         )
-    write_atomic(path, sealed(body, rows_of(model)))
+    try:
+        write_atomic(path, sealed(body, rows_of(model)))
+    except OSError as exc:
+        raise DataFileError(f"{path}: {cannot_store(exc)}") from exc
+
+
+def cannot_store(exc: OSError) -> str:
+    """Why a file could not be written, in words that say what to do."""
+    if exc.errno == errno.ENOSPC:
+        return "not stored: the disk is full; free some space and run again"
+    if isinstance(exc, IsADirectoryError):
+        return "not stored: a directory stands where the file goes; move it aside"
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return "not stored: a file stands where a directory of costcalc's goes; move it aside"
+    return f"not stored ({exc.strerror or exc})"
 
 
 def load_refreshed(path: Path, model: type[M]) -> M:

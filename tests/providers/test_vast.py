@@ -216,7 +216,9 @@ def _absurd() -> str:
 
 def _with_unknown() -> str:
     doc = json.loads(GOOD)
-    doc["offers"] += [{**o, "gpu_name": "RTX 6090"} for o in doc["offers"][:3]]
+    doc["offers"] += [  # new machines (new ids) of a GPU no table maps
+        {**o, "gpu_name": "RTX 6090", "id": o["id"] + 10**9} for o in doc["offers"][:3]
+    ]
     return json.dumps(doc)
 
 
