@@ -49,9 +49,11 @@ class RawServer:
     """HTTP by hand: a 200 with no Content-Length, `body`, then either a close (the body looks
     whole) or silence until the test ends (only the deadline ends it)."""
 
-    def __init__(self, body: bytes, *, close: bool) -> None:
+    def __init__(self, body: bytes, *, close: bool, drip_s: float = 0.0) -> None:
         self.body = body
         self.close_after = close
+        self.drip_s = drip_s
+        """Seconds between bytes of the status line and headers (a trickle), 0 for all at once."""
         self.stop = threading.Event()
         self.server = socket.socket()
         self.server.bind(("127.0.0.1", 0))
@@ -74,7 +76,10 @@ class RawServer:
             conn.recv(65536)
             head = b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nConnection: close\r\n\r\n"
             try:
-                conn.sendall(head + self.body)
+                for byte in head if self.drip_s else ():
+                    conn.sendall(bytes([byte]))
+                    time.sleep(self.drip_s)
+                conn.sendall(self.body if self.drip_s else head + self.body)
             except OSError:
                 return
             if not self.close_after:
@@ -149,6 +154,21 @@ def test_a_body_without_length_cut_by_the_deadline_is_not_stored(
         server.shut()
     assert code == 1 and "no complete answer within 1 s" in err, err
     assert not refreshed_path("aws-ondemand").exists()
+
+
+def test_a_header_trickle_cut_by_the_deadline_is_not_an_empty_payload(
+    aws_feeds: FeedRoutes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = RawServer(b"", close=False, drip_s=0.01)  # headers in ~0.7 s, then silence
+    try:
+        monkeypatch.setenv("COSTCALC_AWS_SPOT_URL", server.url("/spot.json"))
+        monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "5")
+        monkeypatch.setenv("COSTCALC_HTTP_DEADLINE", "1.5")
+        code, _out, err = refresh(capsys, "--provider", "aws-spot")
+    finally:
+        server.shut()
+    assert code == 1 and "no complete answer within 1.5 s" in err, err
+    assert "empty payload" not in err
 
 
 def test_a_body_without_length_with_fewer_offers_than_last_time_is_refused(
