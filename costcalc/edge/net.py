@@ -39,6 +39,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
 from costcalc import __version__
@@ -264,9 +265,6 @@ def address(url: str) -> Address:
     """The one parser that both decides and connects: refuse anything unusual in the URL's
     authority, then prepare it as requests does and read the host urllib3 will connect to;
     BadUrl (a FetchError) names what is wrong."""
-    from requests.models import PreparedRequest
-    from urllib3.util import parse_url
-
     if _ODD_IN_URL.search(url):
         raise BadUrl("has a backslash, a space or a control character; not a plain URL")
     scheme = url.partition(":")[0].lower()
@@ -278,7 +276,7 @@ def address(url: str) -> Address:
         raise BadUrl("names a user or password before the host; not sent")
     if "%" in raw or not raw.isascii():
         raise BadUrl("has an encoded or non-ASCII host name; write the host in plain ASCII")
-    prepared = PreparedRequest()
+    prepared = requests.models.PreparedRequest()
     try:
         prepared.prepare_url(url, None)
         parsed = parse_url(str(prepared.url))
