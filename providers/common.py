@@ -65,6 +65,8 @@ def load_json(payload: bytes | str) -> Any:
         raise FeedError(f"got {kind}, not JSON")
     try:
         return json.loads(text)
+    except RecursionError as exc:
+        raise FeedError("JSON nested too deeply; not a price list") from exc
     except json.JSONDecodeError as exc:
         end = text.rstrip()
         if exc.pos >= len(end) or not end.endswith(("}", "]")):

@@ -106,7 +106,13 @@ def parse(payload: bytes | str) -> tuple[list[OfferRow], str | None]:
 def fetch(client: HttpClient, bearer: str) -> list[OfferRow]:
     """Every page of the sizes list, as GPU Droplet rows. The token goes only to DigitalOcean's
     own https host, and next-page links are followed only on the first page's host."""
-    from costcalc.edge.net import FetchError, credential_refusal, same_origin
+    from costcalc.edge.net import (
+        FetchError,
+        credential_refusal,
+        host_and_port,
+        public_url,
+        same_origin,
+    )
 
     first = url()
     refusal = credential_refusal(first, API_HOST)
@@ -120,10 +126,10 @@ def fetch(client: HttpClient, bearer: str) -> list[OfferRow]:
             break
         if not same_origin(first, address):
             raise FetchError(
-                f"the next page is on another host ({address.split('/')[2]}): not followed, "
-                "the token stays with DigitalOcean"
+                f"the next page is on another host than {host_and_port(first)}, or not a plain "
+                f"URL ({public_url(address)}): not followed, the token stays with DigitalOcean"
             )
-        page, address = parse(client.get(address, headers=headers))
+        page, address = parse(client.get(address, headers=headers, own_hosts=(API_HOST,)))
         rows += page
     if not rows:
         raise FeedError("no GPU Droplet sizes in the DigitalOcean answer")

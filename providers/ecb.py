@@ -20,7 +20,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from costcalc.core.models import FxRates
@@ -38,8 +38,21 @@ LICENCE = (
     "reference rates are published for information purposes only"
 )
 
-USD_PER_EUR_RANGE = (0.5, 3.0)
-"""Plausible dollars per euro; outside it the file is not what it claims to be."""
+USD_PER_EUR_RANGE = (0.7, 1.8)
+"""Plausible dollars per euro: the ECB's rate has stayed within 0.82-1.60 since 1999; outside
+this the file is not what it claims to be."""
+
+PER_EUR_RANGE = (1e-3, 1e5)
+"""Plausible units of any currency per euro: the ECB's list spans 0.85 (GBP) to about 18,000
+(IDR), 2026."""
+
+DAILY_CHANGE = 1.25
+"""Largest believable move of a rate per day since the rates it replaces (a currency crisis
+day, such as TRY on 2021-12-20, moved about 25 %)."""
+
+MOST_CHANGE = 3.0
+"""Largest believable move over any span: a rate that moved more than this since the last
+rates (or the bundled ones) is a wrong file, not a market."""
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
@@ -82,9 +95,38 @@ def _rate(text: str | None, currency: str) -> float:
         value = float(text or "")
     except ValueError:
         raise FeedError(f"unexpected shape: rate of {currency} is {text!r}, not a number") from None
-    if not value > 0 or math.isinf(value):
+    low, high = PER_EUR_RANGE
+    if not low <= value <= high or math.isinf(value):
         raise FeedError(f"implausible rate: {currency} at {text} per euro")
     return value
+
+
+def check_change(rates: ReferenceRates, previous: FxRates, today: date) -> None:
+    """Refuse rates dated in the future, or any rate that moved more since `previous` (the
+    rates in use) than DAILY_CHANGE a day allows, and never more than MOST_CHANGE."""
+    if rates.day > today + timedelta(days=1):
+        raise FeedError(f"implausible date: rates of {rates.day}, after today ({today})")
+    days = max(1, (rates.day - previous.as_of).days)
+    limit = min(DAILY_CHANGE**days, MOST_CHANGE)
+    for currency, value in rates.per_eur.items():
+        before = previous.per_eur.get(currency)
+        if before and not 1 / limit <= value / before <= limit:
+            raise FeedError(
+                f"implausible rate: {currency} at {value:g} per euro, {before:g} in the rates of "
+                f"{previous.as_of} (a move of more than {limit:.3g}x in {days} days)"
+            )
+
+
+def drifted(rates: FxRates, reference: FxRates) -> str | None:
+    """Why stored `rates` cannot be right next to the bundled `reference`, or None."""
+    for currency, value in rates.per_eur.items():
+        before = reference.per_eur.get(currency)
+        low, high = PER_EUR_RANGE
+        if not low <= value <= high or (
+            before and not 1 / MOST_CHANGE <= value / before <= MOST_CHANGE
+        ):
+            return f"implausible rate: {currency} at {value:g} per euro"
+    return None
 
 
 def parse(payload: bytes | str) -> ReferenceRates:
@@ -105,6 +147,8 @@ def parse(payload: bytes | str) -> ReferenceRates:
         currency = item.attrib.get("currency", "")
         if _local(item.tag) != "Cube" or not _CURRENCY.match(currency):
             raise FeedError(f"unexpected shape: {ET.tostring(item, encoding='unicode')[:80]}")
+        if currency in per_eur:
+            raise FeedError(f"unexpected shape: {currency} is given twice in the rates of {day}")
         per_eur[currency] = _rate(item.attrib.get("rate"), currency)
     if "USD" not in per_eur:
         raise FeedError(f"no USD rate in the rates of {day} ({len(per_eur)} currencies)")
@@ -117,8 +161,10 @@ def parse(payload: bytes | str) -> ReferenceRates:
 def to_fx_rates(rates: ReferenceRates, bundled: FxRates, fetched_at: datetime) -> FxRates:
     """The snapshot to store: the day's ECB rates, with the bundled pegs (they follow their
     anchors' new rates)."""
+    from costcalc.edge.net import public_url
+
     return FxRates(
-        source=f"{SOURCE}, {url()}, fetched by costcalc refresh",
+        source=f"{SOURCE}, {public_url(url())}, fetched by costcalc refresh",
         licence=LICENCE,
         as_of=rates.day,
         fetched_at=fetched_at,

@@ -130,7 +130,7 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched | 
         raise FetchError(f"{URL_ENV}: {refusal}: the Lambda API key was not sent")
     progress(f"downloading {address}")
     headers = {"Authorization": f"Bearer {key}"}
-    found = named(address, lambda: parse(client.get(address, headers=headers)))
+    found = named(address, lambda: parse(client.get(address, headers=headers, own_hosts=API_HOSTS)))
     snapshot = PriceSnapshot(
         provider=NAME,
         source="Lambda API /api/v1/instance-types (price_cents_per_hour), fetched by costcalc "

@@ -119,9 +119,15 @@ def _storage_usd_per_hour(offer: dict[str, Any]) -> float:
 
 def _collect(offers: list[Any], names: GpuNames) -> dict[tuple[str, int], _Group]:
     groups: dict[tuple[str, int], _Group] = {}
+    seen: set[object] = set()
     for offer in offers:
         if not isinstance(offer, dict) or not isinstance(offer.get("gpu_name"), str):
             continue
+        ident = offer.get("id")
+        if isinstance(ident, (int, str)) and not isinstance(ident, bool):
+            if ident in seen:  # one machine listed twice is one offer, not two in the median
+                continue
+            seen.add(ident)
         count = offer.get("num_gpus")
         if not isinstance(count, int) or isinstance(count, bool) or count not in GPU_COUNTS:
             continue
@@ -211,7 +217,10 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     headers = _headers(address, progress)
     progress(f"searching {address} for verified offers")
     found = named(
-        address, lambda: parse(client.post_json(address, QUERY, headers=headers), now.date())
+        address,
+        lambda: parse(
+            client.post_json(address, QUERY, headers=headers, own_hosts=(API_HOST,)), now.date()
+        ),
     )
     snapshot = PriceSnapshot(
         provider=NAME,

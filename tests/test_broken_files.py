@@ -18,6 +18,7 @@ from costcalc.edge import locations
 from costcalc.edge.resources import MAX_FILE_BYTES
 from costcalc.store import history
 from costcalc.store.settings import Settings, save_settings
+from costcalc.store.snapshots import load_bundled, write_refreshed
 from tests.bench_results import gpu_bench
 
 OFFER = CloudOffer(
@@ -41,8 +42,7 @@ def make_files(home: Path) -> dict[str, Path]:
     )
     snapshot = locations.snapshots_dir() / "aws_spot.yaml"
     snapshot.parent.mkdir(parents=True, exist_ok=True)
-    bundled = Path(__file__).resolve().parents[1] / "prices" / "aws_spot.yaml"
-    snapshot.write_text(bundled.read_text())
+    write_refreshed(snapshot, load_bundled("aws-spot"))
     bench = save_result(gpu_bench())
     history.record([OFFER], OFFER.fetched_at)
     assert main(["quick", "--gpu", "rtx3090", "--json"]) == 0  # fills the parse cache

@@ -232,14 +232,14 @@ def test_repeated_rows_are_stored_once_and_never_block_later_refreshes(
 def test_an_old_snapshot_with_repeated_rows_does_not_refuse_a_correct_refresh(
     aws_feeds: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from costcalc.edge.resources import load_yaml_file, write_model_yaml
+    from costcalc.store.snapshots import load_refreshed, write_refreshed
 
     assert refresh(capsys, "--provider", "aws-spot")[0] == 0
     path = refreshed_path("aws-spot")
     from costcalc.core.models import PriceSnapshot
 
-    snapshot = load_yaml_file(path, PriceSnapshot)
-    write_model_yaml(path, snapshot.model_copy(update={"offers": snapshot.offers * 4}))
+    snapshot = load_refreshed(path, PriceSnapshot)
+    write_refreshed(path, snapshot.model_copy(update={"offers": snapshot.offers * 4}))
     code, _out, err = refresh(capsys, "--provider", "aws-spot")
     assert code == 0, err
 

@@ -138,10 +138,16 @@ def body(
 
 
 def absurd() -> str:
+    """Every spot price a thousand times too high: a feed that changed units, refused whole
+    (one wrong GPU alone is held back: tests/test_faults_prices.py)."""
     doc = json.loads(SPOT_JSON)
-    doc["config"]["regions"][0]["instanceTypes"][1]["sizes"][0]["valueColumns"][0]["prices"][
-        "USD"
-    ] = "99999"
+    for region in doc["config"]["regions"]:
+        for kind in region["instanceTypes"]:
+            for size in kind["sizes"]:
+                for column in size["valueColumns"]:
+                    usd = column["prices"].get("USD")
+                    if usd not in (None, "N/A*"):
+                        column["prices"]["USD"] = str(float(usd) * 1000)
     return json.dumps(doc)
 
 
@@ -153,7 +159,7 @@ FAULTS: dict[str, tuple[Callable[[Request], Response], str]] = {
     "truncated JSON": (body(SPOT_JSON[: len(SPOT_JSON) // 2]), "ends early"),
     "wrong shape": (body('{"vers": 0.01, "data": [1, 2]}'), "unexpected shape: config"),
     "huge body": (body(b"{" + b" " * (2 * 2**20) + b"}"), "exceeds 1.0 MB"),
-    "absurd prices": (body(absurd()), "implausible price: g4dn.xlarge in us-east-1"),
+    "every price absurd": (body(absurd()), "implausible prices in"),
 }
 
 

@@ -12,7 +12,7 @@ from costcalc.core.errors import DataFileError
 from costcalc.core.models import PriceSnapshot
 from costcalc.edge import locations
 from costcalc.edge.resources import load_yaml_file, write_atomic
-from costcalc.store.snapshots import load_bundled, load_snapshot, refreshed_path
+from costcalc.store.snapshots import load_bundled, load_snapshot, refreshed_path, sealed
 
 GOOD = """
 provider: paperspace
@@ -69,10 +69,10 @@ def test_write_atomic_replaces_whole_files(tmp_path: Path) -> None:
 def test_refreshed_snapshot_wins_and_a_corrupt_one_falls_back(tmp_path: Path) -> None:
     path = refreshed_path("paperspace")
     path.parent.mkdir(parents=True)
-    path.write_text(GOOD)
+    path.write_text(sealed(GOOD, 1))
     loaded = load_snapshot("paperspace")
     assert loaded.origin == str(path) and len(loaded.snapshot.offers) == 1
-    path.write_text(GOOD[: len(GOOD) // 2])  # truncated mid-file
+    path.write_text(sealed(GOOD, 1)[: len(GOOD) // 2])  # truncated mid-file
     fallback = load_snapshot("paperspace")
     assert fallback.origin == "bundled"
     assert fallback.snapshot == load_bundled("paperspace")
@@ -120,7 +120,8 @@ def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(
     path = refreshed_path("aws-spot")
     path.parent.mkdir(parents=True, exist_ok=True)
     text = (Path(__file__).resolve().parents[1] / "prices" / "aws_spot.yaml").read_text()
-    path.write_text(text.replace("gpu: t4", "gpu: t4_renamed"))
+    rows = len(load_bundled("aws-spot").offers)
+    path.write_text(sealed(text.replace("gpu: t4", "gpu: t4_renamed"), rows))
     assert main(["quick", "--gpu", "rtx3090", "--provider", "aws-spot", "--json"]) == 0
     out, err = capsys.readouterr()
     assert "t4_renamed" in err and "left out" in err

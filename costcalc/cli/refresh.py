@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
+
+if TYPE_CHECKING:
+    from costcalc.feeds.refresh import ProviderResult
 
 
 def register(sub: Any) -> None:
@@ -77,19 +81,16 @@ def run(ns: argparse.Namespace) -> int:
     chatty = not ns.quiet and not ns.json and not log_style
 
     def progress(event: RefreshEvent) -> None:
-        # a terminal sees what each provider says and how it ended; cron's log has the summary
-        if chatty and isinstance(event, (ProviderSaid, ProviderFinished)):
-            print(f"costcalc: {safe(str(event))}", file=sys.stderr)
+        # each provider's line goes out as it finishes, flushed, to a terminal or a pipe alike;
+        # a terminal also sees what each provider says on the way
+        if chatty and isinstance(event, ProviderSaid):
+            print(f"costcalc: {safe(str(event))}", file=sys.stderr, flush=True)
+        elif isinstance(event, ProviderFinished):
+            _tell(event.result, ns, line)
 
     report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
-    for result in report.failed:
-        print(
-            line(
-                f"costcalc: refresh: {result.provider} failed: {result.message}; "
-                "kept its last good snapshot"
-            ),
-            file=sys.stderr,
-        )
+    for note in report.notes:
+        print(line(f"costcalc: refresh: note: {note}"), file=sys.stderr)
     if report.history_error:
         print(
             line(f"costcalc: refresh: history not updated: {report.history_error}"), file=sys.stderr
@@ -107,6 +108,7 @@ def run(ns: argparse.Namespace) -> int:
                     "offers": r.offers,
                     "unknown_gpu_count": len(r.unknown_gpus),
                     "unknown_gpus": [safe(name) for name in r.unknown_gpus],
+                    "held_back": [safe(note) for note in r.held_back],
                     "message": safe(r.message),
                 }
                 for r in report.results
@@ -114,11 +116,29 @@ def run(ns: argparse.Namespace) -> int:
         }
         print(json.dumps(doc, indent=2))
     elif not ns.quiet:
-        for result in report.results:
-            if result.ok:
-                state = "skipped" if result.skipped else "ok"
-                print(line(f"{result.provider}: {state}: {result.message}"))
+        print(line(f"refresh: {summary(report.results)}"), flush=True)
     return report.exit_code
+
+
+def _tell(result: ProviderResult, ns: argparse.Namespace, line: Callable[[str], str]) -> None:
+    """One provider's line, as soon as it finished: a failure on stderr (always, once), a
+    success on stdout (unless --quiet or --json)."""
+    import sys
+
+    if not result.ok:
+        text = f"costcalc: refresh: {result.provider} failed: {result.message}; "
+        print(line(text + "kept its last good snapshot"), file=sys.stderr, flush=True)
+    elif not ns.quiet and not ns.json:
+        state = "skipped" if result.skipped else "ok"
+        print(line(f"{result.provider}: {state}: {result.message}"), flush=True)
+
+
+def summary(results: Sequence[ProviderResult]) -> str:
+    """'3 refreshed, 9 skipped, 2 failed': counted from the same results the lines told."""
+    refreshed = sum(1 for r in results if r.ok and not r.skipped)
+    skipped = sum(1 for r in results if r.skipped)
+    failed = sum(1 for r in results if not r.ok)
+    return f"{refreshed} refreshed, {skipped} skipped, {failed} failed"
 
 
 def cron_line() -> str:

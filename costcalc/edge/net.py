@@ -7,8 +7,15 @@ Rules kept here:
 - every download ends by its deadline, however slowly its bytes arrive: a watchdog shuts the
   request's sockets when the time is up (the connect, the headers and the body alike), and the
   whole refresh has a deadline of its own;
-- credentials travel only over https, to their provider's own host (or this machine); a
-  plain-http or foreign-host URL gets no credentials and says why;
+- one URL parser decides and connects (`address`): a URL is prepared as requests will send it
+  and read with urllib3's own parser; anything unusual in its authority (a backslash, userinfo,
+  percent signs, a non-ASCII host, an odd port) is refused before any request, so no check can
+  see one host while the connection goes to another;
+- credentials travel only over https, to their provider's own host (or this machine), checked by
+  the client on the prepared URL it is about to send; a plain-http or foreign-host URL gets no
+  credentials and says why;
+- the client's observer is given when it is made and never changed (`observed` makes a sibling
+  sharing the session and deadline), so no provider can inherit another's hook;
 - every failure becomes one FetchError line that names the host and what went wrong; a response
   is never trusted past `max_bytes`.
 """
@@ -16,8 +23,10 @@ Rules kept here:
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -30,6 +39,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
 from costcalc import __version__
@@ -39,6 +49,7 @@ CHUNK_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest line a streamed price list may have: a CSV row is a few hundred bytes."""
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+Hosts = tuple[str, ...]
 
 
 class FetchError(Exception):
@@ -184,11 +195,13 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
 
 
 def make_session(settings: FetchSettings) -> requests.Session:
-    """A session that retries connection errors and 5xx answers with exponential backoff, and
-    opens a fresh, watched connection for every request (so every socket has its deadline)."""
+    """A session that retries 5xx answers with exponential backoff, and opens a fresh, watched
+    connection for every request (so every socket has its deadline). A host that cannot be
+    reached (no name, refused, no route, connect timeout) is not retried: it will not be there
+    a second later, and with no network every retry only delays the line that says so."""
     retry = Retry(
         total=settings.retries,
-        connect=settings.retries,
+        connect=0,
         read=0,  # a server too slow once is too slow again: fail within the timeout
         status=settings.retries,
         other=0,
@@ -217,6 +230,87 @@ def make_session(settings: FetchSettings) -> requests.Session:
     return session
 
 
+# --------------------------------------------------------------------------- URLs
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_ODD_IN_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
+"""A backslash, whitespace or a control character: parsers disagree on what each means."""
+_AUTHORITY = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
+
+
+class BadUrl(FetchError):
+    """A URL refused before any request: its reason says what is unusual in it."""
+
+
+@dataclass(frozen=True)
+class Address:
+    """A URL as requests will send it: the prepared text, and the scheme, host and port urllib3
+    connects to."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        return self.host in LOOPBACK
+
+    @property
+    def origin(self) -> tuple[str, str, int]:
+        return (self.scheme, self.host, self.port)
+
+
+def address(url: str) -> Address:
+    """The one parser that both decides and connects: refuse anything unusual in the URL's
+    authority, then prepare it as requests does and read the host urllib3 will connect to;
+    BadUrl (a FetchError) names what is wrong."""
+    if _ODD_IN_URL.search(url):
+        raise BadUrl("has a backslash, a space or a control character; not a plain URL")
+    scheme = url.partition(":")[0].lower()
+    if scheme not in DEFAULT_PORTS:
+        raise BadUrl(f"is a {scheme or 'schemeless'} URL; only http and https are fetched")
+    authority = _AUTHORITY.match(url)
+    raw = authority[1] if authority else ""
+    if "@" in raw:
+        raise BadUrl("names a user or password before the host; not sent")
+    if "%" in raw or not raw.isascii():
+        raise BadUrl("has an encoded or non-ASCII host name; write the host in plain ASCII")
+    prepared = requests.models.PreparedRequest()
+    try:
+        prepared.prepare_url(url, None)
+        parsed = parse_url(str(prepared.url))
+        port = parsed.port or DEFAULT_PORTS[scheme]
+    except Exception as exc:  # requests and urllib3 raise a dozen kinds for a malformed URL
+        raise BadUrl(f"is not a valid URL ({_reason(exc)})") from None
+    host = (parsed.host or "").strip("[]").lower()
+    if not host or host != _split_host(url):
+        raise BadUrl("reads as different hosts to different parsers; not a plain URL")
+    checked = Address(str(prepared.url), scheme, host, port)
+    if port != DEFAULT_PORTS[scheme] and not checked.loopback:
+        raise BadUrl(f"names port {port}; only {scheme}'s own port {DEFAULT_PORTS[scheme]} is used")
+    return checked
+
+
+def _split_host(url: str) -> str:
+    """The host as the standard library reads it, for the two-parser agreement check."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:  # 'Invalid IPv6 URL'
+        return ""
+
+
+def public_url(url: str) -> str:
+    """What may be stored or printed of a URL: scheme, host, port and path; never a user, a
+    password, a query string (which may carry a key) or a fragment."""
+    try:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+    except ValueError:
+        return "(not a valid URL)"
+
+
 # --------------------------------------------------------------------------- credentials
 
 
@@ -226,20 +320,25 @@ def host_of(url: str) -> str:
 
 def credential_refusal(url: str, own_host: str) -> str | None:
     """Why credentials must not go to `url`, or None when they may: https, and the provider's
-    own host (or a subdomain of it) or this machine."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme != "https":
-        return f"{host or url} is plain {parts.scheme or 'text'}, not https"
-    if host in LOOPBACK or host == own_host or host.endswith("." + own_host):
+    own host (or a subdomain of it) or this machine, as the connection will see it."""
+    try:
+        target = address(url)
+    except BadUrl as exc:
+        return f"the URL {exc}"
+    if target.scheme != "https":
+        return f"{target.host} is plain {target.scheme}, not https"
+    host = target.host
+    if target.loopback or host == own_host or host.endswith("." + own_host):
         return None
     return f"{host} is not {own_host}"
 
 
 def same_origin(first: str, following: str) -> bool:
-    """A next-page link stays on the first page's scheme, host and port."""
-    a, b = urlsplit(first), urlsplit(following)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+    """A next-page link stays on the first page's scheme, host and port (as connected to)."""
+    try:
+        return address(first).origin == address(following).origin
+    except BadUrl:
+        return False
 
 
 # --------------------------------------------------------------------------- the client
@@ -249,13 +348,35 @@ class HttpClient:
     """GET and POST with limits; `get`/`post_json` return the whole (decompressed) body,
     `iter_lines` streams it line by line."""
 
-    def __init__(self, settings: FetchSettings | None = None) -> None:
+    def __init__(
+        self,
+        settings: FetchSettings | None = None,
+        *,
+        on_request: Callable[[str], None] | None = None,
+    ) -> None:
         self.settings = settings or FetchSettings.from_env()
         self.session = make_session(self.settings)
         self.ends_at = time.monotonic() + self.settings.refresh_deadline_s
         """The refresh's own deadline: no download starts, or runs, past it."""
-        self.on_request: Callable[[str], None] | None = None
-        """Told the host of every download as it starts (the refresh says whom it is asking)."""
+        self._on_request = on_request
+        self.unconfirmed: list[str] = []
+        """Downloads whose length nothing confirmed (no Content-Length, not chunked): a cut
+        connection would look like a whole answer, so the refresh compares them with the last
+        snapshot before trusting them."""
+
+    @property
+    def on_request(self) -> Callable[[str], None] | None:
+        """Told the host of every download as it starts (the refresh says whom it is asking);
+        fixed when the client is made."""
+        return self._on_request
+
+    def observed(self, on_request: Callable[[str], None]) -> HttpClient:
+        """A client with the same session and deadline that tells `on_request` of each download
+        and keeps its own list of unconfirmed downloads: one per provider."""
+        sibling = copy.copy(self)
+        sibling._on_request = on_request
+        sibling.unconfirmed = []
+        return sibling
 
     def close(self) -> None:
         self.session.close()
@@ -266,20 +387,32 @@ class HttpClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def get(self, url: str, headers: Mapping[str, str] | None = None) -> bytes:
-        return b"".join(self._chunks("GET", url, headers, None, self.settings.max_bytes))
+    def get(
+        self, url: str, headers: Mapping[str, str] | None = None, *, own_hosts: Hosts = ()
+    ) -> bytes:
+        """The whole (decompressed) body. A request with an Authorization header is sent only
+        when its prepared URL is https on one of `own_hosts` (or this machine)."""
+        request = _Request("GET", url, headers, None, own_hosts)
+        return b"".join(self._chunks(request, self.settings.max_bytes))
 
-    def post_json(self, url: str, body: Any, headers: Mapping[str, str] | None = None) -> bytes:
+    def post_json(
+        self,
+        url: str,
+        body: Any,
+        headers: Mapping[str, str] | None = None,
+        *,
+        own_hosts: Hosts = (),
+    ) -> bytes:
         """POST a JSON query (GraphQL, a search) and return the answer's bytes."""
-        return b"".join(self._chunks("POST", url, headers, body, self.settings.max_bytes))
+        request = _Request("POST", url, headers, body, own_hosts)
+        return b"".join(self._chunks(request, self.settings.max_bytes))
 
     def iter_lines(self, url: str, headers: Mapping[str, str] | None = None) -> Iterator[str]:
         """Decoded text lines, read chunk by chunk in linear time: memory holds a chunk and the
         unfinished line, never the body; a line longer than MAX_LINE_BYTES is refused."""
         pending = bytearray()
-        for chunk in self._chunks(
-            "GET", url, None if headers is None else headers, None, self.settings.max_stream_bytes
-        ):
+        request = _Request("GET", url, headers, None, ())
+        for chunk in self._chunks(request, self.settings.max_stream_bytes):
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
@@ -305,20 +438,18 @@ class HttpClient:
             raise FetchError(f"{_where(url)}: not tried, the refresh's {limit:g} s deadline passed")
         return Deadline(min(self.settings.deadline_s, remaining))
 
-    def _chunks(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str] | None,
-        body: Any,
-        max_bytes: int,
-    ) -> Iterator[bytes]:
-        if self.on_request is not None:
-            self.on_request(host_and_port(url))
+    def _chunks(self, request: _Request, max_bytes: int) -> Iterator[bytes]:
+        url = request.url
+        try:
+            target = address(url)
+        except BadUrl as exc:
+            raise BadUrl(f"{public_url(url)}: the URL {exc}; nothing was sent") from None
+        if self._on_request is not None:
+            self._on_request(host_and_port(target.url))
         deadline = self._deadline(url)
         with deadline:
             try:
-                yield from self._read(method, url, headers, body, max_bytes)
+                yield from self._read(request, max_bytes)
             except FetchError:
                 if deadline.expired:
                     raise self._late(url, deadline) from None
@@ -327,23 +458,34 @@ class HttpClient:
                 if deadline.expired:
                     raise self._late(url, deadline) from exc
                 raise FetchError(f"{_where(url)}: download broke off ({_reason(exc)})") from exc
+            if deadline.expired:  # the watchdog's shutdown reads as a clean end of the body
+                raise self._late(url, deadline)
 
     def _late(self, url: str, deadline: Deadline) -> FetchError:
         return FetchError(f"{_where(url)}: no complete answer within {deadline.seconds:g} s")
 
-    def _read(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str] | None,
-        body: Any,
-        max_bytes: int,
-    ) -> Iterator[bytes]:
-        timeout = (self.settings.connect_timeout_s, self.settings.read_timeout_s)
-        try:
-            response = self.session.request(
-                method, url, headers=dict(headers or {}), json=body, timeout=timeout, stream=True
+    def _prepare(self, request: _Request) -> requests.PreparedRequest:
+        """The request exactly as it will be sent; credentials checked on its prepared URL."""
+        prepared = self.session.prepare_request(
+            requests.Request(
+                request.method, request.url, headers=dict(request.headers or {}), json=request.body
             )
+        )
+        if "Authorization" in prepared.headers:
+            refusals = [credential_refusal(str(prepared.url), h) for h in request.own_hosts]
+            if None not in refusals:
+                why = refusals[0] if refusals else "no host may receive them"
+                raise FetchError(f"{_where(request.url)}: {why}: credentials not sent")
+        return prepared
+
+    def _read(self, request: _Request, max_bytes: int) -> Iterator[bytes]:
+        url = request.url
+        timeout = (self.settings.connect_timeout_s, self.settings.read_timeout_s)
+        prepared = self._prepare(request)
+        # what session.request would add: proxies and the CA bundle from the environment
+        env = self.session.merge_environment_settings(str(prepared.url), {}, True, None, None)
+        try:
+            response = self.session.send(prepared, timeout=timeout, **env)
         except requests.exceptions.RequestException as exc:
             raise FetchError(f"{_where(url)}: {self._explain(exc)}") from exc
         with response:
@@ -359,6 +501,8 @@ class HttpClient:
             if declared and declared.isdigit() and not encoded and int(declared) > max_bytes:
                 too_big = f"body of {_size(int(declared))} exceeds {_size(max_bytes)}"
                 raise FetchError(f"{_where(url)}: {too_big}")
+            if not declared and "chunked" not in response.headers.get("Transfer-Encoding", ""):
+                self.unconfirmed.append(_where(url))
             received = 0
             for chunk in response.raw.stream(CHUNK_BYTES, decode_content=True):
                 received += len(chunk)
@@ -384,6 +528,16 @@ class HttpClient:
         if isinstance(exc, requests.exceptions.ConnectionError):
             return f"cannot connect ({_reason(exc)})"
         return _reason(exc)
+
+
+@dataclass(frozen=True)
+class _Request:
+    method: str
+    url: str
+    headers: Mapping[str, str] | None
+    body: Any
+    own_hosts: Hosts
+    """The hosts an Authorization header may go to (with their subdomains)."""
 
 
 def _line(data: bytearray) -> str:

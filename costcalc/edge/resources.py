@@ -5,8 +5,9 @@ Rules kept here:
 - nothing is trusted until `model_validate` accepts it; any failure becomes one DataFileError
   line that names the file and what to do, never a traceback or a signal;
 - every file is read through `read_user_text`: at most MAX_FILE_BYTES, UTF-8 (a BOM is fine),
-  and, for YAML, no deeper than MAX_NESTING levels and no more than MAX_ALIASES aliases, checked
-  before libyaml sees the text (a deeply nested file would crash its C parser);
+  and, for YAML, no deeper than MAX_NESTING levels, no more than MAX_NODES values and no more
+  than MAX_ALIASES aliases, checked before libyaml sees the text (a deeply nested file would
+  crash its C parser; a file of millions of tiny values would take gigabytes);
 - writes go to a temp file that is fsynced and renamed over the target, so a crash never leaves
   half a file.
 
@@ -48,6 +49,11 @@ MAX_NESTING = 64
 """Deepest YAML nesting accepted; costcalc's own files nest 4 levels."""
 MAX_ALIASES = 256
 """YAML aliases accepted in one file: a 'billion laughs' file expands each alias many times."""
+MAX_NODES = 200_000
+"""YAML values accepted in one file, counted before parsing (a line, a comma or a colon each may
+start one): memory and time grow with values, not bytes (a 60 MB file of `[0, 0, ...]` is 30
+million of them). costcalc's largest file has under 10,000; a refreshed snapshot of every AWS
+region a few tens of thousands."""
 CACHE_ENTRIES = 32
 """Parsed files kept in the cache; older entries are deleted."""
 
@@ -106,6 +112,11 @@ def check_yaml_shape(text: str, where: str) -> None:
     if deepest > MAX_NESTING:
         raise DataFileError(
             f"{where}: nested deeper than {MAX_NESTING} levels; not a costcalc file"
+        )
+    values = text.count("\n") + text.count(",") + text.count(":")
+    if values > MAX_NODES:
+        raise DataFileError(
+            f"{where}: more than {MAX_NODES:,} YAML values (about {values:,}); not a costcalc file"
         )
     if len(_ALIAS.findall(text)) > MAX_ALIASES:
         raise DataFileError(f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file")
@@ -179,7 +190,8 @@ def load_yaml_text(text: str, where: str, model: type[M]) -> M:
     return result
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
+    """A 128-bit BLAKE2b of `data`, in hex: seals cached and stored files."""
     return blake2b(data, digest_size=16).hexdigest()
 
 
@@ -191,7 +203,7 @@ def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
         directory = locations.cache_dir() / "parsed"
     except Exception:  # no usable home directory: run without a cache
         return None
-    return directory / f"{model.__name__}-{__version__}-{_digest(text.encode('utf-8'))}.json"
+    return directory / f"{model.__name__}-{__version__}-{digest(text.encode('utf-8'))}.json"
 
 
 def _read_cache(path: Path, model: type[M]) -> M | None:
@@ -200,7 +212,7 @@ def _read_cache(path: Path, model: type[M]) -> M | None:
         with path.open("rb") as handle:
             seal = handle.readline().strip().decode("ascii")
             payload = handle.read(MAX_FILE_BYTES)
-        if seal != _digest(payload):
+        if seal != digest(payload):
             return None
         return model.model_validate_json(payload)
     except (OSError, ValueError):
@@ -210,7 +222,7 @@ def _read_cache(path: Path, model: type[M]) -> M | None:
 def _write_cache(path: Path, result: BaseModel) -> None:
     payload = result.model_dump_json()
     with contextlib.suppress(OSError):
-        write_atomic(path, _digest(payload.encode("utf-8")) + "\n" + payload)
+        write_atomic(path, digest(payload.encode("utf-8")) + "\n" + payload)
         prune_cache(path.parent)
 
 

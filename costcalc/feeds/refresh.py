@@ -14,6 +14,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,23 +22,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
+
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
+from costcalc.core.plausible import Readings, doubt
 from costcalc.edge import locations
 from costcalc.providers import registry
 from costcalc.providers.base import Fetched, Provider, Skip
-from costcalc.store.snapshots import load_bundled, refreshed_observations, refreshed_path
+from costcalc.store.bundled import load_catalog
+from costcalc.store.snapshots import (
+    load_bundled,
+    load_refreshed,
+    refreshed_observations,
+    refreshed_path,
+    write_refreshed,
+)
 
 if TYPE_CHECKING:
+    from costcalc.core.catalog import GpuCatalog
     from costcalc.edge.net import FetchSettings, HttpClient
 
-MIN_USD_PER_GPU_HOUR = 0.01
-MAX_USD_PER_GPU_HOUR = 100.0
-"""Plausible range of a cloud price per GPU-hour; outside it a feed changed units or broke."""
+MOSTLY_IMPLAUSIBLE = 0.5
+"""A payload with more than this share of its prices held back changed units or broke: it is
+refused whole, and the last good snapshot stays."""
 
 KEEP_AT_LEAST = 0.5
 """A payload with fewer rows than this share of the last refreshed snapshot is refused."""
+
+MAX_FIELD_CHARS = 1000
+"""Longest text a stored offer or snapshot may carry: the bundled files' longest is a few
+hundred characters; a feed with 1 MB names made a 107 MB snapshot no reader accepts."""
 
 NAMES_SHOWN = 10
 """Unknown GPU names a result's message lists; `refresh --json` lists them all."""
@@ -54,6 +70,9 @@ class ProviderResult:
     skipped: bool = False
     unknown_gpus: tuple[str, ...] = ()
     """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
+    held_back: tuple[str, ...] = ()
+    """Offers whose price is not believable for their GPU (costcalc.core.plausible), or whose
+    texts are too long to store: not stored, so they never reach a verdict; each says why."""
     label: str = ""
     """The provider as people name it: 'AWS EC2 spot'."""
     hosts: tuple[str, ...] = ()
@@ -136,6 +155,8 @@ class RefreshReport:
     started_at: datetime
     results: list[ProviderResult] = field(default_factory=list)
     history_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the user should know that is not a failure (an empty history file found)."""
 
     @property
     def failed(self) -> list[ProviderResult]:
@@ -150,20 +171,100 @@ class RefreshReport:
 # --------------------------------------------------------------------------- checks
 
 
-def check_plausible(snapshot: PriceSnapshot) -> None:
-    """Every row names a known GPU and a sane price per GPU-hour."""
-    from costcalc.store.bundled import load_catalog
-
-    catalog = load_catalog()
+def check_known(snapshot: PriceSnapshot, catalog: GpuCatalog) -> None:
+    """Every row names a GPU the catalog knows (the parsers map names; a slip is a bug)."""
     for row in snapshot.offers:
         if row.gpu not in catalog:
             raise Refused(f"{row.name} in {row.region}: unknown GPU {row.gpu!r}")
-        per_gpu = row.usd_per_hour / row.gpu_count
-        if not MIN_USD_PER_GPU_HOUR <= per_gpu <= MAX_USD_PER_GPU_HOUR:
+
+
+def check_sizes(snapshot: PriceSnapshot) -> None:
+    """Refuse a snapshot whose own texts (source, notes, ...) are longer than any feed's."""
+    for field_name in ("source", "source_url", "licence", "notes"):
+        text = getattr(snapshot, field_name) or ""
+        if len(text) > MAX_FIELD_CHARS:
             raise Refused(
-                f"implausible price: {row.name} in {row.region} at ${per_gpu:,.4g} per GPU-hour "
-                f"(expected ${MIN_USD_PER_GPU_HOUR:g}-{MAX_USD_PER_GPU_HOUR:g})"
+                f"the feed's {field_name} is {len(text):,} characters long "
+                f"(at most {MAX_FIELD_CHARS:,}); not a price list"
             )
+
+
+def _oversized(row: OfferRow) -> str | None:
+    longest = max((len(v) for v in row.model_dump().values() if isinstance(v, str)), default=0)
+    if longest > MAX_FIELD_CHARS:
+        return f"a text of {longest:,} characters (at most {MAX_FIELD_CHARS:,})"
+    return None
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def check_confirmed(
+    new: PriceSnapshot, previous: PriceSnapshot | None, unconfirmed: Sequence[str], force: bool
+) -> None:
+    """A body whose length nothing confirmed (no Content-Length, not chunked) may be a cut
+    connection that looks whole: it is trusted only when it holds no fewer offers than the last
+    refreshed snapshot (in a fresh home there is nothing to compare; a cut by the deadline is
+    always an error, costcalc.edge.net)."""
+    if not unconfirmed or previous is None or force:
+        return
+    old = len({row_identity(r) for r in previous.offers})
+    count = len({row_identity(r) for r in new.offers})
+    if count < old:
+        raise Refused(
+            f"refused: {unconfirmed[0]} came without a length to check it by and holds "
+            f"{count} offers where the last snapshot had {old} (cut short?); run with --force "
+            "to accept"
+        )
+
+
+def hold_back(
+    snapshot: PriceSnapshot, catalog: GpuCatalog, readings: Readings
+) -> tuple[PriceSnapshot, tuple[str, ...]]:
+    """The snapshot without the rows whose price is not believable for their GPU, and a note
+    per row held back; Refused when most are (the feed changed units or broke)."""
+    held: list[str] = []
+    kept: list[OfferRow] = []
+    for row in snapshot.offers:
+        why = _oversized(row) or doubt(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings)
+        if why is None:
+            kept.append(row)
+        else:
+            held.append(f"{_short(row.name)} in {_short(row.region)}: {why}")
+    if not held:
+        return snapshot, ()
+    if len(held) > MOSTLY_IMPLAUSIBLE * len(snapshot.offers):
+        raise Refused(
+            f"implausible prices in {len(held)} of {len(snapshot.offers)} offers, e.g. {held[0]}"
+        )
+    return snapshot.model_copy(update={"offers": tuple(kept)}), tuple(held)
+
+
+def _readings(catalog: GpuCatalog) -> Readings:
+    """What every GPU costs in the snapshots in use (the last snapshot of each provider,
+    refreshed or bundled), without the user's own prices."""
+    from costcalc.store.snapshots import load_price_book
+
+    return Readings.of(load_price_book(overrides=False, catalog=catalog).offers)
+
+
+def _without_secrets(snapshot: PriceSnapshot) -> PriceSnapshot:
+    """The snapshot as it may be stored: its URL without a user, password or query string
+    (an override's URL may carry a key there)."""
+    from costcalc.edge.net import public_url
+
+    if snapshot.source_url is None:
+        return snapshot
+    return snapshot.model_copy(update={"source_url": public_url(snapshot.source_url)})
+
+
+def unstorable(exc: ValidationError) -> str:
+    """One line for a feed value the snapshot's model refuses (a control character in a name,
+    a negative count): which field, and why."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the answer"
+    return f"the feed has a value costcalc cannot store ({where}: {first['msg']})"
 
 
 def row_identity(row: OfferRow) -> tuple[object, ...]:
@@ -199,13 +300,11 @@ def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: 
 def _previous(provider: Provider) -> PriceSnapshot | None:
     """The last refreshed snapshot, if there is a readable one (the bundled one is not compared:
     it comes from other sources and other regions)."""
-    from costcalc.edge.resources import load_yaml_file
-
     path = refreshed_path(provider)
     if not path.exists():
         return None
     try:
-        return load_yaml_file(path, PriceSnapshot)
+        return load_refreshed(path, PriceSnapshot)
     except DataFileError:
         return None
 
@@ -243,6 +342,17 @@ def without_host(message: str, hosts: Sequence[str]) -> str:
     return rest if server in hosts else message
 
 
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+
+
+def _said(provider: str, text: str) -> ProviderSaid:
+    """A provider's progress line with each URL in it shown without user, password or query
+    (a URL override may carry a key there)."""
+    from costcalc.edge.net import public_url
+
+    return ProviderSaid(provider, _URL.sub(lambda found: public_url(found[0]), text))
+
+
 class _Asked:
     """The hosts one provider asks, each told to `progress` the first time."""
 
@@ -266,14 +376,13 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
     """Download the ECB's euro reference rates and keep them beside the bundled ones (not a price
     provider: no offers, no history); a bad file keeps the last good rates."""
     from costcalc.core.models import FxRates
-    from costcalc.edge.net import FetchError
-    from costcalc.edge.resources import write_model_yaml
+    from costcalc.edge.net import FetchError, public_url
     from costcalc.providers import ecb
     from costcalc.providers.common import FeedError
-    from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file
+    from costcalc.store.snapshots import FX_FILE, fx_path, load_bundled_file, load_fx
 
     asked = _Asked(ecb.NAME, progress)
-    client.on_request = asked
+    client = client.observed(asked)
 
     def failed(message: str) -> ProviderResult:
         hosts = tuple(asked.hosts)
@@ -283,17 +392,16 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         )
 
     try:
-        progress(ProviderSaid(ecb.NAME, f"downloading {ecb.url()}"))
+        progress(ProviderSaid(ecb.NAME, f"downloading {public_url(ecb.url())}"))
         rates = ecb.fetch(client)
-        write_model_yaml(
-            fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
-        )
+        ecb.check_change(rates, load_fx().rates, now.date())
+        write_refreshed(fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now))
     except (FetchError, FeedError, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
         return failed(f"unexpected {type(exc).__name__}: {exc}")
-    finally:
-        client.on_request = None
     summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
     return ProviderResult(
         ecb.NAME,
@@ -308,16 +416,31 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
 # --------------------------------------------------------------------------- the job
 
 
+def _checked(
+    snapshot: PriceSnapshot, provider: Provider, unconfirmed: Sequence[str], force: bool
+) -> tuple[PriceSnapshot, int, tuple[str, ...]]:
+    """The snapshot as it may be stored, how many repeated rows it lost and the notes of the
+    rows held back; Refused when it cannot be trusted as a whole."""
+    snapshot, repeated = deduplicated(_without_secrets(snapshot))
+    check_sizes(snapshot)
+    catalog = load_catalog()
+    snapshot, held = hold_back(snapshot, catalog, _readings(catalog))
+    check_known(snapshot, catalog)
+    previous = _previous(provider)
+    check_not_shrunk(snapshot, previous, force)
+    check_confirmed(snapshot, previous, unconfirmed, force)
+    return snapshot, repeated, held
+
+
 def _refresh_one(
     provider: Provider, client: HttpClient, now: datetime, force: bool, progress: Progress
 ) -> tuple[ProviderResult, list[CloudOffer]]:
     from costcalc.edge.net import FetchError
-    from costcalc.edge.resources import write_model_yaml
     from costcalc.providers.common import FeedError
 
     name = provider.name
     asked = _Asked(name, progress)
-    client.on_request = asked
+    client = client.observed(asked)
 
     def failed(message: str) -> tuple[ProviderResult, list[CloudOffer]]:
         hosts = tuple(asked.hosts)
@@ -328,40 +451,40 @@ def _refresh_one(
         return result, []
 
     try:
-        outcome = provider.refresh(client, now, lambda text: progress(ProviderSaid(name, text)))
+        outcome = provider.refresh(client, now, lambda text: progress(_said(name, text)))
         if isinstance(outcome, Skip):
             return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()
         if isinstance(outcome, Fetched):
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
-        outcome, repeated = deduplicated(outcome)
-        check_plausible(outcome)
-        check_not_shrunk(outcome, _previous(provider), force)
-        write_model_yaml(refreshed_path(provider), outcome)
+        outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force)
+        write_refreshed(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # one provider's bug must not stop the others
         return failed(f"unexpected {type(exc).__name__}: {exc}")
-    finally:
-        client.on_request = None
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
-    message += _unknown_note(unknown)
+    message += _unknown_note(unknown) + _held_note(held)
     summary = f"{count:,} offers" + (
         f", {len(unknown)} unknown GPU {'name' if len(unknown) == 1 else 'names'} skipped"
         if unknown
         else ""
     )
+    summary += f", {len(held)} implausible held back" if held else ""
     result = ProviderResult(
         name,
         True,
         message,
         offers=count,
         unknown_gpus=unknown,
+        held_back=held,
         label=provider.label,
         hosts=tuple(asked.hosts),
         summary=summary,
@@ -377,6 +500,16 @@ def _unknown_note(unknown: tuple[str, ...]) -> str:
     more = f" and {len(unknown) - NAMES_SHOWN} more" if len(unknown) > NAMES_SHOWN else ""
     noun = "name" if len(unknown) == 1 else "names"
     return f"; skipped {len(unknown)} GPU {noun} no table maps: {shown}{more}"
+
+
+def _held_note(held: tuple[str, ...]) -> str:
+    """'; held back 1 implausible price: 1x H100 in global: $0.01 per GPU-hour, expected ...'."""
+    if not held:
+        return ""
+    shown = "; ".join(held[:NAMES_SHOWN])
+    more = f"; and {len(held) - NAMES_SHOWN} more" if len(held) > NAMES_SHOWN else ""
+    noun = "price" if len(held) == 1 else "prices"
+    return f"; held back {len(held)} implausible {noun}: {shown}{more}"
 
 
 def _record(
@@ -403,10 +536,11 @@ def run_refresh(
     happens. Raises RefreshLocked if another refresh is running."""
     import filelock
 
-    from costcalc.edge.net import HttpClient
+    from costcalc.edge.net import FetchSettings, HttpClient
     from costcalc.edge.resources import clear_temp_files
     from costcalc.store import history
 
+    settings = settings or FetchSettings.from_env()  # a bad setting is exit 2 before any write
     names = list(dict.fromkeys(providers or registry.names()))
     wanted = [registry.get(p) for p in names]
     say = progress or (lambda _event: None)
@@ -422,6 +556,11 @@ def run_refresh(
         now = datetime.now(timezone.utc)
         report = RefreshReport(started_at=now)
         clear_temp_files(locations.snapshots_dir(), older_than_s=0)
+        if history.is_empty_file():
+            report.notes.append(
+                f"{locations.history_db()} was empty (0 bytes): the price history it held is "
+                "lost; a new one starts with this refresh"
+            )
         _record(report, history.reconcile, refreshed_observations())
         with HttpClient(settings) as client:
             for index, provider in enumerate(wanted, start=1):

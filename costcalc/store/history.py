@@ -102,9 +102,29 @@ def connect(path: Path | None = None) -> Iterator[sqlite3.Connection]:
                 conn.executescript(UNIQUE)
             yield conn
     except sqlite3.DatabaseError as exc:
-        raise HistoryError(
-            f"{db}: price history unusable ({exc}); move the file aside to start a new one"
-        ) from exc
+        raise HistoryError(f"{db}: {_advice(exc)}") from exc
+
+
+def _advice(exc: sqlite3.DatabaseError) -> str:
+    """What went wrong and what to do: a full disk is not a broken file."""
+    text = str(exc)
+    if "full" in text or "No space" in text:
+        return (
+            "price history not written: the disk is full; free some space (the history is intact)"
+        )
+    if "readonly" in text or "read-only" in text:
+        return "price history not written: the file or its directory is read-only"
+    return f"price history unusable ({text}); move the file aside to start a new one"
+
+
+def is_empty_file(path: Path | None = None) -> bool:
+    """True when the history file exists with no bytes at all: whatever it held is gone (a
+    disk or a copy failed), and SQLite would start a new one without a word."""
+    db = path or locations.history_db()
+    try:
+        return db.is_file() and db.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None = None) -> int:
@@ -137,7 +157,10 @@ def record(offers: Sequence[CloudOffer], fetched_at: datetime, path: Path | None
                 for o in offers
             ],
         )
-        return conn.total_changes - before
+        added = conn.total_changes - before
+        if not added:  # nothing new: no refresh row that records nothing
+            conn.execute("DELETE FROM refreshes WHERE id = ?", (refresh_id,))
+        return added
 
 
 def reconcile(held: Sequence[CloudOffer], path: Path | None = None) -> int:

@@ -25,15 +25,16 @@ warning, never silently ignored.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, Frozen
+from costcalc.core.plausible import MAX_GPUS_PER_OFFER
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
 
@@ -46,14 +47,45 @@ def _known_provider(value: str) -> str:
     return value
 
 
+MAX_USD_PER_HOUR = 10_000.0
+"""Dearest price a user's file may give for one offer: 64 GPUs at over $150 an hour each."""
+MIN_USD_PER_HOUR = 0.0001
+"""Cheapest non-zero price: below a hundredth of a cent an hour is a typo (1e-300), not a
+price; 0 says free."""
+MAX_ENTRIES = 1_000
+"""Overrides (and added offers) one file may hold: each is matched against every offer."""
+
+
+def _a_price(value: float) -> float:
+    if 0 < value < MIN_USD_PER_HOUR:
+        raise ValueError(f"{value:g} is too small to be a price per hour; write 0 for free")
+    return value
+
+
+def _not_ahead(value: date | None) -> date | None:
+    """A price cannot have been true after tomorrow (a time zone ahead of UTC is fine)."""
+    if value is not None and value > date.today() + timedelta(days=1):
+        raise ValueError(f"{value} is in the future; give the date the price was true")
+    return value
+
+
+UsdPerHour = Annotated[
+    float,
+    Field(ge=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False),
+    AfterValidator(_a_price),
+]
+AsOf = Annotated[date | None, AfterValidator(_not_ahead)]
+GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_OFFER)]
+
+
 class PriceOverride(Frozen):
     """A new price for offers costcalc already has."""
 
     provider: str
     name: str = Field(description="Offer name as `costcalc prices` shows it.")
     region: str | None = Field(default=None, description="Only this region; all when omitted.")
-    usd_per_hour: float = Field(ge=0)
-    as_of: date | None = Field(default=None, description="When the price was true.")
+    usd_per_hour: UsdPerHour
+    as_of: AsOf = Field(default=None, description="When the price was true.")
     note: str | None = None
 
     _provider = field_validator("provider")(_known_provider)
@@ -66,11 +98,11 @@ class AddedOffer(Frozen):
     name: str
     region: str
     gpu: str = Field(description="Any GPU name the catalog accepts.")
-    gpu_count: int = Field(default=1, ge=1)
-    usd_per_hour: float = Field(ge=0)
+    gpu_count: GpuCount = 1
+    usd_per_hour: UsdPerHour
     spot: bool = False
-    monthly_fee_usd: float = Field(default=0.0, ge=0)
-    as_of: date | None = None
+    monthly_fee_usd: float = Field(default=0.0, ge=0, le=1_000_000, allow_inf_nan=False)
+    as_of: AsOf = None
     note: str | None = None
 
     _provider = field_validator("provider")(_known_provider)
@@ -80,8 +112,8 @@ class PriceOverridesFile(Frozen):
     """<config dir>/prices.yaml."""
 
     schema_version: Literal[1] = 1
-    overrides: tuple[PriceOverride, ...] = ()
-    offers: tuple[AddedOffer, ...] = ()
+    overrides: tuple[PriceOverride, ...] = Field(default=(), max_length=MAX_ENTRIES)
+    offers: tuple[AddedOffer, ...] = Field(default=(), max_length=MAX_ENTRIES)
 
 
 def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:

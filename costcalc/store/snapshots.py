@@ -9,6 +9,8 @@ reported once and skipped: every other provider still works. The user's own pric
 
 from __future__ import annotations
 
+import errno
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +26,21 @@ from costcalc.core.models import (
     DesktopDefaults,
     ElectricityData,
     FxRates,
+    PriceSnapshot,
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
+from costcalc.core.plausible import believable
 from costcalc.edge import locations
-from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_file, load_yaml_resource
+from costcalc.edge.resources import (
+    PRICES_PACKAGE,
+    digest,
+    dump_yaml,
+    load_yaml_resource,
+    load_yaml_text,
+    read_user_text,
+    write_atomic,
+)
 from costcalc.providers import registry
 from costcalc.providers.base import Provider
 from costcalc.store.bundled import load_catalog
@@ -60,6 +72,77 @@ def refreshed_path(ref: ProviderRef) -> Path:
     return locations.snapshots_dir() / _provider(ref).snapshot_file
 
 
+# --------------------------------------------------------------------------- whole files only
+
+MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
+"""Largest snapshot stored: a quarter of what any reader accepts (MAX_FILE_BYTES), so a stored
+snapshot is always readable; a refreshed snapshot of every AWS region is a few MB."""
+_SEAL = re.compile(r"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
+
+
+def rows_of(model: BaseModel) -> int:
+    """What a stored snapshot counts: its offers, or its rates."""
+    if isinstance(model, PriceSnapshot):
+        return len(model.offers)
+    if isinstance(model, FxRates):
+        return len(model.per_eur)
+    raise TypeError(f"{type(model).__name__} is not a refreshed snapshot")
+
+
+def sealed(body: str, rows: int) -> str:
+    """`body` with a first line that gives its row count and checksum (a YAML comment, so the
+    file stays plain YAML to read and diff)."""
+    return f"# costcalc snapshot: {rows} rows, blake2b {digest(body.encode('utf-8'))}\n{body}"
+
+
+def write_refreshed(path: Path, model: BaseModel) -> None:
+    """Store a refreshed snapshot sealed with its row count and checksum, atomically; refuse
+    one that would be too big for a reader (DataFileError)."""
+    body = dump_yaml(model.model_dump(mode="json", exclude_defaults=True))
+    size = len(body.encode("utf-8"))
+    if size > MAX_SNAPSHOT_BYTES:
+        raise DataFileError(
+            f"{path.name}: the snapshot would be {size:,} bytes, more than "
+            f"{MAX_SNAPSHOT_BYTES:,}; not stored"
+        )
+    try:
+        write_atomic(path, sealed(body, rows_of(model)))
+    except OSError as exc:
+        raise DataFileError(f"{path}: {cannot_store(exc)}") from exc
+
+
+def cannot_store(exc: OSError) -> str:
+    """Why a file could not be written, in words that say what to do."""
+    if exc.errno == errno.ENOSPC:
+        return "not stored: the disk is full; free some space and run again"
+    if isinstance(exc, IsADirectoryError):
+        return "not stored: a directory stands where the file goes; move it aside"
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return "not stored: a file stands where a directory of costcalc's goes; move it aside"
+    return f"not stored ({exc.strerror or exc})"
+
+
+def load_refreshed(path: Path, model: type[M]) -> M:
+    """A refreshed snapshot, whole or not at all: its seal must match its text and its row
+    count the rows read (a file cut at a line boundary is still valid YAML)."""
+    try:
+        text = read_user_text(path)
+    except FileNotFoundError as exc:
+        raise DataFileError(f"{path}: no such file") from exc
+    seal = _SEAL.match(text)
+    if seal is None:
+        raise DataFileError(
+            f"{path}: no row count and checksum (written by an older costcalc, or by hand)"
+        )
+    body = text[seal.end() :]
+    if digest(body.encode("utf-8")) != seal[2]:
+        raise DataFileError(f"{path}: checksum does not match; the file was cut short or changed")
+    found = load_yaml_text(body, str(path), model)
+    if rows_of(found) != int(seal[1]):
+        raise DataFileError(f"{path}: {rows_of(found)} rows where its seal says {seal[1]}")
+    return found
+
+
 def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
     """The refreshed snapshot when there is a good one, else the bundled one (DataFileError when
     neither can be read)."""
@@ -69,7 +152,7 @@ def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
     warning = None
     if path.exists():
         try:
-            snapshot = load_yaml_file(path, provider.snapshot_model)
+            snapshot = load_refreshed(path, provider.snapshot_model)
             return LoadedSnapshot(provider.name, snapshot, str(path), stale_days)
         except DataFileError as exc:
             warning = f"{exc}; using the bundled {provider.name} prices instead"
@@ -95,7 +178,10 @@ def load_price_book(
             book.problems.append(f"{exc}; {provider.label} offers are left out")
             continue
         book.snapshots[provider.name] = loaded
-        book.offers.extend(_known_gpus(provider, provider.offers(loaded.snapshot), book, catalog))
+        offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
+        if loaded.origin != "bundled":  # the bundled prices are checked by the tests
+            offers = _believable(provider, offers, book, catalog)
+        book.offers.extend(offers)
     if overrides:
         book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots), catalog)
         book.problems += warnings
@@ -117,6 +203,21 @@ def _known_gpus(
     return [o for o in offers if o.gpu in catalog]
 
 
+def _believable(
+    provider: Provider, offers: list[CloudOffer], book: PriceBook, catalog: GpuCatalog
+) -> list[CloudOffer]:
+    """A refreshed snapshot's offers whose price is believable for their GPU's class: one
+    stored before these checks, or edited by hand, never brings a wrong price to a verdict."""
+    kept, notes = believable(offers, catalog)
+    if notes:
+        more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
+        book.problems.append(
+            f"{provider.label}: implausible prices in your refreshed snapshot left out: "
+            f"{notes[0]}{more}; `costcalc refresh` fetches current ones"
+        )
+    return kept
+
+
 def refreshed_observations() -> list[CloudOffer]:
     """The prices the refreshed snapshots observed (rows dated as their snapshot): what the
     history must hold."""
@@ -126,7 +227,7 @@ def refreshed_observations() -> list[CloudOffer]:
         if not path.exists():
             continue
         try:
-            snapshot = load_yaml_file(path, provider.snapshot_model)
+            snapshot = load_refreshed(path, provider.snapshot_model)
         except DataFileError:
             continue
         found += [o for o in provider.offers(snapshot) if o.fetched_at == snapshot.fetched_at]
@@ -175,9 +276,14 @@ def load_fx() -> LoadedRates:
     if not path.exists():
         return LoadedRates(bundled, "bundled")
     try:
-        refreshed = load_yaml_file(path, FxRates)
+        refreshed = load_refreshed(path, FxRates)
     except DataFileError as exc:
         return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
     if refreshed.as_of < bundled.as_of:
         return LoadedRates(bundled, "bundled")
+    from costcalc.providers.ecb import drifted
+
+    why = drifted(refreshed, bundled)  # a file stored before the rates were checked one by one
+    if why is not None:
+        return LoadedRates(bundled, "bundled", f"{path}: {why}; using the bundled exchange rates")
     return LoadedRates(refreshed, str(path))

@@ -1,7 +1,8 @@
 """What every live provider's tests check against the local feed server: a refresh that works,
 and a refresh that survives a misbehaving feed with its last good snapshot, its history and the
 other providers intact. Each provider's test module supplies its good payload and its own
-'wrong shape' and 'absurd prices' payloads.
+'wrong shape' and 'absurd prices' payloads: one wrong GPU is held back and named
+(costcalc.core.plausible); tests/test_faults_prices.py refuses a feed whose prices are mostly wrong.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from werkzeug import Request, Response
 
 from costcalc.cli import main
 from costcalc.edge import locations
-from costcalc.store.snapshots import refreshed_path
+from costcalc.store.snapshots import load_snapshot, refreshed_path
 
 Handler = Callable[[Request], Response]
 
@@ -75,15 +76,34 @@ def flaky(good: Handler) -> tuple[Handler, list[int]]:
     return handler, calls
 
 
-def standard_faults(good: str, wrong_shape: str, absurd: str) -> dict[str, tuple[Handler, str]]:
+def standard_faults(good: str, wrong_shape: str) -> dict[str, tuple[Handler, str]]:
     """Fault name -> (handler, what the one stderr line must say)."""
     return {
         "500 every time": (status(500), "HTTP 500"),
         "HTML": (body("<!DOCTYPE html><html><body>Down</body></html>", "text/html"), "got HTML"),
         "truncated JSON": (body(good[: len(good) // 2]), "ends early"),
         "wrong shape": (body(wrong_shape), "unexpected shape"),
-        "absurd prices": (body(absurd), "implausible price"),
     }
+
+
+def check_absurd_price_held_back(
+    capsys: pytest.CaptureFixture[str],
+    serve: Callable[[Handler], None],
+    absurd: Handler,
+    provider: str,
+) -> None:
+    """One GPU's price wrong by orders of magnitude: that GPU's offers are held back and named
+    in --json, the rest of the feed is stored, and the provider counts as refreshed."""
+    serve(absurd)
+    code, report = refresh(capsys, provider)
+    assert code == 0, report
+    held = result(report, provider)["held_back"]
+    assert held and all("per GPU-hour, expected" in note for note in held), held
+    snapshot = load_snapshot(provider)
+    assert snapshot.origin == str(refreshed_path(provider))
+    stored = {(row.name, row.region) for row in snapshot.snapshot.offers}  # type: ignore[union-attr]
+    held_rows = {tuple(note.split(": ")[0].rsplit(" in ", 1)) for note in held}
+    assert stored and not stored & held_rows, held_rows
 
 
 def check_fault_keeps_last_good(

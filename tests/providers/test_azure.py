@@ -210,7 +210,6 @@ FAULTS: dict[str, tuple[str, str, str]] = {
     "HTML": ("<!DOCTYPE html><html>Down</html>", PAGE2, "got HTML"),
     "truncated JSON on page 2": (PAGE1, _broken_second_page(), "page 2: JSON ends early"),
     "wrong shape": ('{"Items": {"a": 1}}', PAGE2, "unexpected shape: Items"),
-    "absurd prices": (PAGE1, _absurd(), "implausible price: Standard_NC4as_T4_v3"),
 }
 
 
@@ -229,4 +228,15 @@ def test_a_bad_feed_keeps_the_last_good_snapshot(
         pages(azure_feed),
         "azure",
         (bad, reason),
+    )
+
+
+def test_an_absurd_price_is_held_back(
+    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys,
+        lambda handler: azure_feed.serve(PATH, handler),
+        pages(azure_feed, PAGE1, _absurd()),
+        "azure",
     )

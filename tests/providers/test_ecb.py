@@ -145,9 +145,9 @@ def test_an_older_refreshed_file_does_not_hide_newer_bundled_rates(tmp_path: Pat
     older = ecb.to_fx_rates(
         ecb.parse(ECB_XML.replace(b"2026-09-24", b"2026-01-02")), load_fx().rates, NOW
     )
-    from costcalc.edge.resources import write_model_yaml
+    from costcalc.store.snapshots import write_refreshed
 
-    write_model_yaml(fx_path(), older)
+    write_refreshed(fx_path(), older)
     assert load_fx().origin == "bundled"
 
 

@@ -152,7 +152,7 @@ def _absurd() -> str:
 
 
 FAULTS = {
-    **feedcheck.standard_faults(GOOD, '{"data": ["gpu_1x_a10"]}', _absurd()),
+    **feedcheck.standard_faults(GOOD, '{"data": ["gpu_1x_a10"]}'),
     "key refused": (feedcheck.status(401), "HTTP 401"),
 }
 
@@ -167,4 +167,15 @@ def test_a_bad_feed_keeps_the_last_good_snapshot(
         with_key(GOOD),
         "lambda",
         FAULTS[fault],
+    )
+
+
+def test_an_absurd_price_is_held_back(
+    lambda_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys,
+        lambda handler: lambda_feed.serve("/api/v1/instance-types", handler),
+        with_key(_absurd()),
+        "lambda",
     )

@@ -84,7 +84,7 @@ def _absurd() -> str:
     return json.dumps(doc)
 
 
-FAULTS = feedcheck.standard_faults(PRODUCTS, '{"items": {"a": 1}}', _absurd())
+FAULTS = feedcheck.standard_faults(PRODUCTS, '{"items": {"a": 1}}')
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
@@ -97,4 +97,15 @@ def test_a_bad_price_list_keeps_the_last_good_snapshot(
         feedcheck.body(PRODUCTS),
         "oci",
         FAULTS[fault],
+    )
+
+
+def test_an_absurd_price_is_held_back(
+    oci_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys,
+        lambda handler: oci_feed.serve("/products.json", handler),
+        feedcheck.body(_absurd()),
+        "oci",
     )

@@ -166,7 +166,7 @@ def _only_unknown() -> str:
 
 
 FAULTS = {
-    **feedcheck.standard_faults(GOOD, '{"data": {"gpuTypes": {"a": 1}}}', _absurd()),
+    **feedcheck.standard_faults(GOOD, '{"data": {"gpuTypes": {"a": 1}}}'),
     "only unknown GPU names": (feedcheck.body(_only_unknown()), "no priced GPU types"),
 }
 
@@ -195,3 +195,11 @@ def test_a_new_gpu_among_known_ones_is_counted_not_fatal(
     code, report = feedcheck.refresh(capsys, "runpod")
     assert code == 0
     assert "NVIDIA GeForce RTX 6090" in feedcheck.result(report, "runpod")["unknown_gpus"]
+
+
+def test_an_absurd_price_is_held_back(
+    runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys, lambda handler: runpod_feed.serve("/graphql", handler), graphql(_absurd()), "runpod"
+    )

@@ -216,11 +216,13 @@ def _absurd() -> str:
 
 def _with_unknown() -> str:
     doc = json.loads(GOOD)
-    doc["offers"] += [{**o, "gpu_name": "RTX 6090"} for o in doc["offers"][:3]]
+    doc["offers"] += [  # new machines (new ids) of a GPU no table maps
+        {**o, "gpu_name": "RTX 6090", "id": o["id"] + 10**9} for o in doc["offers"][:3]
+    ]
     return json.dumps(doc)
 
 
-FAULTS = feedcheck.standard_faults(GOOD, '{"offers": "none"}', _absurd())
+FAULTS = feedcheck.standard_faults(GOOD, '{"offers": "none"}')
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
@@ -244,3 +246,14 @@ def test_an_unknown_gpu_name_is_counted_and_the_rest_refreshes(
     result = feedcheck.result(report, "vast")
     assert code == 0 and result["offers"] == 15
     assert (result["unknown_gpu_count"], result["unknown_gpus"]) == (1, ["RTX 6090"])
+
+
+def test_an_absurd_price_is_held_back(
+    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feedcheck.check_absurd_price_held_back(
+        capsys,
+        lambda handler: vast_feed.serve("/api/v0/bundles/", handler),
+        search(_absurd()),
+        "vast",
+    )
