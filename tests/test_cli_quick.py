@@ -358,13 +358,61 @@ def test_a_cloud_a100_is_still_every_a100(capsys: pytest.CaptureFixture[str]) ->
     assert {o["gpu"] for o in doc["offers"]} >= {"a100_sxm4_40gb", "a100_sxm4_80gb"}
 
 
-def test_a_desktop_a100_without_a_price_is_one_line_naming_the_card(
+def test_a_desktop_without_a_price_answers_all_but_break_even(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, err = run(["quick", "--gpu", "a100"], capsys)
-    assert code == 2 and not out
-    assert err == (  # one line (a log keeps it whole) that says why this card was chosen
-        "costcalc: error: no desktop price known for A100 PCIe 40GB; pass --desktop-price USD "
-        "('a100' read as the A100 PCIe 40GB, the desktop card; say SXM for the A100 SXM4 40GB "
-        "server module)\n"
+    """The README's own example (issue 28): the A100 PCIe 80GB has no dated price. Every
+    figure that does not need one is there; break-even is asked for in one line, not 'never'."""
+    code, out, err = run(["quick", "--no-config", "--gpu", "A100 80GB", "--util", "0.40"], capsys)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert "'A100 80GB' read as the A100 PCIe 80GB, the desktop card" in err
+    assert "Desktop: 1x A100 PCIe 80GB, price not known, 400 W under load" in out
+    assert "kWh and $" in out and "CO2e a year" in out  # the desktop's running costs
+    asked = [line for line in out.splitlines() if "--desktop-price" in line]
+    assert len(asked) == 1 and out.count("No verdict: no desktop price is known") == 1
+    table = out[out.index("break-even") : out.index("--wide shows")].splitlines()[1:]
+    rows = [row for row in table if row.strip()]
+    assert rows and all(row.endswith("  -") for row in rows)  # unknown: not "never", no days
+    assert "beats the cheapest" not in out  # no break-even utilisation either
+
+
+def test_a_desktop_without_a_price_in_json_says_why_break_even_is_null(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = run_json(["quick", "--no-config", "--gpu", "A100 80GB", "--util", "0.40"], capsys)
+    assert doc["desktop"]["price_usd"] is None
+    assert doc["break_even_utilisation"] is None
+    assert doc["break_even_unknown"].startswith("no desktop price is known for the A100 PCIe")
+    assert "--desktop-price" in doc["break_even_unknown"]
+    assert doc["verdict"].startswith("No verdict: no desktop price is known")
+    assert doc["desktop"]["kwh_per_year"] > 0 and doc["desktop"]["co2_kg_per_year"] > 0
+    assert doc["offers"] and all(o["break_even_days"] is None for o in doc["offers"])
+    paid = [o for o in doc["offers"] if o["guaranteed"]]  # a free tier costs $0
+    assert paid and all(o["usd_per_year"] > 0 and o["co2_kg_per_year"] > 0 for o in paid)
+    best = doc["best"]
+    assert best is not None and best["usd_per_year"] == min(
+        o["usd_per_year"] for o in doc["offers"] if o["role"] == "comparable" and o["guaranteed"]
     )
+
+
+def test_a_desktop_without_a_price_still_costs_each_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["quick", "--no-config", "--gpu", "a100", "--run-hours", "5", "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["desktop_run"] is None  # its hardware share needs the price
+    runs = [o["run"] for o in doc["offers"] if o.get("run") and o["guaranteed"]]
+    assert runs and all(r["usd"] > 0 and r["kwh"] > 0 for r in runs)
+
+
+def test_a_price_given_for_that_desktop_brings_break_even_back(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["quick", "--no-config", "--gpu", "A100 80GB", "--desktop-price", "9000"]
+    doc = run_json([*argv, "--util", "0.9"], capsys)
+    assert doc["break_even_unknown"] is None
+    assert doc["verdict"].startswith(("Buy:", "Rent:"))
+    assert any(o["break_even_days"] is not None for o in doc["offers"])

@@ -23,17 +23,17 @@ def test_dettmers_break_even_days() -> None:
     cloud_per_year = engine.cloud_usd_for_hours(UTIL * engine.HOURS_PER_YEAR, CLOUD_USD_PER_HOUR)
     cloud_per_day = cloud_per_year / engine.DAYS_PER_YEAR
     assert cloud_per_day == pytest.approx(7.704, abs=0.0005)
-    days = engine.break_even_days(PRICE_USD, cloud_per_day, kwh * USD_PER_KWH / 365)
+    days = engine.break_even_days(PRICE_USD, cloud_per_day, kwh * USD_PER_KWH / 365, 0.0)
     assert days == pytest.approx(292.96, abs=0.05)
     assert cloud_per_day * 300 == pytest.approx(2311.2, abs=0.005)
 
 
 def test_break_even_is_never_when_cloud_is_cheaper_than_electricity() -> None:
     assert (
-        engine.break_even_days(2200, cloud_usd_per_day=0.10, electricity_usd_per_day=0.19) is None
+        engine.break_even_days(2200, 0.10, electricity_usd_per_day=0.19, resale_fraction=0) is None
     )
     assert (
-        engine.break_even_days(2200, cloud_usd_per_day=0.19, electricity_usd_per_day=0.19) is None
+        engine.break_even_days(2200, 0.19, electricity_usd_per_day=0.19, resale_fraction=0) is None
     )
 
 
@@ -118,7 +118,36 @@ def test_break_even_utilisation_solves_the_horizon_crossing() -> None:
     def cloud(u: float) -> float:
         return 2.14 * u * 8760 * 3
 
-    u = engine.break_even_utilisation(desktop, cloud)
-    assert u is not None
-    assert desktop(u) == pytest.approx(cloud(u), rel=1e-6)
-    assert engine.break_even_utilisation(desktop, lambda u: 0.0) is None
+    def pays_back(u: float) -> bool:
+        return desktop(u) <= cloud(u)
+
+    for at in (0.05, 0.15, 0.9):  # from either side of the crossing, the same figure
+        u = engine.break_even_utilisation(pays_back, at)
+        assert u is not None
+        assert desktop(u) == pytest.approx(cloud(u), rel=1e-6)
+    assert engine.break_even_utilisation(lambda u: False, 0.15) is None
+    assert engine.break_even_utilisation(lambda u: True, 0.15) == 1e-4
+
+
+def test_break_even_utilisation_agrees_with_the_verdict_where_costs_step() -> None:
+    """Monthly billing makes the cloud's cost a staircase: the desktop can win at 30 % and lose
+    at 31 %. The figure is found on the user's side, so it never contradicts their verdict."""
+
+    def pays_back(u: float) -> bool:
+        return 0.3 <= u < 0.31 or u >= 0.6
+
+    assert engine.break_even_utilisation(pays_back, 0.305) == pytest.approx(0.3)
+    assert engine.break_even_utilisation(pays_back, 0.4) == pytest.approx(0.6)
+    assert engine.break_even_utilisation(pays_back, 0.7) == pytest.approx(0.6)
+
+
+def test_resale_shortens_the_break_even_by_what_the_desktop_sells_for() -> None:
+    days = engine.break_even_days(2200, 7.704, 0.1944, resale_fraction=0.5)
+    assert days == pytest.approx(1100 / (7.704 - 0.1944))
+    # and the verdict's rule is exactly the horizon costs' comparison
+    horizon_years = days / 365
+    assert engine.pays_back(days, horizon_years)
+    assert not engine.pays_back(days, horizon_years * 0.999)
+    assert engine.horizon_cost_usd(2200, 0.1944 * 365, horizon_years, 0.5) == pytest.approx(
+        7.704 * 365 * horizon_years
+    )

@@ -35,7 +35,7 @@ def test_break_even_falls_as_utilisation_rises(
 
     def days(u: float) -> float:
         kwh = engine.desktop_kwh_per_year(450, u)
-        found = engine.break_even_days(price, cloud * u * 24, kwh * 0.12 / 365)
+        found = engine.break_even_days(price, cloud * u * 24, kwh * 0.12 / 365, 0.0)
         return math.inf if found is None else found
 
     assert days(hi) <= days(lo) * (1 + 1e-9)

@@ -110,8 +110,8 @@ def desktop_run(
     desktop: DesktopBuild, result: DesktopResult, a: Assumptions, w: Workload
 ) -> RunCost | None:
     """One run on the desktop: its electricity plus its share of the hardware over the horizon."""
-    if w.run_hours is None:
-        return None
+    if w.run_hours is None or desktop.price_usd is None:
+        return None  # no run, or the hardware's share of it is unknown
     kwh = result.load_w * w.run_hours / 1000
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     runs_over_horizon = max(busy_hours / w.run_hours, 1.0)
@@ -164,92 +164,145 @@ def compare(
     a, w = assumptions, workload
     desk, load_w = desktop_result(desktop, a)
     desk_spec = catalog.get(desktop.gpu)
-    if scale is None:
-        scale = _default_scale
-    if rules is None:
-        need = w.memory_gb
-        rules = Rules(need if need is not None else desk_spec.memory_gb, need is not None)
+    rules = rules or default_rules(desk_spec, w)
+    cost = offer_coster(
+        desktop, desk, a, w, catalog, grid, now, speed, scale or _default_scale, rules
+    )
+    results = list(map(cost, offers))
+    fits = desktop_fits(desk_spec, desktop, w)
+    best = pick_best(results, rules)
+    return Comparison(
+        desktop=desk,
+        desktop_run=desktop_run(desktop, desk, a, w) if fits else None,
+        offers=tuple(results),
+        best=best,
+        break_even_utilisation=(
+            _break_even_utilisation(desktop, a, load_w, best) if best is not None and fits else None
+        ),
+        desktop_fits=fits,
+        rules=rules,
+    )
+
+
+def default_rules(desk_spec: GpuSpec, w: Workload) -> Rules:
+    """Comparable means the job's memory per GPU when given, else the desktop GPU's."""
+    need = w.memory_gb
+    return Rules(need if need is not None else desk_spec.memory_gb, need is not None)
+
+
+def desktop_fits(desk_spec: GpuSpec, desktop: DesktopBuild, w: Workload) -> bool:
+    """False when the job needs more memory than the desktop's GPU has (or a bench found not
+    even a batch of one fits it)."""
+    if w.memory_gb is not None and desk_spec.memory_gb < w.memory_gb:
+        return False
+    return not (w.max_batch and w.max_batch.get(desktop.gpu, 1) < 1)
+
+
+def desktop_break_even_days(
+    price_usd: float | None,
+    a: Assumptions,
+    cloud_usd_per_year: float,
+    electricity_usd_per_year: float,
+) -> float | None:
+    """The one break-even every figure rests on: the offers' column, the verdict, the curves
+    and the break-even utilisation. Resale is in it (engine.break_even_days); None when the
+    desktop never pays back, or when its price is not known."""
+    if price_usd is None:
+        return None
+    return engine.break_even_days(
+        price_usd,
+        cloud_usd_per_year / engine.DAYS_PER_YEAR,
+        electricity_usd_per_year / engine.DAYS_PER_YEAR,
+        a.resale_fraction,
+    )
+
+
+OfferFacts = tuple[float, float, GpuSpec, str]
+"""What an offer's GPU and count give, whatever its price: relative speed, server watts, the
+GPU's spec and the offer's role."""
+
+
+def offer_coster(
+    desktop: DesktopBuild,
+    desk: DesktopResult,
+    a: Assumptions,
+    w: Workload,
+    catalog: GpuCatalog,
+    grid: GridIndex,
+    now: datetime,
+    speed: SpeedFn,
+    scale: ScaleFn,
+    rules: Rules,
+) -> Callable[[CloudOffer], OfferResult]:
+    """The function that costs one offer against the desktop.
+
+    A closure, not a class: it runs once per offer on every keystroke, and what does not change
+    between offers (speed per GPU and count, grid per region, age per timestamp, spot overhead
+    per risk bucket) is looked up in its dictionaries, computed on first sight by the named
+    steps below."""
+    desk_spec = catalog.get(desktop.gpu)
     desk_scale = scale(desk_spec, desktop.gpu_count)
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR
-    electricity_per_day = desk.electricity_usd_per_year / engine.DAYS_PER_YEAR
+    electricity_per_year = desk.electricity_usd_per_year
     host_w = grid.data.cloud_host_w_per_gpu
-
-    per_gpu: dict[tuple[str, int], tuple[float, float, GpuSpec, str]] = {}
+    check_fit = bool(w.max_batch) or w.memory_gb is not None
+    per_gpu: dict[tuple[str, int], OfferFacts] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
     overheads: dict[int | None, float] = {}  # spot overhead by interruption bucket
-    results: list[OfferResult] = []
-    check_fit = bool(w.max_batch) or w.memory_gb is not None
-    append = results.append
-    for offer in offers:
-        gpu_key = (offer.gpu, offer.gpu_count)
-        found_gpu = per_gpu.get(gpu_key)
-        if found_gpu is None:
-            spec = catalog.get(offer.gpu)
-            rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
-            watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
-            role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules)
-            found_gpu = per_gpu[gpu_key] = (rel, watts, spec, role)
-        rel, offer_w, spec, role = found_gpu
-        region_key = (offer.provider, offer.region)
-        found_grid = grids.get(region_key)
+
+    def gpu_facts(offer: CloudOffer) -> OfferFacts:
+        spec = catalog.get(offer.gpu)
+        rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
+        watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
+        return rel, watts, spec, role_of(spec, offer.gpu_count, desktop.gpu_count, rules)
+
+    def grid_facts(offer: CloudOffer) -> tuple[float, float]:
+        g = grid.for_offer(offer.provider, offer.region)
+        return g.gco2_per_kwh, g.pue
+
+    def cost(offer: CloudOffer) -> OfferResult:
+        facts = per_gpu.get((offer.gpu, offer.gpu_count))
+        if facts is None:
+            facts = per_gpu[(offer.gpu, offer.gpu_count)] = gpu_facts(offer)
+        rel, offer_w, spec, role = facts
+        found_grid = grids.get((offer.provider, offer.region))
         if found_grid is None:
-            g = grid.for_offer(offer.provider, offer.region)
-            found_grid = grids[region_key] = (g.gco2_per_kwh, g.pue)
+            found_grid = grids[(offer.provider, offer.region)] = grid_facts(offer)
         gco2, pue = found_grid
         age = ages.get(id(offer.fetched_at))
         if age is None:
             age = ages[id(offer.fetched_at)] = age_days(offer.fetched_at, now)
         overhead = 1.0
         if offer.spot:
-            bucket = offer.interruption_bucket
-            found_overhead = overheads.get(bucket)
+            found_overhead = overheads.get(offer.interruption_bucket)
             if found_overhead is None:
-                found_overhead = overheads[bucket] = spot_overhead(offer, rules)
+                found_overhead = overheads[offer.interruption_bucket] = spot_overhead(offer, rules)
             overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
-
         hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
         fits = _fits(spec, offer.gpu, w) if check_fit else None
-        append(
-            OfferResult(
-                offer,
-                spec,
-                rel,
-                role,
-                overhead,
-                hours,
-                usd_year,
-                engine.break_even_days(
-                    desktop.price_usd, usd_year / engine.DAYS_PER_YEAR, electricity_per_day
-                ),
-                engine.co2_kg(hours * offer_w / 1000, gco2, pue),
-                age,
-                fits,
-                _usd_per_batch_item(offer, w) if w.max_batch else None,
-                _offer_run(offer, effective, offer_w, gco2, pue, a, w)
-                if w.run_hours is not None and fits is not False
-                else None,
-            )
+        return OfferResult(
+            offer=offer,
+            spec=spec,
+            relative_speed=rel,
+            role=role,
+            overhead=overhead,
+            hours_per_year=hours,
+            usd_per_year=usd_year,
+            break_even_days=desktop_break_even_days(
+                desktop.price_usd, a, usd_year, electricity_per_year
+            ),
+            co2_kg_per_year=engine.co2_kg(hours * offer_w / 1000, gco2, pue),
+            price_age_days=age,
+            fits=fits,
+            usd_per_batch_item=_usd_per_batch_item(offer, w) if w.max_batch else None,
+            run=_offer_run(offer, effective, offer_w, gco2, pue, a, w)
+            if w.run_hours is not None and fits is not False
+            else None,
         )
 
-    desktop_fits = desk_spec.memory_gb >= w.memory_gb if w.memory_gb is not None else True
-    if w.max_batch and w.max_batch.get(desktop.gpu, 1) < 1:
-        desktop_fits = False
-    best = pick_best(results, rules)
-    return Comparison(
-        desktop=desk,
-        desktop_run=desktop_run(desktop, desk, a, w) if desktop_fits else None,
-        offers=tuple(results),
-        best=best,
-        break_even_utilisation=(
-            _break_even_utilisation(desktop, a, load_w, best)
-            if best is not None and desktop_fits
-            else None
-        ),
-        desktop_fits=desktop_fits,
-        rules=rules,
-    )
+    return cost
 
 
 def _default_scale(_spec: GpuSpec, count: int) -> float:
@@ -338,18 +391,19 @@ def _offer_run(
 def _break_even_utilisation(
     desktop: DesktopBuild, a: Assumptions, load_w: float, best: OfferResult
 ) -> float | None:
+    """The utilisation at which the verdict against `best` flips, by the verdict's own rule
+    (engine.pays_back on desktop_break_even_days) at each utilisation tried; None without a
+    desktop price."""
+    if desktop.price_usd is None:
+        return None
     offer = best.offer
-    effective = best.relative_speed / best.overhead
+    effective = best.effective_speed
 
-    def desktop_cost(u: float) -> float:
+    def pays_back_at(u: float) -> bool:
         kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
-        yearly = engine.electricity_usd(kwh, a.usd_per_kwh)
-        return engine.horizon_cost_usd(
-            desktop.price_usd, yearly, a.horizon_years, a.resale_fraction
-        )
+        electricity = engine.electricity_usd(kwh, a.usd_per_kwh)
+        _, cloud = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
+        days = desktop_break_even_days(desktop.price_usd, a, cloud, electricity)
+        return engine.pays_back(days, a.horizon_years)
 
-    def cloud_cost(u: float) -> float:
-        _, yearly = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
-        return yearly * a.horizon_years
-
-    return engine.break_even_utilisation(desktop_cost, cloud_cost)
+    return engine.break_even_utilisation(pays_back_at, a.utilisation)

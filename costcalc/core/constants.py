@@ -24,3 +24,7 @@ CUSTOM_PROVIDER = "custom"
 
 INTERRUPTION_BUCKETS: tuple[str, ...] = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
 """AWS Spot Instance Advisor's interruption-frequency buckets 0-4, as it labels them."""
+
+MIN_UTILISATION = 0.001
+"""The smallest utilisation an input may be (0.1 % of the year's hours): one bound, shared by the
+scenario's field and the assumptions the engine is given."""

@@ -39,6 +39,7 @@ from costcalc.core.scenario import (
     build_assumptions,
     build_desktop,
     by_gpu_count,
+    default_price_usd,
     resolved_dtype,
     scale_fn,
 )
@@ -220,12 +221,16 @@ def _build(
     now: datetime,
     scenario: Scenario,
 ) -> BuildResult:
-    price_known = spec.desktop_price_usd is not None
-    desktop = build_desktop(spec, data.desktop_defaults, n, price_usd=None if price_known else 0.0)
+    price_usd = default_price_usd(spec, data.desktop_defaults, n)
+    price_known = price_usd is not None
+    # A build without a card price is priced at 0 so its energy and speed still rank; its price,
+    # TCO and break-even show as unknown (BuildResult.price_known).
+    price_usd = price_usd if price_usd is not None else 0.0
+    desktop = build_desktop(spec, data.desktop_defaults, n, price_usd=price_usd)
     energy, _ = desktop_result(desktop, a)
     relative = speed(baseline, spec) * scale(spec, n)
     tco = engine.horizon_cost_usd(
-        desktop.price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
+        price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
     )
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     cloud = None

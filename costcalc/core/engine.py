@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-CostAt = Callable[[float], float]
-"""Total cost over the horizon as a function of utilisation."""
+PaysBackAt = Callable[[float], bool]
+"""Whether the desktop pays back within the horizon, as a function of utilisation."""
 
 HOURS_PER_YEAR = 24 * 365
 DAYS_PER_YEAR = 365
@@ -129,18 +129,31 @@ def cloud_server_w(gpu_count: int, gpu_board_w: float, host_w_per_gpu: float) ->
 
 
 def break_even_days(
-    desktop_price_usd: float, cloud_usd_per_day: float, electricity_usd_per_day: float
+    desktop_price_usd: float,
+    cloud_usd_per_day: float,
+    electricity_usd_per_day: float,
+    resale_fraction: float,
 ) -> float | None:
-    """Day on which buying has cost as much as renting.
+    """Day on which buying has cost as much as renting, the desktop counted at its price less
+    what it sells for after the horizon (`resale_fraction` of it).
 
-    Solves  price + electricity_per_day x d = cloud_per_day x d.  None ("never") when renting costs
-    no more per day than the desktop's electricity alone.
+    Solves  price x (1 - resale) + electricity_per_day x d = cloud_per_day x d.  None ("never")
+    when renting costs no more per day than the desktop's electricity alone. With no resale this
+    is DOMAIN.md's canonical break-even; with resale, `pays_back` on its answer is exactly "the
+    desktop costs less than renting over the horizon" (`horizon_cost_usd` of both), so the
+    verdict, these days and the break-even utilisation can never disagree.
     """
     saving_per_day = cloud_usd_per_day - electricity_usd_per_day
     if saving_per_day <= 0:
         return None
-    days = desktop_price_usd / saving_per_day
+    days = desktop_price_usd * (1 - resale_fraction) / saving_per_day
     return days if math.isfinite(days) else None  # a saving too small to ever pay back
+
+
+def pays_back(break_even_days: float | None, horizon_years: float) -> bool:
+    """The verdict's one rule: buying wins when the desktop has paid for itself within the
+    horizon."""
+    return break_even_days is not None and break_even_days <= horizon_years * DAYS_PER_YEAR
 
 
 def horizon_cost_usd(
@@ -154,26 +167,28 @@ def horizon_cost_usd(
 
 
 def break_even_utilisation(
-    desktop_cost_at: CostAt, cloud_cost_at: CostAt, lo: float = 1e-4, hi: float = 1.0
+    pays_back_at: PaysBackAt, at: float, lo: float = 1e-4, hi: float = 1.0
 ) -> float | None:
-    """Utilisation above which the desktop is cheaper over the horizon.
+    """Utilisation above which the desktop pays back within the horizon, found next to `at`
+    (the user's utilisation).
 
-    Both arguments map a utilisation to the total cost over the horizon; cloud cost grows faster
-    with utilisation than the desktop's electricity, so the difference is monotone and bisection
-    finds the crossing. None when the cloud stays cheaper even at 100 %; `lo` when the desktop is
-    cheaper at any utilisation.
+    `pays_back_at(u)` is the verdict's rule at utilisation u. The search brackets `at`: below it
+    when the desktop wins there, above it when it loses, so the figure always agrees with the
+    verdict at the user's utilisation, even where monthly billing or plan fees make the costs
+    step rather than grow smoothly. None when renting stays cheaper even at `hi`; `lo` when the
+    desktop wins at any utilisation down to it.
     """
-
-    def gap(u: float) -> float:
-        return cloud_cost_at(u) - desktop_cost_at(u)
-
-    if gap(hi) <= 0:
+    if pays_back_at(at):
+        if pays_back_at(lo):
+            return lo
+        hi = at
+    elif not pays_back_at(hi):
         return None
-    if gap(lo) >= 0:
-        return lo
-    for _ in range(60):
+    else:
+        lo = at
+    for _ in range(60):  # invariant: the desktop loses at lo and wins at hi
         mid = (lo + hi) / 2
-        if gap(mid) > 0:
+        if pays_back_at(mid):
             hi = mid
         else:
             lo = mid

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from costcalc.core.constants import Dtype, Kind
+from costcalc.core.constants import MIN_UTILISATION, Dtype, Kind
 from costcalc.core.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
@@ -324,7 +324,11 @@ class DesktopBuild(Frozen):
 
     gpu: str
     gpu_count: int = Field(default=1, ge=1)
-    price_usd: float = Field(ge=0, description="Whole machine, up front.")
+    price_usd: float | None = Field(
+        ge=0,
+        description="Whole machine, up front; None when no price is known for its GPU (every "
+        "figure but break-even still follows).",
+    )
     gpu_w: float = Field(ge=0, description="Draw of one GPU under load.")
     rest_of_system_w: float = Field(ge=0, description="Draw of everything else under load.")
     idle_w: float = Field(default=0.0, ge=0, description="Whole-system draw when idle.")
@@ -499,7 +503,9 @@ class FxRates(Frozen):
 class Assumptions(Frozen):
     """How the user will work: utilisation, electricity, grid, horizon."""
 
-    utilisation: float = Field(gt=0, le=1, description="Share of all hours the GPU works.")
+    utilisation: float = Field(
+        ge=MIN_UTILISATION, le=1, description="Share of all hours the GPU works."
+    )
     usd_per_kwh: float = Field(ge=0)
     home_region: str = "US"
     home_gco2_per_kwh: float = Field(ge=0)
@@ -557,7 +563,8 @@ class StepProfile(Frozen):
 class DesktopResult:
     gpu: str
     gpu_count: int
-    price_usd: float
+    price_usd: float | None
+    """None: not known, so no break-even."""
     load_w: float
     """Wall draw while working."""
     kwh_per_year: float

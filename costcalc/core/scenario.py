@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
-from costcalc.core.constants import CUSTOM_PROVIDER, Dtype, Kind, OfferKind
+from costcalc.core.constants import CUSTOM_PROVIDER, MIN_UTILISATION, Dtype, Kind, OfferKind
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError
 from costcalc.core.fx import USD, Converter, Money, money_for
@@ -92,7 +92,10 @@ class Scenario(BaseModel):
     )
     # -- how it is used
     utilisation: float = Field(
-        default=0.15, ge=0.001, le=1, description="Share of all hours the GPU works (0.1-100 %)."
+        default=0.15,
+        ge=MIN_UTILISATION,
+        le=1,
+        description="Share of all hours the GPU works (0.1-100 %).",
     )
     always_on: bool = Field(
         default=False, description="The machine idles between jobs instead of being off."
@@ -248,21 +251,11 @@ def build_desktop(
     rest_of_system_w: float | None = None,
     idle_w: float | None = None,
 ) -> DesktopBuild:
-    if gpu_count < 1:
-        raise CostcalcError(f"GPU count must be at least 1, got {gpu_count}")
-    for label, value in (
-        ("desktop price", price_usd),
-        ("GPU watts", gpu_w),
-        ("system watts", rest_of_system_w),
-        ("idle watts", idle_w),
-    ):
-        if value is not None and not value >= 0:
-            raise CostcalcError(f"{label} must be a number >= 0, got {value}")
+    """The desktop: what is given, the rest from the GPU's spec and the defaults for its GPU
+    count. Values are checked once, on the Scenario; the model keeps the same bounds. The price
+    stays None when none is given and the GPU has none: every figure but break-even follows."""
     if price_usd is None:
-        card = spec.desktop_price_usd
-        if card is None:
-            raise CostcalcError(f"no desktop price known for {spec.name}; pass --desktop-price USD")
-        price_usd = card * gpu_count + by_gpu_count(defaults.base_system_usd, gpu_count)
+        price_usd = default_price_usd(spec, defaults, gpu_count)
     return DesktopBuild(
         gpu=spec.key,
         gpu_count=gpu_count,
@@ -280,6 +273,14 @@ def build_desktop(
     )
 
 
+def default_price_usd(spec: GpuSpec, defaults: DesktopDefaults, gpu_count: int) -> float | None:
+    """The GPUs' price plus the base system for their count; None when the GPU has no price."""
+    card = spec.desktop_price_usd
+    if card is None:
+        return None
+    return card * gpu_count + by_gpu_count(defaults.base_system_usd, gpu_count)
+
+
 def build_assumptions(
     grid: GridIndex,
     *,
@@ -292,18 +293,8 @@ def build_assumptions(
     resale_fraction: float = 0.0,
     include_embodied: bool = False,
 ) -> Assumptions:
-    if not 0 < utilisation <= 1:
-        raise CostcalcError(
-            f"utilisation must be in (0, 1] (e.g. 0.15 or 15%), got {utilisation:g}"
-        )
-    if not usd_per_kwh >= 0:
-        raise CostcalcError(f"electricity price must be >= 0 USD/kWh, got {usd_per_kwh}")
-    if not 0 < psu_efficiency <= 1:
-        raise CostcalcError(f"PSU efficiency must be in (0, 1], got {psu_efficiency}")
-    if not horizon_years > 0:
-        raise CostcalcError(f"horizon must be > 0 years, got {horizon_years}")
-    if not 0 <= resale_fraction < 1:
-        raise CostcalcError(f"resale fraction must be in [0, 1), got {resale_fraction}")
+    """How the desktop is used, with the home grid's carbon. Values are checked once, on the
+    Scenario; the Assumptions model keeps the same bounds."""
     home = grid.home(region)
     return Assumptions(
         utilisation=utilisation,
@@ -446,81 +437,29 @@ def evaluate(
     """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks)."""
-    from costcalc.core.bench_apply import bench_label, desktop_gpu, effects
+    from costcalc.core.bench_apply import bench_label
 
     notes: list[str] = []
-    gpu_name = scenario.gpu or (desktop_gpu(bench) if bench is not None else None) or fallback_gpu
-    if gpu_name is None:
-        raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = data.catalog.resolve_desktop(gpu_name)
-    if card_note is not None:
-        notes.append(card_note)
-    found = None
-    if bench is not None:
-        found = effects(
-            bench,
-            spec.key,
-            scenario.kind,
-            resolved_dtype(scenario, spec),
-            scenario.items_per_run,
-            data.catalog,
-            data.predictor,
-        )
-        if desktop_gpu(bench) is None:
-            notes.append(
-                f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
-                "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
-                "desktop GPU and the run time yourself"
-            )
+    spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
+    dtype = resolved_dtype(scenario, spec)
+    found = bench_effects(scenario, data, bench, spec, dtype, notes)
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
     if household.fallback is not None and scenario.usd_per_kwh is None:
         notes.append(household.fallback)
-    card = None
-    price_usd = (
-        None if scenario.desktop_price_usd is None else money.to_usd(scenario.desktop_price_usd)
-    )
-    if price_usd is None:
-        card, card_notes = desktop_card(spec, scenario.used, now)
-        notes += card_notes
-        if card is not None:
-            base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
-            price_usd = card.usd * scenario.gpu_count + base
-    if price_usd is None and spec.desktop_price_usd is None and card_note is not None:
-        # the PCIe card a desktop name means may have no sourced price: say why it was chosen
-        raise CostcalcError(
-            f"no desktop price known for {spec.name}; pass --desktop-price USD ({card_note})"
-        )
+    price_usd, card = desktop_price(scenario, data, spec, money, now, notes)
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         scenario.gpu_count,
         price_usd=price_usd,
-        gpu_w=(
-            scenario.gpu_watts if scenario.gpu_watts is not None or found is None else found.gpu_w
-        ),
+        gpu_w=scenario.gpu_watts
+        if scenario.gpu_watts is not None or found is None
+        else found.gpu_w,
         rest_of_system_w=scenario.system_watts,
         idle_w=scenario.idle_watts,
     )
-    kwh_usd = (
-        household.usd_per_kwh
-        if scenario.usd_per_kwh is None
-        else money.to_usd(scenario.usd_per_kwh)
-    )
-    check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
-    check_usd(desktop.price_usd, 1_000_000.0, "desktop price", "", money)
-    assumptions = build_assumptions(
-        data.grid,
-        utilisation=scenario.utilisation,
-        usd_per_kwh=kwh_usd,
-        region=scenario.home_region,
-        psu_efficiency=scenario.psu_efficiency,
-        stays_on=scenario.always_on,
-        horizon_years=scenario.horizon_years,
-        resale_fraction=scenario.resale_share,
-        include_embodied=scenario.embodied,
-    )
-    dtype = resolved_dtype(scenario, spec)
+    assumptions = scenario_assumptions(scenario, data, household, money)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
@@ -529,19 +468,7 @@ def evaluate(
         kind=scenario.kind,
         dtype=dtype,
     )
-    chosen = offers_for(scenario, data.book.offers, data.catalog)
-    for price in scenario.cloud_prices:
-        hourly = money.to_usd(price)
-        check_usd(hourly, 10_000.0, "cloud price", "per hour", money)
-        chosen.append(custom_offer(spec.key, scenario.gpu_count, hourly, now))
-    speed = (found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype)
-    rules = Rules(
-        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
-        memory_from_job=scenario.memory_gb is not None,
-        scale_out=scenario.scale_out,
-        checkpoint_h=scenario.spot_checkpoint_minutes / 60,
-        restart_h=scenario.spot_restart_minutes / 60,
-    )
+    chosen = chosen_offers(scenario, data, spec, money, now)
     comparison = compare(
         desktop,
         assumptions,
@@ -550,9 +477,9 @@ def evaluate(
         data.catalog,
         data.grid,
         now,
-        speed=speed,
+        speed=(found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype),
         scale=scale_fn(data.scaling, scenario.kind),
-        rules=rules,
+        rules=scenario_rules(scenario, spec),
     )
     resolved = scenario.model_copy(
         update={"gpu": spec.key, "home_region": assumptions.home_region, "dtype": dtype}
@@ -572,6 +499,130 @@ def evaluate(
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
         card=card,
+    )
+
+
+def found_gpu_w(scenario: Scenario, found: BenchEffects) -> float | None:
+    """The GPU's draw: the user's when given, else the bench's measurement."""
+    return found.gpu_w if scenario.gpu_watts is None else scenario.gpu_watts
+
+
+def desktop_spec(
+    scenario: Scenario,
+    catalog: GpuCatalog,
+    bench: BenchResult | None,
+    fallback_gpu: str | None,
+    notes: list[str],
+) -> GpuSpec:
+    """The desktop's GPU: named, else the bench's, else the fallback; a desktop name that means
+    a PCIe card says so in `notes`."""
+    from costcalc.core.bench_apply import desktop_gpu
+
+    gpu_name = scenario.gpu or (desktop_gpu(bench) if bench is not None else None) or fallback_gpu
+    if gpu_name is None:
+        raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
+    spec, card_note = catalog.resolve_desktop(gpu_name)
+    if card_note is not None:
+        notes.append(card_note)
+    return spec
+
+
+def bench_effects(
+    scenario: Scenario,
+    data: AppData,
+    bench: BenchResult | None,
+    spec: GpuSpec,
+    dtype: Dtype,
+    notes: list[str],
+) -> BenchEffects | None:
+    """What a loaded bench changes (speeds, watts, run time, memory fit), or None."""
+    if bench is None:
+        return None
+    from costcalc.core.bench_apply import desktop_gpu, effects
+
+    found = effects(
+        bench,
+        spec.key,
+        scenario.kind,
+        dtype,
+        scenario.items_per_run,
+        data.catalog,
+        data.predictor,
+    )
+    if desktop_gpu(bench) is None:
+        notes.append(
+            f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
+            "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
+            "desktop GPU and the run time yourself"
+        )
+    return found
+
+
+def desktop_price(
+    scenario: Scenario,
+    data: AppData,
+    spec: GpuSpec,
+    money: Money,
+    now: datetime,
+    notes: list[str],
+) -> tuple[float | None, CardPrice | None]:
+    """The desktop's price in USD and the card price it rests on: the user's, else the card's
+    (new or used) plus the base system; (None, None) when the GPU has no price at all."""
+    if scenario.desktop_price_usd is not None:
+        price_usd = money.to_usd(scenario.desktop_price_usd)
+        check_usd(price_usd, 1_000_000.0, "desktop price", "", money)
+        return price_usd, None
+    card, card_notes = desktop_card(spec, scenario.used, now)
+    notes += card_notes
+    if card is None:
+        return None, None
+    base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
+    return card.usd * scenario.gpu_count + base, card
+
+
+def scenario_assumptions(
+    scenario: Scenario, data: AppData, household: HouseholdPrice, money: Money
+) -> Assumptions:
+    """The scenario's use, horizon and home, with its electricity price in USD."""
+    kwh_usd = (
+        household.usd_per_kwh
+        if scenario.usd_per_kwh is None
+        else money.to_usd(scenario.usd_per_kwh)
+    )
+    check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
+    return build_assumptions(
+        data.grid,
+        utilisation=scenario.utilisation,
+        usd_per_kwh=kwh_usd,
+        region=scenario.home_region,
+        psu_efficiency=scenario.psu_efficiency,
+        stays_on=scenario.always_on,
+        horizon_years=scenario.horizon_years,
+        resale_fraction=scenario.resale_share,
+        include_embodied=scenario.embodied,
+    )
+
+
+def chosen_offers(
+    scenario: Scenario, data: AppData, spec: GpuSpec, money: Money, now: datetime
+) -> list[CloudOffer]:
+    """The offers that pass the scenario's filters, and the user's own on the desktop's GPUs."""
+    chosen = offers_for(scenario, data.book.offers, data.catalog)
+    for price in scenario.cloud_prices:
+        hourly = money.to_usd(price)
+        check_usd(hourly, 10_000.0, "cloud price", "per hour", money)
+        chosen.append(custom_offer(spec.key, scenario.gpu_count, hourly, now))
+    return chosen
+
+
+def scenario_rules(scenario: Scenario, spec: GpuSpec) -> Rules:
+    """What makes an offer comparable to this desktop, and how spot risk is priced."""
+    return Rules(
+        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
+        memory_from_job=scenario.memory_gb is not None,
+        scale_out=scenario.scale_out,
+        checkpoint_h=scenario.spot_checkpoint_minutes / 60,
+        restart_h=scenario.spot_restart_minutes / 60,
     )
 
 
@@ -623,6 +674,4 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
     """The prefilled desktop price: street price of the GPUs plus the base system."""
     spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
-    if spec.desktop_price_usd is None:
-        return None
-    return build_desktop(spec, data.desktop_defaults, scenario.gpu_count).price_usd
+    return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count)

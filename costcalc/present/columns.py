@@ -43,6 +43,8 @@ class Context:
     """Money columns: decimals shared by the whole column ($391 beside $2,073, not $390.95)."""
     co2_units: Mapping[str, str] = field(default_factory=dict)
     """CO2 columns: 'g', 'kg' or 't' for the whole column (0.9 kg beside 1.1 kg)."""
+    price_known: bool = True
+    """False when the desktop has no price: break-even is unknown, not "never"."""
 
     def label(self, provider: str) -> str:
         return self.labels.get(provider, provider)
@@ -279,7 +281,7 @@ COLUMNS: tuple[Column, ...] = (
         "break_even_days",
         "break-even",
         "figure",
-        cell=lambda r, _c: display.days_short(r.break_even_days),
+        cell=lambda r, c: display.days_short(r.break_even_days) if c.price_known else "-",
         sort=lambda r: INF if r.break_even_days is None else r.break_even_days,
         json=lambda r: {"break_even_days": r.break_even_days},
         blank_when_unfit=True,
@@ -634,6 +636,7 @@ def context_for(
     money: Money = USD,
     labels: Mapping[str, str] | None = None,
     extra: Mapping[str, Sequence[float]] | None = None,
+    price_known: bool = True,
 ) -> Context:
     """The context for a table of `results`: the $-per-items unit and one number format per
     column, chosen from every value the column holds (and `extra`'s, e.g. the desktop row's)."""
@@ -660,4 +663,5 @@ def context_for(
         labels=dict(labels or {}),
         decimals=decimals,
         co2_units=units,
+        price_known=price_known,
     )

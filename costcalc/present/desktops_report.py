@@ -58,8 +58,8 @@ def _break_even(b: BuildResult) -> str:
     return "no offer" if b.cloud is None else display.days_short(b.cloud.break_even_days)
 
 
-def _money(value: float, b: BuildResult) -> str:
-    return display.usd(value) if b.price_known else "-"
+def _money(value: float | None, b: BuildResult) -> str:
+    return display.usd(value) if b.price_known and value is not None else "-"
 
 
 def _column(

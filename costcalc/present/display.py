@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, GpuSpec, OfferResult
@@ -189,6 +190,8 @@ def verdict(
             f"{head}; the cheapest offer that can is {offer_label(best, labels)} "
             f"({usd(best.usd_per_year, money)} a year {at})."
         )
+    if desk.price_usd is None:
+        return price_wanted(desktop, best, at, money, labels)
     if best is None:
         return (
             f"No comparable cloud offer to weigh against the desktop {at} (see the filters and "
@@ -202,9 +205,8 @@ def verdict(
             f"more than the desktop's electricity ({usd(desk.electricity_usd_per_year, money)}): "
             "buying never pays back."
         )
-    horizon_days = a.horizon_years * 365
     when = days(best.break_even_days)
-    if best.break_even_days <= horizon_days:
+    if engine.pays_back(best.break_even_days, a.horizon_years):
         return (
             f"Buy: {at} the desktop pays for itself after {when} against the cheapest comparable "
             f"offer, {label} ({cloud_year} a year)."
@@ -213,6 +215,49 @@ def verdict(
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
         f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
     )
+
+
+def no_price_reason(gpu_name: str) -> str:
+    """Why there is no break-even: the one line that asks for the desktop's price."""
+    return (
+        f"no desktop price is known for the {gpu_name}: give --desktop-price for the "
+        "break-even and the verdict"
+    )
+
+
+def price_wanted(
+    desktop: GpuSpec,
+    best: OfferResult | None,
+    at: str,
+    money: Money,
+    labels: Mapping[str, str] | None,
+) -> str:
+    """The verdict's line when the desktop has no price: what renting costs, and what to add."""
+    ask = no_price_reason(desktop.name)
+    if best is None:
+        return f"No verdict: {ask}; no comparable cloud offer among your filters either."
+    return (
+        f"No verdict: {ask}. {at.capitalize()} the cheapest comparable offer, "
+        f"{offer_label(best, labels)}, costs {usd(best.usd_per_year, money)} a year."
+    )
+
+
+def break_even_utilisation_text(
+    comparison: Comparison, a: Assumptions, subject: str = "the desktop"
+) -> str | None:
+    """'Over 3 years the desktop beats the cheapest comparable offer above 12% utilisation.',
+    from the same computation as the verdict; None when there is no such figure."""
+    if comparison.break_even_utilisation is None or comparison.best is None:
+        return None
+    return (
+        f"Over {a.horizon_years:g} years {subject} beats the cheapest comparable offer above "
+        f"{percent(comparison.break_even_utilisation)} utilisation."
+    )
+
+
+def up_front(price_usd: float | None, money: Money = USD) -> str:
+    """'$2,200 up front', or that the price is not known."""
+    return "price not known" if price_usd is None else f"{usd(price_usd, money)} up front"
 
 
 def money_decimals(values: Iterable[float]) -> int:

@@ -115,9 +115,14 @@ def break_even(
 ) -> Explanation:
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
     power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
+    resale = a.resale_fraction
+    price = "price x (1 - resale)" if resale else "price"
     head = (
-        "price + electricity/day x d = cloud/day x d  ->  d = price / (cloud/day - electricity/day)"
+        f"{price} + electricity/day x d = cloud/day x d  ->  "
+        f"d = {price} / (cloud/day - electricity/day)"
     )
+    if desktop.price_usd is None:
+        return Explanation("Break-even", (head, fmt.no_price_reason(desktop.gpu)))
     if result.break_even_days is None:
         verdict = (
             f"cloud/day {cur(cloud_day, m)} <= electricity/day {cur(power_day, m)}: "
@@ -125,12 +130,13 @@ def break_even(
         )
         return Explanation("Break-even", (head, verdict))
     horizon_days = a.horizon_years * engine.DAYS_PER_YEAR
-    within = "within" if result.break_even_days <= horizon_days else "beyond"
+    within = "within" if engine.pays_back(result.break_even_days, a.horizon_years) else "beyond"
+    net = f" x (1 - {num(resale)})" if resale else ""
     lines = (
         head,
-        f"d = {fmt.usd(desktop.price_usd, m)} / ({fmt.usd(result.usd_per_year, m)}/365 - "
+        f"d = {fmt.usd(desktop.price_usd, m)}{net} / ({fmt.usd(result.usd_per_year, m)}/365 - "
         f"{fmt.usd(comparison.desktop.electricity_usd_per_year, m)}/365) = "
-        f"{num(desktop.price_usd)} / ({num(cloud_day)} - {num(power_day)}) = "
+        f"{num(desktop.price_usd * (1 - resale))} / ({num(cloud_day)} - {num(power_day)}) = "
         f"{result.break_even_days:,.2f} days",
         f"{fmt.days(result.break_even_days)}: {within} your {num(a.horizon_years)}-year horizon "
         f"({num(horizon_days)} days)",

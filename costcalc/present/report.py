@@ -212,7 +212,7 @@ def desktop_lines(calc: Calculation, data: AppData) -> list[str]:
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     grid = data.grid.home(a.home_region)
     lines = [
-        f"Desktop: {gpus}, {display.usd(d.price_usd, m)} up front{card_text(calc)}, "
+        f"Desktop: {gpus}, {display.up_front(d.price_usd, m)}{card_text(calc)}, "
         f"{d.load_w:,.0f} W under load",
         f"  at {display.percent(a.utilisation)} utilisation: {display.kwh(d.kwh_per_year)} and "
         f"{display.usd(d.electricity_usd_per_year, m)} of electricity a year "
@@ -237,7 +237,14 @@ def table_context(
         extra = {"run_usd": [desk.usd], "run_co2_kg": [desk.co2_kg]}
         if desk.usd_per_item is not None:
             extra["run_usd_per_items"] = [desk.usd_per_item]
-    return cols.context_for(rows, now=calc.now, money=calc.money, labels=labels, extra=extra)
+    return cols.context_for(
+        rows,
+        now=calc.now,
+        money=calc.money,
+        labels=labels,
+        extra=extra,
+        price_known=calc.desktop.price_usd is not None,
+    )
 
 
 def closing_lines(
@@ -252,11 +259,9 @@ def closing_lines(
             f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
             "(--memory-gb admits smaller cards when the job needs less; --json lists them all)."
         )
-    if c.break_even_utilisation is not None and c.best is not None:
-        lines.append(
-            f"  Over {a.horizon_years:g} years the desktop beats the cheapest comparable offer "
-            f"above {display.percent(c.break_even_utilisation)} utilisation."
-        )
+    crossing = display.break_even_utilisation_text(c, a)
+    if crossing is not None:
+        lines.append(f"  {crossing}")
     lines += ["", display.verdict(c, a, calc.spec, calc.money, labels)]
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
@@ -415,6 +420,9 @@ def to_json(
         "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
         "best": offer_json(c.best, data.catalog.get(c.best.offer.gpu)) if c.best else None,
         "break_even_utilisation": c.break_even_utilisation,
+        "break_even_unknown": (
+            display.no_price_reason(calc.spec.name) if c.desktop.price_usd is None else None
+        ),
         "desktop_fits": c.desktop_fits,
         "comparable_with": {
             "gpu_count": calc.desktop.gpu_count,

@@ -1,11 +1,12 @@
 """The break-even curves the plots draw, as plain lists of numbers.
 
 Rules kept here: no textual and no arithmetic of its own: cumulative costs come from
-`engine.horizon_cost_usd`, break-even days at each utilisation from the engine calls `compare`
-makes, so the curve passes exactly through the figure in the table (tests/tui/test_curves.py
-checks it). Each curve is cached on the values it is made from (prices, electricity, speed,
-horizon, the desktop and the offer), never on object identity, so a keypress that recomputes
-the calculation without changing them costs a dictionary look-up.
+`engine.horizon_cost_usd` with the resale in it, break-even days at each utilisation from
+`compare.desktop_break_even_days`, the function behind the table's figure and the verdict, so
+the curve passes exactly through the figure in the table (tests/tui/test_curves.py checks
+it). Each curve is cached on the values it is made from (prices, electricity, speed, horizon,
+the desktop and the offer), never on object identity, so a keypress that recomputes the
+calculation without changing them costs a dictionary look-up.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from costcalc.core import engine
-from costcalc.core.compare import cloud_year, desktop_result
+from costcalc.core.compare import cloud_year, desktop_break_even_days, desktop_result
 from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
 from costcalc.core.scenario import Calculation
 
@@ -32,7 +33,8 @@ CACHED = 64
 
 @dataclass(frozen=True)
 class Cumulative:
-    """Money spent after each day, buying versus renting."""
+    """Money spent after each day, buying (net of what the desktop sells for after the
+    horizon) versus renting."""
 
     days: tuple[float, ...]
     desktop_usd: tuple[float, ...]
@@ -49,11 +51,26 @@ def cumulative_end_days(crossing_day: float | None, horizon_years: float) -> flo
     return max(min(crossing_day * 1.5, 20 * 365), 30.0)
 
 
-def cumulative(calc: Calculation, offer: OfferResult, end_days: float | None = None) -> Cumulative:
-    """Both costs from day 0 to `end_days` (by default `cumulative_end_days`)."""
+def desktop_outlay_usd(calc: Calculation) -> float | None:
+    """What buying the desktop costs net of its resale: where its cumulative line starts, so
+    the lines cross on the break-even day. None when its price is not known."""
+    price = calc.desktop.price_usd
+    if price is None:
+        return None
+    return engine.horizon_cost_usd(price, 0.0, 0.0, calc.assumptions.resale_fraction)
+
+
+def cumulative(
+    calc: Calculation, offer: OfferResult, end_days: float | None = None
+) -> Cumulative | None:
+    """Both costs from day 0 to `end_days` (by default `cumulative_end_days`); None when the
+    desktop's price is not known."""
     crossing = offer.break_even_days
+    outlay = desktop_outlay_usd(calc)
+    if outlay is None:
+        return None
     return cumulative_curve(
-        calc.desktop.price_usd,
+        outlay,
         calc.comparison.desktop.electricity_usd_per_year,
         offer.usd_per_year,
         crossing,
@@ -65,16 +82,16 @@ def cumulative(calc: Calculation, offer: OfferResult, end_days: float | None = N
 
 @lru_cache(maxsize=CACHED)
 def cumulative_curve(
-    price_usd: float,
+    outlay_usd: float,
     electricity_usd_per_year: float,
     cloud_usd_per_year: float,
     crossing_day: float | None,
     end_days: float,
 ) -> Cumulative:
-    """`cumulative` from the values it depends on."""
+    """`cumulative` from the values it depends on (`outlay_usd`: `desktop_outlay_usd`)."""
     days = tuple(end_days * i / (POINTS - 1) for i in range(POINTS))
     desktop = tuple(
-        engine.horizon_cost_usd(price_usd, electricity_usd_per_year, d / engine.DAYS_PER_YEAR)
+        engine.horizon_cost_usd(outlay_usd, electricity_usd_per_year, d / engine.DAYS_PER_YEAR)
         for d in days
     )
     cloud = tuple(
@@ -84,7 +101,7 @@ def cumulative_curve(
         None
         if crossing_day is None
         else engine.horizon_cost_usd(
-            price_usd, electricity_usd_per_year, crossing_day / engine.DAYS_PER_YEAR
+            outlay_usd, electricity_usd_per_year, crossing_day / engine.DAYS_PER_YEAR
         )
     )
     return Cumulative(days, desktop, cloud, crossing_day, crossing_usd)
@@ -99,7 +116,7 @@ class ByUtilisation:
 
 
 def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
-    """compare's break-even at each utilisation, from the same engine calls in the same order.
+    """compare's break-even at each utilisation, from the same function in the same order.
 
     The offer's relative speed does not depend on utilisation, so only the desktop's
     electricity and the cloud's yearly bill are recomputed (compare would also bisect for the
@@ -121,10 +138,8 @@ def utilisation_curve(
         desktop_at_u, _ = desktop_result(desktop, at_u)
         _, usd_year = cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, assumptions.horizon_years)
         days.append(
-            engine.break_even_days(
-                desktop.price_usd,
-                usd_year / engine.DAYS_PER_YEAR,
-                desktop_at_u.electricity_usd_per_year / engine.DAYS_PER_YEAR,
+            desktop_break_even_days(
+                desktop.price_usd, at_u, usd_year, desktop_at_u.electricity_usd_per_year
             )
         )
     return ByUtilisation(UTILISATION_STEPS, tuple(days))

@@ -22,6 +22,7 @@ def test_the_cumulative_lines_cross_at_the_tables_break_even(fixed_data: AppData
         if result.break_even_days is None:
             continue
         line = curves.cumulative(calc, result, end_days=result.break_even_days * 2)
+        assert line is not None
         assert line.crossing_day == result.break_even_days
         # both lines are straight: their ends say where they meet
         (_, d1), (desk0, desk1), (cloud0, cloud1) = line.days, line.desktop_usd, line.cloud_usd

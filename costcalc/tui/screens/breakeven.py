@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 def summary(calc: Calculation, selected: OfferResult | None) -> str:
     a = calc.assumptions
     lines = []
+    if calc.desktop.price_usd is None:  # every break-even below would read "never"
+        return fmt.no_price_reason(calc.spec.name)
     for label, result in (("selected", selected), ("cheapest", calc.comparison.best)):
         if result is None:
             continue

@@ -201,7 +201,8 @@ class FigurePlot(PlotextPlot):
 @dataclass(frozen=True)
 class CumulativeFigure:
     money: Money
-    desktop_price_usd: float
+    desktop_outlay_usd: float
+    """The desktop line's start: its price less resale (curves.desktop_outlay_usd)."""
     electricity_usd_per_year: float
     horizon_years: float
     offers: tuple[OfferLine, ...]
@@ -210,18 +211,19 @@ class CumulativeFigure:
     def of(
         cls, calc: Calculation, offers: Sequence[OfferResult], labels: Sequence[str]
     ) -> CumulativeFigure:
+        outlay = curves.desktop_outlay_usd(calc)  # None: no price, so no line of the desktop
         return cls(
             calc.money,
-            calc.desktop.price_usd,
+            0.0 if outlay is None else outlay,
             calc.comparison.desktop.electricity_usd_per_year,
             calc.assumptions.horizon_years,
-            offer_lines(offers, labels),
+            offer_lines(offers, labels) if outlay is not None else (),
         )
 
     def lines(self, end_days: float) -> list[curves.Cumulative]:
         return [
             curves.cumulative_curve(
-                self.desktop_price_usd,
+                self.desktop_outlay_usd,
                 self.electricity_usd_per_year,
                 o.usd_per_year,
                 o.break_even_days,
@@ -232,7 +234,8 @@ class CumulativeFigure:
 
 
 class CumulativePlot(FigurePlot):
-    """Money spent after d days: the desktop's line starts at its price, the cloud's at zero."""
+    """Money spent after d days: the desktop's line starts at its price less resale, the
+    cloud's at zero."""
 
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         assert isinstance(figure, CumulativeFigure)

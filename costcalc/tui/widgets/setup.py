@@ -189,8 +189,9 @@ class SetupPanel(VerticalScroll):
         if field == "gpu":
             return calc.spec.name
         money = calc.money
-        if field == "desktop_price_usd":
-            return inputs.show_number(round(money.of(calc.desktop.price_usd)))
+        if field == "desktop_price_usd":  # empty when the GPU has no price: the user's to give
+            price = calc.desktop.price_usd
+            return "" if price is None else inputs.show_number(round(money.of(price)))
         if field == "usd_per_kwh":
             return inputs.show_number(round(money.of(calc.assumptions.usd_per_kwh), 4))
         if field == "home_region":

@@ -51,7 +51,7 @@ def desktop_text(calc: Calculation) -> str:
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
     desk = (
-        f"Desktop {gpus}: {fmt.usd(d.price_usd, m)} up front, "
+        f"Desktop {gpus}: {fmt.up_front(d.price_usd, m)}, "
         f"{fmt.usd(d.electricity_usd_per_year, m)} ({calc.electricity_text})"
         f" electricity and {fmt.co2(d.co2_kg_per_year)} CO2e a year at "
         f"{fmt.percent(a.utilisation)}."
@@ -59,11 +59,9 @@ def desktop_text(calc: Calculation) -> str:
     if c.desktop_run is not None:
         r = c.desktop_run
         desk += f" One {r.hours:g} h run: {fmt.usd(r.usd, m)} (electricity + hardware share)."
-    if c.break_even_utilisation is not None and c.best is not None:
-        desk += (
-            f" Over {a.horizon_years:g} years it beats the cheapest comparable offer above "
-            f"{fmt.percent(c.break_even_utilisation)} utilisation."
-        )
+    crossing = fmt.break_even_utilisation_text(c, a, subject="it")
+    if crossing is not None:
+        desk += f" {crossing}"
     return desk
 
 
