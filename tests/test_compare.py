@@ -145,3 +145,18 @@ def test_desktop_run_includes_hardware_share(data: AppData) -> None:
     runs_over_horizon = 0.15 * 8760 * 3 / 10
     assert result.desktop_run.usd == pytest.approx(electricity + 2200 / runs_over_horizon)
     assert engine.HOURS_PER_YEAR == 8760
+
+
+def test_offer_result_by_keyword_names_every_field_in_order() -> None:
+    """compare builds results through models.offer_result (keywords at a positional call's
+    cost): its parameters must be OfferResult's fields, in their order, or a figure would land
+    in another's field."""
+    import inspect
+
+    from costcalc.core.models import OfferResult, offer_result
+
+    assert tuple(inspect.signature(offer_result).parameters) == OfferResult._fields
+    values = {name: object() for name in OfferResult._fields}
+    built = offer_result(**values)  # type: ignore[arg-type]
+    assert type(built) is OfferResult
+    assert all(getattr(built, name) is value for name, value in values.items())

@@ -31,6 +31,7 @@ from costcalc.core.models import (
     OfferResult,
     RunCost,
     Workload,
+    offer_result,
 )
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
@@ -242,10 +243,13 @@ def offer_coster(
     steps below."""
     desk_spec = catalog.get(desktop.gpu)
     desk_scale = scale(desk_spec, desktop.gpu_count)
+    # Read once: attribute look-ups on the models, repeated per offer, cost as much as a step.
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR
-    electricity_per_year = desk.electricity_usd_per_year
+    horizon_years = a.horizon_years
+    price_usd, electricity_per_year = desktop.price_usd, desk.electricity_usd_per_year
     host_w = grid.data.cloud_host_w_per_gpu
     check_fit = bool(w.max_batch) or w.memory_gb is not None
+    per_batch, run_hours = bool(w.max_batch), w.run_hours
     per_gpu: dict[tuple[str, int], OfferFacts] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
@@ -280,9 +284,9 @@ def offer_coster(
                 found_overhead = overheads[offer.interruption_bucket] = spot_overhead(offer, rules)
             overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
-        hours, usd_year = cloud_year(offer, busy_hours, effective, a.horizon_years)
+        hours, usd_year = cloud_year(offer, busy_hours, effective, horizon_years)
         fits = _fits(spec, offer.gpu, w) if check_fit else None
-        return OfferResult(
+        return offer_result(
             offer=offer,
             spec=spec,
             relative_speed=rel,
@@ -290,15 +294,13 @@ def offer_coster(
             overhead=overhead,
             hours_per_year=hours,
             usd_per_year=usd_year,
-            break_even_days=desktop_break_even_days(
-                desktop.price_usd, a, usd_year, electricity_per_year
-            ),
+            break_even_days=desktop_break_even_days(price_usd, a, usd_year, electricity_per_year),
             co2_kg_per_year=engine.co2_kg(hours * offer_w / 1000, gco2, pue),
             price_age_days=age,
             fits=fits,
-            usd_per_batch_item=_usd_per_batch_item(offer, w) if w.max_batch else None,
+            usd_per_batch_item=_usd_per_batch_item(offer, w) if per_batch else None,
             run=_offer_run(offer, effective, offer_w, gco2, pue, a, w)
-            if w.run_hours is not None and fits is not False
+            if run_hours is not None and fits is not False
             else None,
         )
 

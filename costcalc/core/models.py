@@ -604,7 +604,7 @@ class OfferResult(NamedTuple):
     hours_per_year: float
     usd_per_year: float
     break_even_days: float | None
-    """None: the desktop never pays back against this offer."""
+    """None: the desktop never pays back against this offer, or its price is not known."""
     co2_kg_per_year: float
     price_age_days: float
     fits: bool | None
@@ -616,3 +616,48 @@ class OfferResult(NamedTuple):
     def effective_speed(self) -> float:
         """Relative speed once spot interruptions have taken their share of the hours."""
         return self.relative_speed / self.overhead
+
+
+_new_tuple = tuple.__new__
+
+
+def offer_result(
+    *,
+    offer: CloudOffer,
+    spec: GpuSpec,
+    relative_speed: float,
+    role: str,
+    overhead: float,
+    hours_per_year: float,
+    usd_per_year: float,
+    break_even_days: float | None,
+    co2_kg_per_year: float,
+    price_age_days: float,
+    fits: bool | None,
+    usd_per_batch_item: float | None,
+    run: RunCost | None,
+) -> OfferResult:
+    """An OfferResult built by keyword at the cost of a positional call.
+
+    Calling the class with keywords goes through type.__call__, which packs them into a dict
+    for __new__: 1.3-2 us against 0.5-0.8 us here, 10-15 ms of the engine's ~50 ms for 10,000
+    offers. A function's keywords are matched in place. tests/test_compare.py checks that the
+    parameters are OfferResult's fields, in order."""
+    return _new_tuple(
+        OfferResult,
+        (
+            offer,
+            spec,
+            relative_speed,
+            role,
+            overhead,
+            hours_per_year,
+            usd_per_year,
+            break_even_days,
+            co2_kg_per_year,
+            price_age_days,
+            fits,
+            usd_per_batch_item,
+            run,
+        ),
+    )
