@@ -202,9 +202,14 @@ def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) ->
     try:
         return cls.model_validate(values)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "inputs"
-        raise CostcalcError(f"{where}: {first['msg']}") from None
+        raise CostcalcError(first_error(exc)) from None
+
+
+def first_error(exc: ValidationError) -> str:
+    """The one line every front end shows for invalid inputs: the first bad one and why."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "inputs"
+    return f"{where}: {first['msg']}"
 
 
 # --------------------------------------------------------------------------- data

@@ -42,7 +42,7 @@ from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
-from costcalc.core.scenario import Calculation, evaluate
+from costcalc.core.scenario import Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
@@ -276,9 +276,7 @@ class MainScreen(Screen[None]):
         try:
             self.settings = Settings.model_validate(merged)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"])
-            self.notify(f"{field}: {first['msg']}", title="Not applied", severity="error")
+            self.notify(first_error(exc), title="Not applied", severity="error")
 
     # ------------------------------------------------------------------ fields and focus
 
