@@ -23,6 +23,7 @@ from costcalc.core.compare import Rules, ScaleFn, compare, desktop_result
 from costcalc.core.errors import CostcalcError
 from costcalc.core.feasibility import Feasibility, check_build
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
+from costcalc.core.inputs import quoted
 from costcalc.core.models import (
     Assumptions,
     CloudOffer,
@@ -118,9 +119,12 @@ def parse_counts(texts: Sequence[str]) -> tuple[int, ...]:
     counts: list[int] = []
     for text in texts:
         for part in text.replace(" ", "").split(","):
-            if not part.isdigit() or not 1 <= int(part) <= MAX_GPUS:
+            # ASCII digits, and few: int() refuses '²' and 5,000 digits with a traceback
+            if not (part.isascii() and part.isdigit() and len(part) <= 3) or not (
+                1 <= int(part) <= MAX_GPUS
+            ):
                 raise CostcalcError(
-                    f"GPU count must be a whole number from 1 to {MAX_GPUS}, got {part!r}"
+                    f"GPU count must be a whole number from 1 to {MAX_GPUS}, got {quoted(part)}"
                 )
             if int(part) not in counts:
                 counts.append(int(part))

@@ -43,6 +43,17 @@ _FALSE = ("0", "false", "no", "off")
 # --------------------------------------------------------------------------- reading numbers
 
 
+QUOTED_CHARS = 40
+"""Characters of a typed text a message echoes: a pasted page stays one readable line."""
+
+
+def quoted(text: str) -> str:
+    """A text as messages echo it: its repr, cut to QUOTED_CHARS with its full length."""
+    if len(text) <= QUOTED_CHARS:
+        return repr(text)
+    return f"{text[:QUOTED_CHARS]!r}… ({len(text):,} characters)"
+
+
 def number(text: str, what: str) -> float | None:
     """A finite number as people write it ('$2,200', '0.12', '1e6'); empty is None."""
     raw = text.strip().replace(" ", "").replace("_", "").lstrip("$")
@@ -53,15 +64,16 @@ def number(text: str, what: str) -> float | None:
             raw = raw.replace(",", "")
         elif _DECIMAL_COMMA.match(raw.lstrip("-")):
             point = raw.replace(",", ".")
-            raise CostcalcError(f"{what}: write {point} with a decimal point, got {text!r}")
+            raise CostcalcError(f"{what}: write {point} with a decimal point, got {quoted(text)}")
         else:
-            raise CostcalcError(f"{what} must be a number, got {text!r}")
+            raise CostcalcError(f"{what} must be a number, got {quoted(text)}")
     try:
         value = float(raw)
     except ValueError:
-        raise CostcalcError(f"{what} must be a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise CostcalcError(f"{what} must be a finite number, got {text!r}")
+        raise CostcalcError(f"{what} must be a number, got {quoted(text)}") from None
+    if not math.isfinite(value):  # 'inf', 'nan', or digits past a float's range
+        wrong = "must be a finite number" if raw.strip("+-").isalpha() else "is too large"
+        raise CostcalcError(f"{what} {wrong}, got {quoted(text)}")
     return value
 
 
@@ -76,15 +88,20 @@ def share(text: str, what: str) -> float | None:
     except CostcalcError:
         value = None
     if value is None:
-        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {text!r}")
+        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {quoted(text)}")
     if percent:
         return value / 100
     if value > 1:
         if value == int(value) and value <= 100:
             return value / 100
         hint = f" (did you mean {value:g}%?)" if value <= 100 else ""
-        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {text!r}{hint}")
+        raise CostcalcError(f"{what} must be a share like 0.15 or 15%, got {quoted(text)}{hint}")
     return value
+
+
+MAX_WHOLE_DIGITS = 18
+"""Digits a whole number may have: more than any count needs, and far below the 4,300 past which
+int() refuses a text with a traceback."""
 
 
 def whole(text: str, what: str) -> int | None:
@@ -92,7 +109,12 @@ def whole(text: str, what: str) -> int | None:
     if not raw:
         return None
     if not re.fullmatch(r"[+]?\d+", raw):
-        raise CostcalcError(f"{what} must be a whole number, got {text!r}")
+        raise CostcalcError(f"{what} must be a whole number, got {quoted(text)}")
+    if len(raw.lstrip("+").lstrip("0")) > MAX_WHOLE_DIGITS:
+        raise CostcalcError(
+            f"{what} must be a whole number of at most {MAX_WHOLE_DIGITS} digits, "
+            f"got {quoted(text)}"
+        )
     return int(raw)
 
 
@@ -104,7 +126,7 @@ def switch(text: str, what: str) -> bool | None:
         return True
     if raw in _FALSE:
         return False
-    raise CostcalcError(f"{what} must be yes or no, got {text!r}")
+    raise CostcalcError(f"{what} must be yes or no, got {quoted(text)}")
 
 
 def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
@@ -116,7 +138,7 @@ def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
         return raw
     close = difflib.get_close_matches(raw, options, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]}?" if close else ""
-    raise CostcalcError(f"{what} must be one of {', '.join(options)}, got {text!r}{hint}")
+    raise CostcalcError(f"{what} must be one of {', '.join(options)}, got {quoted(text)}{hint}")
 
 
 # --------------------------------------------------------------------------- bounds
@@ -151,7 +173,8 @@ def check_bounds(value: float, field: str, what: str, text: str, as_share: bool 
         right = "]" if high_in else ")"
         lo, hi = (low or 0) * 100, (high or 1) * 100
         raise CostcalcError(
-            f"{what} must be in {left}{lo:g}%, {hi:g}%{right} (a share: 0.15 or 15%), got {text!r}"
+            f"{what} must be in {left}{lo:g}%, {hi:g}%{right} (a share: 0.15 or 15%), "
+            f"got {quoted(text)}"
         )
     if too_low and low == 0:
         message = "cannot be negative" if low_in else "must be greater than 0"
@@ -159,7 +182,7 @@ def check_bounds(value: float, field: str, what: str, text: str, as_share: bool 
         message = f"must be at least {low:,g}" if low_in else f"must be greater than {low:,g}"
     else:
         message = f"must be at most {high:,g}" if high_in else f"must be below {high:,g}"
-    raise CostcalcError(f"{what} {message}, got {text!r}")
+    raise CostcalcError(f"{what} {message}, got {quoted(text)}")
 
 
 # --------------------------------------------------------------------------- the table
@@ -214,10 +237,10 @@ class Input:
             return None
         if self.form == "list":  # list items have no field of their own: money per hour
             if value < 0:
-                raise CostcalcError(f"{self.what} cannot be negative, got {text!r}")
+                raise CostcalcError(f"{self.what} cannot be negative, got {quoted(text)}")
             if value > MAX_USD_PER_HOUR:
                 raise CostcalcError(
-                    f"{self.what} must be at most {MAX_USD_PER_HOUR:,g}, got {text!r}"
+                    f"{self.what} must be at most {MAX_USD_PER_HOUR:,g}, got {quoted(text)}"
                 )
         else:
             check_bounds(value, self.field, self.what, text, as_share=form == "share")

@@ -146,6 +146,9 @@ def parse_yaml(text: str, where: str) -> Any:
         raise DataFileError(f"{where}: not valid YAML{at}") from exc
     except RecursionError as exc:
         raise DataFileError(f"{where}: nested too deeply; not a costcalc file") from exc
+    except ValueError as exc:  # a scalar no constructor can read: 5,000 digits, 2026-02-30
+        reason = str(exc).split(":")[0]
+        raise DataFileError(f"{where}: not valid YAML: a value cannot be read ({reason})") from exc
 
 
 def validate(data: Any, model: type[M], where: str) -> M:
