@@ -1,5 +1,3 @@
-import sys
+from costcalc.cli import console
 
-from costcalc.cli import main
-
-sys.exit(main())
+console()

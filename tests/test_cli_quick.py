@@ -416,3 +416,48 @@ def test_a_price_given_for_that_desktop_brings_break_even_back(
     assert doc["break_even_unknown"] is None
     assert doc["verdict"].startswith(("Buy:", "Rent:"))
     assert any(o["break_even_days"] is not None for o in doc["offers"])
+
+
+def test_main_reads_the_environment_it_is_given_and_changes_none(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main(argv, environ) takes the environment as a value (issue 21 item 5): a caller such as
+    this test gives its own, and the process's environment is left as it was found."""
+    import os
+
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    monkeypatch.setenv("COSTCALC_UTIL", "90%")  # the process's: not the one given
+    before = dict(os.environ)
+    argv = ["quick", "--no-config", "--gpu", "rtx3090", "--json"]
+    code = main(argv, environ={"COSTCALC_UTIL": "40%", "COSTCALC_RESALE": "0.3"})
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assumptions = json.loads(out)["inputs"]["assumptions"]
+    assert assumptions["utilisation"] == 0.4 and assumptions["resale_fraction"] == 0.3
+    assert dict(os.environ) == before
+    assert json.loads(run(argv, capsys)[1])["inputs"]["assumptions"]["utilisation"] == 0.9
+
+
+def test_the_executable_turns_pydantic_plugins_off_for_its_own_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The console entry point owns its process, so it (not main) sets the one variable that
+    spares pydantic's plugin scan; a user's own setting wins."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from costcalc.cli import console
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert 'costcalc = "costcalc.cli:console"' in pyproject.splitlines()
+    for preset, expected in ((None, "__all__"), ("0", "0")):
+        if preset is None:
+            monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+        else:
+            monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", preset)
+        monkeypatch.setattr(sys, "argv", ["costcalc", "--version"])
+        with pytest.raises(SystemExit):
+            console()
+        assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == expected
+    assert capsys.readouterr().out.startswith("costcalc ")

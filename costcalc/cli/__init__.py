@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from costcalc import __version__
@@ -71,17 +71,27 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    # pydantic looks for plugins by scanning every installed distribution's entry points on the
-    # first model it builds: a fifth of `costcalc quick`'s start-up, for observability hooks a
-    # command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on.
+def console() -> NoReturn:
+    """The `costcalc` executable (and `python -m costcalc`): the process is ours, so this is
+    where its environment may be set, once, before anything else runs.
+
+    pydantic looks for plugins by scanning every installed distribution's entry points on the
+    first model it builds: a fifth of `costcalc quick`'s start-up, for observability hooks a
+    command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    sys.exit(main())
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run one command line. `environ` is where COSTCALC_<FLAG> inputs are read (default: the
+    process's environment); main never changes the process's environment."""
     from costcalc.core.errors import CostcalcError
     from costcalc.core.terminal import printable
 
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only=_command_in(words))
     args = parser.parse_args(words)
+    args.environ = os.environ if environ is None else environ
     run: Any = getattr(args, "run", None)
     if run is None:
         if not (sys.stdout.isatty() and sys.stdin.isatty()):

@@ -90,7 +90,9 @@ def build_scenario(
 
     wanted = set(Scenario.model_fields if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))
-    env = {k: v for k, v in inputs.env_layer(os.environ).items() if k in wanted}
+    environ = getattr(ns, "environ", None)  # main passes it in; os.environ when built elsewhere
+    env = inputs.env_layer(os.environ if environ is None else environ)
+    env = {k: v for k, v in env.items() if k in wanted}
     saved: dict[str, Any] = {}
     path = ""
     if not getattr(ns, "no_config", False):
