@@ -461,3 +461,18 @@ def test_the_executable_turns_pydantic_plugins_off_for_its_own_process(
             console()
         assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == expected
     assert capsys.readouterr().out.startswith("costcalc ")
+
+
+def test_a_benchmarked_gpu_without_a_price_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23 item 5: `quick --bench latest` after a bench on an H200 (rented, or one with no
+    dated street price) costs the measured work on every offer and asks for the price."""
+    from costcalc.bench.store import save_result
+    from tests.bench_results import gpu_bench
+
+    save_result(gpu_bench("h200_sxm_141gb", power_w=650.0))
+    doc = run_json(["quick", "--no-config", "--bench", "latest"], capsys)
+    assert doc["inputs"]["desktop"]["gpu"] == "h200_sxm_141gb"
+    assert doc["inputs"]["desktop"]["gpu_w"] == 650.0  # the bench's measured watts
+    assert doc["desktop"]["price_usd"] is None
+    assert doc["break_even_unknown"].startswith("no desktop price is known for the H200")
+    assert doc["best"] is not None and doc["best"]["usd_per_year"] > 0

@@ -77,7 +77,9 @@ class Comparison:
     """The verdict's offer: the cheapest a year among guaranteed, fitting, comparable offers
     (scale-out too when allowed), not resting on a stale estimate when it can be helped."""
     break_even_utilisation: float | None
-    """Above this utilisation the desktop beats `best` over the horizon."""
+    """Where the verdict against `best` flips: above it the desktop pays back within the
+    horizon (searched from the user's utilisation, so it agrees with their verdict); None when
+    renting wins even at 100 %, or the desktop has no price."""
     desktop_fits: bool
     """False when the job needs more memory than the desktop's GPU has: it cannot be bought."""
     rules: Rules
