@@ -267,3 +267,39 @@ def test_the_speed_section_multiplies_to_the_tables_speed(data: AppData) -> None
         table = float(final[0].rsplit(" = ", 1)[1]) if final else shown
         assert table == pytest.approx(result.relative_speed, rel=1e-3)
     assert any("holds about" in line for line in lines)  # the T4's power note
+
+
+def test_resale_is_in_the_derived_break_even(data: AppData) -> None:
+    """With half the price back after the horizon, the derivation shows the net price and lands
+    on the table's figure: half the Dettmers example's days."""
+    spec = data.catalog.get("rtx3090")
+    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, rest_of_system_w=100)
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12, resale_fraction=0.5)
+    offer = CloudOffer(
+        provider="aws-spot",
+        name="p3.2xlarge",
+        region="us-east-1",
+        gpu="rtx3090",
+        usd_per_hour=2.14,
+        fetched_at=datetime(2020, 9, 7, tzinfo=timezone.utc),
+        source="Dettmers 2020",
+    )
+    w = Workload()
+    speed = data.predictor.speed_fn("generic", "fp32")
+    c = compare(desktop, a, w, [offer], data.catalog, data.grid, NOW, speed=speed)
+    result = c.offers[0]
+    assert result.break_even_days == pytest.approx(292.96 / 2, abs=0.05)
+    part = explain.break_even(result, c, desktop, a)
+    assert part.lines[0].startswith("price x (1 - resale) + electricity/day x d")
+    assert part.lines[1] == (
+        "d = $2,200 x (1 - 0.5) / ($2,812/365 - $70.96/365) = 1,100 / (7.704 - 0.1944) = "
+        f"{result.break_even_days:,.2f} days"
+    )
+
+
+def test_a_desktop_without_a_price_explains_what_is_missing(data: AppData) -> None:
+    calc = evaluate(Scenario(gpu="A100 80GB"), data, NOW)
+    best = calc.comparison.best
+    assert best is not None and calc.desktop.price_usd is None
+    part = explain.break_even(best, calc.comparison, calc.desktop, calc.assumptions)
+    assert "give --desktop-price" in part.lines[-1]

@@ -112,7 +112,9 @@ def break_even(
     desktop: DesktopBuild,
     a: Assumptions,
     m: Money = USD,
+    desktop_name: str | None = None,
 ) -> Explanation:
+    """d with the user's numbers; `desktop_name` names the GPU when its price is missing."""
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
     power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
     resale = a.resale_fraction
@@ -122,7 +124,8 @@ def break_even(
         f"d = {price} / (cloud/day - electricity/day)"
     )
     if desktop.price_usd is None:
-        return Explanation("Break-even", (head, fmt.no_price_reason(desktop.gpu)))
+        missing = fmt.no_price_reason(desktop_name or desktop.gpu)
+        return Explanation("Break-even", (head, missing))
     if result.break_even_days is None:
         verdict = (
             f"cloud/day {cur(cloud_day, m)} <= electricity/day {cur(power_day, m)}: "
@@ -253,7 +256,7 @@ def explain_offer(
     parts = [
         electricity(comparison, desktop, a, money),
         cloud_cost(result, a, money),
-        break_even(result, comparison, desktop, a, money),
+        break_even(result, comparison, desktop, a, money, catalog.get(desktop.gpu).name),
         carbon(result, comparison, a, catalog, grid),
     ]
     one_run = run(result, a, w, money)
