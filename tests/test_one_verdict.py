@@ -122,9 +122,11 @@ def test_verdict_break_even_days_and_utilisation_never_disagree(
 
 
 def test_resale_moves_the_verdict_with_the_break_even_line() -> None:
-    """The issue's example, by hand: with 90 % back on resale the desktop that lost at 70 %
-    now wins, and the break-even days shrink by the share sold back."""
-    argv = ["--gpu", "rtx3090", "--util", "0.7"]
+    """The issue's case with pinned figures (the bundled prices move): a $30,000 desktop loses
+    at 70 % against $1/h on the same GPU (~1,937 days), and with 90 % back on resale it wins,
+    the break-even days shrinking by the share sold back."""
+    argv = ["--gpu", "rtx3090", "--util", "0.7", "--desktop-price", "30000"]
+    argv += ["--kwh-price", "0.12", "--provider", "custom", "--cloud-price", "1"]
     kept, sold = quick_json([*argv, "--resale", "0"]), quick_json([*argv, "--resale", "0.9"])
     assert check_one_rule(kept) == "Rent:" and kept["break_even_utilisation"] is None
     assert check_one_rule(sold) == "Buy:" and sold["break_even_utilisation"] < 0.7
