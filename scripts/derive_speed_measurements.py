@@ -26,6 +26,17 @@ requested precision measured the same way on several GPUs. What it drops, and wh
   rows (V100, T4, Quadro RTX 6000) are not like-for-like with the rest and are dropped.
 - xhmy/torch_benchmark's Windows (WSL2) RTX 4090 run: the same card's Ubuntu run is kept.
 - Tacotron 2 / WaveGlow are filed as rnn / cnn (LSTM decoder / dilated convolutions).
+
+The data audit of issue 26 (2026-11) dropped three sets of rows that were not what their labels
+said:
+
+- xhmy/torch_benchmark's "H200" ran on a MIG 7g.141gb instance, not the whole GPU: its vgg13
+  runs slower at fp16 than at fp32 (875.9 against 1,264.4 img/s), which no whole H200 does.
+- GPU-Insights' "NVIDIA vGPU (RTX 4090) 48GB" is a modded 48 GB board ("vMemory Edition"); its
+  ResNet-50 scores had replaced the genuine RTX 4090's as the best submission.
+- llm-foundry's A100 40GB tables ran pure BF16 (mp_mode PURE: BF16 weights and optimizer, no
+  casts), every other GPU's AMP BF16 (mp_mode DEFAULT): not like for like, so those 39 rows are
+  filed as run bf16_pure in a group of their own, where no other GPU pairs with them.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-CATALOG_NAMES = {
+CATALOG_NAMES: dict[str, str | None] = {
     # as written in the notes -> catalog key (None: not in the catalog)
     "A100 40GB": "a100_sxm4_40gb",
     "A100 80GB": "a100_sxm4_80gb",
@@ -55,7 +66,7 @@ CATALOG_NAMES = {
     "NVIDIA GeForce RTX 4080 SUPER 32GB": "rtx4080_super",
     "NVIDIA vGPU (RTX 4080 SUPER) 32GB": "rtx4080_super",
     "NVIDIA GeForce RTX 4090 24GB": "rtx4090",
-    "NVIDIA vGPU (RTX 4090) 48GB": "rtx4090",
+    "NVIDIA vGPU (RTX 4090) 48GB": None,  # a modded 48 GB board: not the catalog's card
     "NVIDIA GeForce RTX 5090 32GB": "rtx5090",
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition 96GB": "rtx_pro6000",
     "NVIDIA RTX A5000 24GB": "rtx_a5000",
@@ -68,7 +79,7 @@ CATALOG_NAMES = {
     "NVIDIA GeForce RTX 4090": "rtx4090",
     "NVIDIA TITAN RTX": "titan_rtx",
     "NVIDIA H100 80GB HBM3": "h100_sxm5_80gb",
-    "NVIDIA H200 MIG 7g.141gb": "h200_sxm_141gb",  # the full-GPU MIG instance
+    "NVIDIA H200 MIG 7g.141gb": None,  # a MIG slice, not the whole GPU (see the docstring)
     "A100 (80GB, 2039 GB/s)": "a100_sxm4_80gb",
     "RTX A6000": "rtx_a6000",
     "V100 (32GB)": "v100_sxm2_32gb",
@@ -131,9 +142,9 @@ def dle_rows(rows: list[dict[str, str]], dates: dict[str, str]) -> Iterator[dict
         kind = KIND_FIXES.get(row["model"], row["kind"])
         if not row["source_id"].startswith("dle_") or row["gpu_count"] != "1" or kind not in KINDS:
             continue
-        if "DGX-2" in row["notes"] or row["gpu"] not in CATALOG_NAMES:
+        gpu = CATALOG_NAMES.get(row["gpu"])
+        if "DGX-2" in row["notes"] or gpu is None:
             continue
-        gpu = CATALOG_NAMES[row["gpu"]]
         if "efficientnet" in row["model"] and gpu == "v100_sxm2_32gb":
             continue
         seq = note(row, "Sequence Length")
@@ -214,6 +225,8 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
             dtype = "fp32"  # torch defaults: FP32 matmuls, TF32 cuDNN convolutions on Ampere+
         if source == "llmfoundry_mpt_bench":
             dtype = "bf16"
+            if gpu == "a100_sxm4_40gb":  # the README's A100 40GB tables: all mp_mode PURE
+                run = "bf16_pure"
         workload = row["model"].split(" (")[0]
         if source == "llmfoundry_mpt_bench":
             ckpt = "act-ckpt" if "act-ckpt=True" in row["notes"] else "no act-ckpt"
@@ -221,8 +234,9 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
             workload += f" {ckpt}"
         batch = "" if source in ("llmfoundry_mpt_bench", "mli_transformers_benchmarks") else None
         family = "servergear" if source.startswith("servergear") else source  # one page each
+        suffix = "-pure" if run == "bf16_pure" else ""
         yield {
-            "group": f"{family}/{slug(workload)}/{dtype}",
+            "group": f"{family}/{slug(workload)}/{dtype}{suffix}",
             "source": source,
             "workload": workload,
             "kind": row["kind"],
