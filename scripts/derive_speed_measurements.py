@@ -8,7 +8,8 @@ mapping that turned them into the bundled table, so a reviewer can redo it:
         > costcalc/data/speed_measurements.csv
 
 What it keeps: single-GPU training (and NeuSight inference) throughput of cnn, transformer and
-rnn workloads on GPUs in the costcalc catalog, grouped so that each group is one workload at one
+rnn workloads on GPUs in the costcalc catalog (and u39kun/deep-learning-benchmark's FP32 tables,
+transcribed in U39KUN_TRAIN_MS), grouped so that each group is one workload at one
 requested precision measured the same way on several GPUs. What it drops, and why:
 
 - GPUs not in the catalog (V100 SXM3 of DGX-2/2H, V100S, A2, Jetson, Titan X/Xp, P104-100, H20,
@@ -251,6 +252,62 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
         }
 
 
+U39KUN_TRAIN_MS = {
+    # u39kun/deep-learning-benchmark README @ 1e7459b4, "train" = one forward + backward pass at
+    # batch 16 (224 x 224 images), ms; 16-bit = the model in half precision. (table, precision):
+    # {gpu: (vgg16, resnet152, densenet161)}; None where the table has no figure.
+    ("PyTorch 0.3.0", "fp32"): {
+        "gtx1080ti": (131.9, 206.4, 211.9),
+        "v100_sxm2_16gb": (83.5, 136.5, 142.5),  # Amazon p3 (p3.2xlarge: V100 SXM2 16GB)
+        "rtx2080ti": (102.9, 157.0, 160.0),
+    },
+    ("PyTorch 0.3.0", "fp16"): {
+        "gtx1080ti": (117.6, 193.5, 191.0),
+        "v100_sxm2_16gb": (58.8, 92.9, 102.3),
+        "rtx2080ti": (99.3, 133.0, 135.8),
+    },
+    ("TensorFlow 1.4.0", "fp32"): {
+        "gtx1080ti": (131.3, 300.6, None),
+        "rtx2080ti": (99.4, 187.7, None),
+    },
+    ("TensorFlow 1.4.0", "fp16"): {
+        "gtx1080ti": (121.1, 257.0, None),
+        "rtx2080ti": (81.8, 155.5, None),
+    },
+}
+"""Transcribed by hand (the README is prose and tables, not data); the Titan V rows are left out
+(not in the catalog). Dated 2019-01, when the 2080 Ti rows were added."""
+
+
+def u39kun_rows() -> Iterator[dict[str, str]]:
+    """One row per GPU, model and framework, as images per second; FP32 only. Its 16-bit runs
+    come from CUDA 9.0 and cuDNN 7.0 at batch 16, which barely used the tensor cores: a V100
+    trained VGG16 1.42x faster in half precision than in FP32 there, against 2-3x with AMP in
+    DeepLearningExamples' tables; no stack a user runs today behaves so."""
+    for (framework, dtype), by_gpu in U39KUN_TRAIN_MS.items():
+        if dtype != "fp32":
+            continue
+        for gpu, times_ms in by_gpu.items():
+            for model, ms in zip(("vgg16", "resnet152", "densenet161"), times_ms, strict=True):
+                if ms is None:
+                    continue
+                workload = f"{framework} {model} train"
+                yield {
+                    "group": f"u39kun_dl_benchmark/{slug(workload)}/{dtype}",
+                    "source": "u39kun_dl_benchmark",
+                    "workload": workload,
+                    "kind": "cnn",
+                    "dtype": dtype,
+                    "run": "fp16_pure" if dtype == "fp16" else "fp32",
+                    "gpu": gpu,
+                    "gpus": "1",
+                    "batch": "16",
+                    "speed": f"{16 / ms * 1000:.1f}",
+                    "unit": "img/s",
+                    "date": "2019-01",
+                }
+
+
 OTHER_DATES = {
     "servergear_rtx3090_tfcnn": "2021",
     "servergear_rtx4090_tfcnn": "2023",
@@ -327,6 +384,12 @@ SOURCES = {
         "23.02)",
         "none stated: figures only",
     ),
+    "u39kun_dl_benchmark": (
+        "u39kun/deep-learning-benchmark README.md @ 1e7459b4 (VGG16, ResNet-152, DenseNet-161 "
+        "forward + backward at batch 16, FP32; PyTorch 0.3.0 and TensorFlow 1.4.0 tables, "
+        "2017-12 to 2019-01)",
+        "no licence file: figures only",
+    ),
     "aws_sagemaker_roberta_bench": (
         "aws-samples/amazon-sagemaker-training-jobs-benchmarks instance_types_RoBERTa_benchmark "
         "@ 870e2d49 (RoBERTa-base fine-tune, fp16, ml.p3.2xlarge vs ml.g5.2xlarge)",
@@ -391,6 +454,7 @@ def main() -> None:
         *gpu_insights_rows(rows),
         *other_rows(rows),
         *neusight_rows(ns.neusight),
+        *u39kun_rows(),
     ]
     groups: dict[str, set[str]] = {}
     for row in out:

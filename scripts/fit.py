@@ -3,7 +3,7 @@
 Rule kept here: pure and deterministic; the fit is never run by the product, only by the scripts
 that regenerate costcalc/data/predict_calibration.yaml and measure its accuracy
 (benchmarks/predict_accuracy.py). The measurements arrive as text (the bundled
-costcalc/data/speed_measurements.csv); pairs of GPUs measured on the same workload at the same
+scripts/speed_measurements.csv); pairs of GPUs measured on the same workload at the same
 requested precision are what the fit matches.
 """
 
