@@ -25,7 +25,7 @@ on the GPU where it is fast - why a 4090 gains on a 3090 what a bandwidth ratio 
 
 A bench profile (measured on the source GPU) replaces the prior split. Fitted figures live in
 costcalc/data/predict_calibration.yaml with their provenance (costcalc.store.loaders reads it;
-scripts.fit refits it on costcalc/data/speed_measurements.csv, benchmarks/predict_accuracy.py).
+scripts.fit refits it on scripts/speed_measurements.csv, benchmarks/predict_accuracy.py).
 Everything here takes its data as arguments: a `Predictor` holds the calibration and what it
 needs from the catalog, and caches speeds per GPU pair.
 """
