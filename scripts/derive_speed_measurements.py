@@ -8,7 +8,8 @@ mapping that turned them into the bundled table, so a reviewer can redo it:
         > costcalc/data/speed_measurements.csv
 
 What it keeps: single-GPU training (and NeuSight inference) throughput of cnn, transformer and
-rnn workloads on GPUs in the costcalc catalog, grouped so that each group is one workload at one
+rnn workloads on GPUs in the costcalc catalog (and u39kun/deep-learning-benchmark's FP32 tables,
+transcribed in U39KUN_TRAIN_MS), grouped so that each group is one workload at one
 requested precision measured the same way on several GPUs. What it drops, and why:
 
 - GPUs not in the catalog (V100 SXM3 of DGX-2/2H, V100S, A2, Jetson, Titan X/Xp, P104-100, H20,
@@ -26,6 +27,17 @@ requested precision measured the same way on several GPUs. What it drops, and wh
   rows (V100, T4, Quadro RTX 6000) are not like-for-like with the rest and are dropped.
 - xhmy/torch_benchmark's Windows (WSL2) RTX 4090 run: the same card's Ubuntu run is kept.
 - Tacotron 2 / WaveGlow are filed as rnn / cnn (LSTM decoder / dilated convolutions).
+
+The data audit of issue 26 (2026-11) dropped three sets of rows that were not what their labels
+said:
+
+- xhmy/torch_benchmark's "H200" ran on a MIG 7g.141gb instance, not the whole GPU: its vgg13
+  runs slower at fp16 than at fp32 (875.9 against 1,264.4 img/s), which no whole H200 does.
+- GPU-Insights' "NVIDIA vGPU (RTX 4090) 48GB" is a modded 48 GB board ("vMemory Edition"); its
+  ResNet-50 scores had replaced the genuine RTX 4090's as the best submission.
+- llm-foundry's A100 40GB tables ran pure BF16 (mp_mode PURE: BF16 weights and optimizer, no
+  casts), every other GPU's AMP BF16 (mp_mode DEFAULT): not like for like, so those 39 rows are
+  filed as run bf16_pure in a group of their own, where no other GPU pairs with them.
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-CATALOG_NAMES = {
+CATALOG_NAMES: dict[str, str | None] = {
     # as written in the notes -> catalog key (None: not in the catalog)
     "A100 40GB": "a100_sxm4_40gb",
     "A100 80GB": "a100_sxm4_80gb",
@@ -55,7 +67,7 @@ CATALOG_NAMES = {
     "NVIDIA GeForce RTX 4080 SUPER 32GB": "rtx4080_super",
     "NVIDIA vGPU (RTX 4080 SUPER) 32GB": "rtx4080_super",
     "NVIDIA GeForce RTX 4090 24GB": "rtx4090",
-    "NVIDIA vGPU (RTX 4090) 48GB": "rtx4090",
+    "NVIDIA vGPU (RTX 4090) 48GB": None,  # a modded 48 GB board: not the catalog's card
     "NVIDIA GeForce RTX 5090 32GB": "rtx5090",
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition 96GB": "rtx_pro6000",
     "NVIDIA RTX A5000 24GB": "rtx_a5000",
@@ -68,7 +80,7 @@ CATALOG_NAMES = {
     "NVIDIA GeForce RTX 4090": "rtx4090",
     "NVIDIA TITAN RTX": "titan_rtx",
     "NVIDIA H100 80GB HBM3": "h100_sxm5_80gb",
-    "NVIDIA H200 MIG 7g.141gb": "h200_sxm_141gb",  # the full-GPU MIG instance
+    "NVIDIA H200 MIG 7g.141gb": None,  # a MIG slice, not the whole GPU (see the docstring)
     "A100 (80GB, 2039 GB/s)": "a100_sxm4_80gb",
     "RTX A6000": "rtx_a6000",
     "V100 (32GB)": "v100_sxm2_32gb",
@@ -131,9 +143,9 @@ def dle_rows(rows: list[dict[str, str]], dates: dict[str, str]) -> Iterator[dict
         kind = KIND_FIXES.get(row["model"], row["kind"])
         if not row["source_id"].startswith("dle_") or row["gpu_count"] != "1" or kind not in KINDS:
             continue
-        if "DGX-2" in row["notes"] or row["gpu"] not in CATALOG_NAMES:
+        gpu = CATALOG_NAMES.get(row["gpu"])
+        if "DGX-2" in row["notes"] or gpu is None:
             continue
-        gpu = CATALOG_NAMES[row["gpu"]]
         if "efficientnet" in row["model"] and gpu == "v100_sxm2_32gb":
             continue
         seq = note(row, "Sequence Length")
@@ -214,6 +226,8 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
             dtype = "fp32"  # torch defaults: FP32 matmuls, TF32 cuDNN convolutions on Ampere+
         if source == "llmfoundry_mpt_bench":
             dtype = "bf16"
+            if gpu == "a100_sxm4_40gb":  # the README's A100 40GB tables: all mp_mode PURE
+                run = "bf16_pure"
         workload = row["model"].split(" (")[0]
         if source == "llmfoundry_mpt_bench":
             ckpt = "act-ckpt" if "act-ckpt=True" in row["notes"] else "no act-ckpt"
@@ -221,8 +235,9 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
             workload += f" {ckpt}"
         batch = "" if source in ("llmfoundry_mpt_bench", "mli_transformers_benchmarks") else None
         family = "servergear" if source.startswith("servergear") else source  # one page each
+        suffix = "-pure" if run == "bf16_pure" else ""
         yield {
-            "group": f"{family}/{slug(workload)}/{dtype}",
+            "group": f"{family}/{slug(workload)}/{dtype}{suffix}",
             "source": source,
             "workload": workload,
             "kind": row["kind"],
@@ -235,6 +250,62 @@ def other_rows(rows: list[dict[str, str]]) -> Iterator[dict[str, str]]:
             "unit": row["unit"],
             "date": data_date(row) or other_date(source, gpu),
         }
+
+
+U39KUN_TRAIN_MS = {
+    # u39kun/deep-learning-benchmark README @ 1e7459b4, "train" = one forward + backward pass at
+    # batch 16 (224 x 224 images), ms; 16-bit = the model in half precision. (table, precision):
+    # {gpu: (vgg16, resnet152, densenet161)}; None where the table has no figure.
+    ("PyTorch 0.3.0", "fp32"): {
+        "gtx1080ti": (131.9, 206.4, 211.9),
+        "v100_sxm2_16gb": (83.5, 136.5, 142.5),  # Amazon p3 (p3.2xlarge: V100 SXM2 16GB)
+        "rtx2080ti": (102.9, 157.0, 160.0),
+    },
+    ("PyTorch 0.3.0", "fp16"): {
+        "gtx1080ti": (117.6, 193.5, 191.0),
+        "v100_sxm2_16gb": (58.8, 92.9, 102.3),
+        "rtx2080ti": (99.3, 133.0, 135.8),
+    },
+    ("TensorFlow 1.4.0", "fp32"): {
+        "gtx1080ti": (131.3, 300.6, None),
+        "rtx2080ti": (99.4, 187.7, None),
+    },
+    ("TensorFlow 1.4.0", "fp16"): {
+        "gtx1080ti": (121.1, 257.0, None),
+        "rtx2080ti": (81.8, 155.5, None),
+    },
+}
+"""Transcribed by hand (the README is prose and tables, not data); the Titan V rows are left out
+(not in the catalog). Dated 2019-01, when the 2080 Ti rows were added."""
+
+
+def u39kun_rows() -> Iterator[dict[str, str]]:
+    """One row per GPU, model and framework, as images per second; FP32 only. Its 16-bit runs
+    come from CUDA 9.0 and cuDNN 7.0 at batch 16, which barely used the tensor cores: a V100
+    trained VGG16 1.42x faster in half precision than in FP32 there, against 2-3x with AMP in
+    DeepLearningExamples' tables; no stack a user runs today behaves so."""
+    for (framework, dtype), by_gpu in U39KUN_TRAIN_MS.items():
+        if dtype != "fp32":
+            continue
+        for gpu, times_ms in by_gpu.items():
+            for model, ms in zip(("vgg16", "resnet152", "densenet161"), times_ms, strict=True):
+                if ms is None:
+                    continue
+                workload = f"{framework} {model} train"
+                yield {
+                    "group": f"u39kun_dl_benchmark/{slug(workload)}/{dtype}",
+                    "source": "u39kun_dl_benchmark",
+                    "workload": workload,
+                    "kind": "cnn",
+                    "dtype": dtype,
+                    "run": "fp16_pure" if dtype == "fp16" else "fp32",
+                    "gpu": gpu,
+                    "gpus": "1",
+                    "batch": "16",
+                    "speed": f"{16 / ms * 1000:.1f}",
+                    "unit": "img/s",
+                    "date": "2019-01",
+                }
 
 
 OTHER_DATES = {
@@ -313,6 +384,12 @@ SOURCES = {
         "23.02)",
         "none stated: figures only",
     ),
+    "u39kun_dl_benchmark": (
+        "u39kun/deep-learning-benchmark README.md @ 1e7459b4 (VGG16, ResNet-152, DenseNet-161 "
+        "forward + backward at batch 16, FP32; PyTorch 0.3.0 and TensorFlow 1.4.0 tables, "
+        "2017-12 to 2019-01)",
+        "no licence file: figures only",
+    ),
     "aws_sagemaker_roberta_bench": (
         "aws-samples/amazon-sagemaker-training-jobs-benchmarks instance_types_RoBERTa_benchmark "
         "@ 870e2d49 (RoBERTa-base fine-tune, fp16, ml.p3.2xlarge vs ml.g5.2xlarge)",
@@ -377,6 +454,7 @@ def main() -> None:
         *gpu_insights_rows(rows),
         *other_rows(rows),
         *neusight_rows(ns.neusight),
+        *u39kun_rows(),
     ]
     groups: dict[str, set[str]] = {}
     for row in out:

@@ -3,7 +3,7 @@
 Rule kept here: pure and deterministic; the fit is never run by the product, only by the scripts
 that regenerate costcalc/data/predict_calibration.yaml and measure its accuracy
 (benchmarks/predict_accuracy.py). The measurements arrive as text (the bundled
-costcalc/data/speed_measurements.csv); pairs of GPUs measured on the same workload at the same
+scripts/speed_measurements.csv); pairs of GPUs measured on the same workload at the same
 requested precision are what the fit matches.
 """
 
@@ -26,6 +26,7 @@ from costcalc.core.predict import (
     Predictor,
     Split,
     _log_speedup,
+    generation,
     precision_class,
 )
 
@@ -313,12 +314,53 @@ def leave_one_gpu_out(
     return held
 
 
+def source_family(origin: str) -> str:
+    """The source a whole leave-one-source-out fold holds back: every DeepLearningExamples
+    README is one suite (one software stack and one set of machines), both server-gear pages
+    one blog."""
+    if origin.startswith("dle_"):
+        return "DeepLearningExamples"
+    if origin.startswith("servergear_"):
+        return "server-gear"
+    return origin
+
+
+def leave_one_source_out(
+    pairs: Sequence[Pair],
+    predictor: Predictor,
+    sources: Iterable[str] | None = None,
+    refit: Callable[[Sequence[Pair], Predictor], Predictor] = fit,
+) -> list[tuple[Pair, float]]:
+    """(pair, predicted ratio) for every pair of a source the fit never saw.
+
+    What a user meets: a new software stack, new batch sizes and models, not a new GPU inside
+    tables the model already knows. For each source family everything is refitted on the other
+    sources' pairs, then every pair of the held-out source is predicted.
+    """
+    held: list[tuple[Pair, float]] = []
+    families = {source_family(p.origin) for p in pairs}
+    for family in sorted(sources if sources is not None else families):
+        training = [p for p in pairs if source_family(p.origin) != family]
+        tested = [p for p in pairs if source_family(p.origin) == family]
+        fold = refit(training, predictor)
+        held += [
+            (p, math.exp(x)) for p, x in zip(tested, log_predictions(fold, tested), strict=True)
+        ]
+    return held
+
+
+def signed_error(pair: Pair, predicted: float) -> float:
+    """(predicted time - measured time) / measured time on the pair's target: negative when
+    the target is predicted too fast."""
+    return pair.ratio / predicted - 1
+
+
 def with_bands(
     cal: Calibration, held: Sequence[tuple[Pair, float]], min_pairs: int = 30
 ) -> Calibration:
-    """The bands from leave-one-GPU-out ratios (measured / predicted, 10th-90th percentile) per
-    kind x precision; cells with fewer than `min_pairs` pairs, and generic work, take the
-    5th-95th percentile of all pairs."""
+    """The bands from held-out ratios (measured / predicted, 10th-90th percentile) per kind x
+    precision (benchmarks/predict_accuracy.py passes leave-one-source-out's); cells with fewer
+    than `min_pairs` pairs, and generic work, take the 5th-95th percentile of all pairs."""
     ratios: dict[tuple[str, str], list[float]] = {}
     for pair, predicted in held:
         ratios.setdefault(pair.cell, []).append(pair.ratio / predicted)
@@ -341,6 +383,17 @@ def with_bands(
             }
         )
     return cal.model_copy(update={"kinds": kinds})
+
+
+def pairs_by_generation(pairs: Sequence[Pair]) -> dict[str, int]:
+    """How many measured pairs (each unordered pair of GPUs on a workload once) have a GPU of
+    each generation on at least one side: what a prediction for that generation rests on."""
+    counts: dict[str, int] = {}
+    for p in pairs:
+        if p.source.key < p.target.key:
+            for name in {generation(p.source), generation(p.target)}:
+                counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _round(band: tuple[float, float]) -> tuple[float, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
@@ -35,7 +36,7 @@ def register(sub: Any) -> None:
             "How much faster work runs on another GPU, or (with --seconds) how long a time "
             "measured on one GPU takes there: the step is split into matmul, element-wise, "
             "memory and overhead time, each scaled by the target's achievable rate for the "
-            "precision. Shows a low-high band from the calibration's leave-one-GPU-out errors."
+            "precision. Shows a low-high band from the calibration's leave-one-source-out errors."
         ),
         **output.examples(
             "costcalc predict --from rtx3090 --to rtx4090 --kind transformer",
@@ -82,6 +83,9 @@ def run(ns: argparse.Namespace) -> int:
     if ns.dtype == "auto":
         ns.dtype = default_dtype(source)
     targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
+    thin = predictor.thin_data([source, *targets])
+    if thin:
+        print(f"note: {thin}", file=sys.stderr)
     if ns.seconds is None:
         return _print_ratios(ns, source, targets, predictor)
     found = [

@@ -25,7 +25,7 @@ on the GPU where it is fast - why a 4090 gains on a 3090 what a bandwidth ratio 
 
 A bench profile (measured on the source GPU) replaces the prior split. Fitted figures live in
 costcalc/data/predict_calibration.yaml with their provenance (costcalc.store.loaders reads it;
-scripts.fit refits it on costcalc/data/speed_measurements.csv, benchmarks/predict_accuracy.py).
+scripts.fit refits it on scripts/speed_measurements.csv, benchmarks/predict_accuracy.py).
 Everything here takes its data as arguments: a `Predictor` holds the calibration and what it
 needs from the catalog, and caches speeds per GPU pair.
 """
@@ -128,7 +128,17 @@ class Calibration(Frozen):
     sixteen_bit: SixteenBit
     kinds: dict[str, KindCalibration]
     accuracy: dict[str, dict[str, float]] = Field(
-        description="Leave-one-GPU-out figures of this fit, per kind x precision."
+        description="Leave-one-source-out figures of this fit, per kind x precision."
+    )
+    accuracy_leave_one_gpu_out: dict[str, dict[str, float]] = Field(
+        default_factory=dict, description="Leave-one-GPU-out figures, per kind x precision."
+    )
+    pairs_by_generation: dict[str, int] = Field(
+        default_factory=dict,
+        description="Measured pairs with a GPU of each generation: what its predictions rest on.",
+    )
+    min_trusted_pairs: int = Field(
+        default=30, ge=0, description="Fewer pairs than this and predict says so."
     )
 
 
@@ -271,6 +281,15 @@ def _median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def generation(spec: GpuSpec) -> str:
+    """The GPU generation accuracy and data are counted by; Ampere split by product line, as
+    its consumer (half-rate FP32 accumulate), workstation and data-centre cards behave apart."""
+    if spec.architecture != "Ampere":
+        return spec.architecture.split()[0]  # "Ada Lovelace" -> "Ada"
+    line = {"consumer": "consumer", "workstation": "workstation"}.get(spec.segment, "data-centre")
+    return f"Ampere {line}"
 
 
 def check_kind_dtype(kind: str, dtype: str) -> None:
@@ -501,11 +520,34 @@ class Predictor:
 
     def band(self, source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
         """Uncertainty as multipliers of the prediction: the 10th-90th percentile of measured /
-        predicted for this kind and precision, leave-one-GPU-out. None for the same GPU."""
+        predicted for this kind and precision, leave-one-source-out. 1 for the same GPU."""
         if source.key == target.key:
             return 1.0, 1.0
         kind_cal = self.kind_calibration(kind)
         return kind_cal.band_16bit if dtype in SIXTEEN_BIT else kind_cal.band_fp32
+
+    def measured_pairs(self, spec: GpuSpec) -> int | None:
+        """Measured pairs behind the fit with a GPU of `spec`'s generation; None when the
+        calibration does not say (one written before it counted them)."""
+        counts = self.calibration.pairs_by_generation
+        return counts.get(generation(spec), 0) if counts else None
+
+    def thin_data(self, specs: Iterable[GpuSpec]) -> str | None:
+        """One line naming the generations among `specs` with too few measurements behind the
+        fit for their band to be trusted, or None when every one has enough."""
+        thin: dict[str, int] = {}
+        for spec in specs:
+            count = self.measured_pairs(spec)
+            if count is not None and count < self.calibration.min_trusted_pairs:
+                thin[generation(spec)] = count
+        if not thin:
+            return None
+        named = ", ".join(f"{name} ({count} pairs)" for name, count in sorted(thin.items()))
+        return (
+            f"few measurements behind the fit for {named}, fewer than "
+            f"{self.calibration.min_trusted_pairs}: predictions for these GPUs may miss by "
+            "more than their band"
+        )
 
     def predict(
         self,
@@ -634,4 +676,7 @@ class Predictor:
                 f"{name}: {spec.board_power_w:g} W for its FLOPS, so it holds about "
                 f"{clock:.0%} of its boost clock under load"
             )
+        thin = self.thin_data([spec])
+        if thin:
+            out.append(f"{name}: {thin}")
         return out
