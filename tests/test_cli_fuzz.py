@@ -113,3 +113,13 @@ def test_json_stays_valid_at_the_edges_of_every_bound(
     assert code == 0, err
     doc = json.loads(out, parse_constant=no_nan)
     assert doc["desktop"]["price_usd"] == pytest.approx(price) or price == 0
+
+
+@pytest.mark.parametrize("path", ["~0", "~no-such-user-here/bench.json"])
+def test_a_home_that_does_not_exist_is_a_missing_file(
+    path: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'~0' names the home of a user called 0: Path.expanduser raises RuntimeError for it."""
+    assert main(["quick", "--gpu", "rtx3090", "--bench", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such bench result" in err

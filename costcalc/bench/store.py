@@ -70,4 +70,6 @@ def resolve(spec: str) -> BenchResult:
         if result is None:
             raise CostcalcError("no saved bench result: run `costcalc bench --save` first")
         return result
-    return load_result(Path(spec).expanduser())
+    from costcalc.edge.locations import user_path
+
+    return load_result(user_path(spec))

@@ -166,7 +166,7 @@ def cron_line() -> str:
     env = f"PATH={shlex.quote(path)}"
     home = os.environ.get("COSTCALC_HOME")
     if home:
-        env += f" COSTCALC_HOME={shlex.quote(str(Path(home).expanduser().absolute()))}"
+        env += f" COSTCALC_HOME={shlex.quote(str(locations.user_path(home).absolute()))}"
     return (
         f"17 */6 * * * mkdir -p {shlex.quote(str(log_dir))} && {env} {command} refresh --quiet "
         f">> {shlex.quote(str(log))} 2>&1"

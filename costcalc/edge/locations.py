@@ -13,9 +13,18 @@ from pathlib import Path
 APP_NAME = "costcalc"
 
 
+def user_path(text: str) -> Path:
+    """A path as a user typed it, `~` expanded where it names a home; '~nobody/x' (no such
+    user) stays as typed, so it is reported as a missing file rather than a traceback."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)
+
+
 def _home_override() -> Path | None:
     value = os.environ.get("COSTCALC_HOME")
-    return Path(value).expanduser() if value else None
+    return user_path(value) if value else None
 
 
 def config_dir() -> Path:
