@@ -38,8 +38,9 @@ def _is_loopback(address: Any) -> bool:
 MARK_BY_FOLDER = {"tui": "app", "bench": "bench"}
 """tests/<folder>/ -> its marker: the Textual app under Pilot; the bench, which runs torch."""
 
-NETWORK_FIXTURES = frozenset({"feed_server", "tls_feed_server", "aws_feeds", "httpserver"})
-"""Fixtures that serve feeds from a local HTTP server: a test using one is `network`."""
+NETWORK_FIXTURES = frozenset({"_http_feed_server", "_tls_feed_server", "httpserver"})
+"""The local HTTP servers feeds come from (feed_server, tls_feed_server, aws_feeds and every
+fixture built on them use one): a test that uses one is `network`."""
 
 SPAWNING_FILES = frozenset({"tests/tui/test_detect.py"})
 """Files whose tests start processes from inside costcalc (a fake nvidia-smi, a shell script),
