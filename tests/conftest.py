@@ -114,6 +114,10 @@ def isolated_home(
     monkeypatch.setenv("COSTCALC_HOME", str(home))
     if request.node.get_closest_marker("cold_cache") is None:
         _fill_parse_cache_on_first_use(monkeypatch, parsed_bundled_files)
+        if request.node.get_closest_marker("subprocess") is not None:
+            from costcalc.edge import locations
+
+            locations.cache_dir()  # now: a child process reads the disk, not this hook
     for name in PROVIDER_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     yield home
@@ -135,25 +139,35 @@ def parsed_bundled_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
 def _fill_parse_cache_on_first_use(
     monkeypatch: pytest.MonkeyPatch, entries: dict[str, bytes]
 ) -> None:
-    """The test's home starts with the session's parse cache, as a user's second run does. It is
-    written when the code first asks where the cache is, so tests that never read data files
-    pay nothing; each test gets its own copy, so what one test does to it no other test sees.
-    A test about the cache itself is marked `cold_cache` and starts with none."""
+    """A test's home starts with the session's parse cache, as a user's second run does. It is
+    written when the code first asks where a home's cache is (a test may move between homes),
+    so tests that never read data files pay nothing; each home gets its own copy, so what one
+    test does to it no other test sees. A test about the cache itself is marked `cold_cache`
+    and starts with none."""
     from costcalc.edge import locations
 
     real_cache_dir = locations.cache_dir
+    filled: set[Path] = set()
 
     def cache_dir() -> Path:
-        monkeypatch.setattr(locations, "cache_dir", real_cache_dir)  # only the first call fills
         directory = real_cache_dir()
-        with contextlib.suppress(OSError):  # a home that cannot hold files is a test of its own
-            parsed = directory / "parsed"
-            parsed.mkdir(parents=True, exist_ok=True)
-            for name, data in entries.items():
-                (parsed / name).write_bytes(data)
+        if directory not in filled:
+            filled.add(directory)
+            write_parse_cache(directory, entries)
         return directory
 
     monkeypatch.setattr(locations, "cache_dir", cache_dir)
+
+
+def write_parse_cache(directory: Path, entries: dict[str, bytes]) -> None:
+    """The entries into `directory`/parsed, unless the home already has a parse cache."""
+    parsed = directory / "parsed"
+    with contextlib.suppress(OSError):  # a home that cannot hold files is a test of its own
+        if parsed.exists():
+            return
+        parsed.mkdir(parents=True)
+        for name, data in entries.items():
+            (parsed / name).write_bytes(data)
 
 
 @pytest.fixture(autouse=True)

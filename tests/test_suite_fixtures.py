@@ -97,6 +97,29 @@ def test_a_home_starts_with_the_sessions_parse_cache_and_loading_uses_it(
     assert after == set(before)  # every bundled file came from the cache: nothing parsed anew
 
 
+def test_a_test_that_moves_to_another_home_finds_the_cache_there_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed_bundled_files: dict[str, bytes]
+) -> None:
+    monkeypatch.setenv("COSTCALC_HOME", str(tmp_path / "second-home"))
+    parsed = locations.cache_dir() / "parsed"
+    assert parsed.parent.parent == tmp_path / "second-home"
+    assert {entry.name for entry in parsed.glob("*.json")} == set(parsed_bundled_files)
+
+
+def test_a_child_process_finds_the_cache_on_disk_before_any_call(
+    isolated_home: Path, parsed_bundled_files: dict[str, bytes]
+) -> None:
+    """A subprocess test's home is filled at once: the child never calls this process's hook."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import os; print(len(os.listdir('cache/parsed')))"],
+        cwd=isolated_home,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(found.stdout) == len(parsed_bundled_files)
+
+
 @pytest.mark.cold_cache
 def test_a_cold_cache_test_starts_with_no_parse_cache() -> None:
     parsed = locations.cache_dir() / "parsed"
