@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
+import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,8 @@ SPAWNING_FILES = frozenset({"tests/tui/test_detect.py"})
 which reading the test's own code cannot see."""
 
 SPAWNING_NAMES = frozenset({"subprocess", "Popen"})
+APP_NAMES = frozenset({"run_test"})
+"""Textual's App.run_test: a test outside tests/tui that drives the app is `app` too."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -54,20 +58,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         relative = item.path.relative_to(root)
         folder = relative.parts[1] if len(relative.parts) > 2 else ""
+        names = _names_used(item)
         if folder in MARK_BY_FOLDER:
             item.add_marker(MARK_BY_FOLDER[folder])
+        elif APP_NAMES & names:
+            item.add_marker("app")
         if NETWORK_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker("network")
-        if relative.as_posix() in SPAWNING_FILES or _spawns(item):
+        if relative.as_posix() in SPAWNING_FILES or SPAWNING_NAMES & names:
             item.add_marker("subprocess")
 
 
-def _spawns(item: pytest.Item) -> bool:
-    """Whether the test's code, or a helper in its own module, names subprocess."""
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip importing tests/tui or tests/bench (textual, torch: seconds) when `-m` deselects
+    every test a folder can hold: the fast subset starts in half the time."""
+    marker = MARK_BY_FOLDER.get(collection_path.name)
+    if marker is None or collection_path.parent != config.rootpath / "tests":
+        return None
+    return True if _never_selects(config.getoption("markexpr"), marker) else None
+
+
+def _never_selects(markexpr: str, marker: str) -> bool:
+    """Whether `markexpr` is false for every test carrying `marker`, whatever else it carries."""
+    if not markexpr:
+        return False
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own parser: private, so...
+
+        expression = Expression.compile(markexpr)
+    except Exception:  # ...any change or error there means: collect as usual
+        return False
+    others = sorted(set(re.findall(r"[\w.-]+", markexpr)) - {"and", "or", "not", marker})
+    for values in itertools.product((False, True), repeat=len(others)):
+        if expression.evaluate(_holds({marker: True, **dict(zip(others, values, strict=True))})):
+            return False
+    return True
+
+
+def _holds(truth: dict[str, bool]) -> Callable[..., bool]:
+    return lambda name, **_: truth.get(name, False)
+
+
+def _names_used(item: pytest.Item) -> set[str]:
+    """The global and attribute names in the test's code and in the helpers of its own module
+    that it calls, at any depth."""
     function = getattr(item, "function", None)
     module = getattr(item, "module", None)
     if function is None or module is None:
-        return False
+        return set()
+    names: set[str] = set()
     seen: set[int] = set()
     pending = [function.__code__]
     while pending:
@@ -75,14 +114,13 @@ def _spawns(item: pytest.Item) -> bool:
         if id(code) in seen:
             continue
         seen.add(id(code))
-        if SPAWNING_NAMES.intersection(code.co_names):
-            return True
+        names.update(code.co_names)
         pending.extend(const for const in code.co_consts if inspect.iscode(const))
         for name in code.co_names:
             helper = getattr(module, name, None)
             if inspect.isfunction(helper) and helper.__module__ == module.__name__:
                 pending.append(helper.__code__)
-    return False
+    return names
 
 
 @pytest.fixture(autouse=True)
@@ -247,8 +285,6 @@ class FeedServer:
     prefix its path carries."""
 
     def __init__(self, ssl_context: Any = None) -> None:
-        import re
-
         from pytest_httpserver import HTTPServer
 
         self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True, ssl_context=ssl_context)

@@ -17,7 +17,7 @@ from werkzeug import Response
 from costcalc.edge import locations
 from costcalc.store.loaders import load_app_data
 from costcalc.tui.detect import nvidia_smi_gpu_names
-from tests.conftest import FeedRoutes, FeedServer
+from tests.conftest import FeedRoutes, FeedServer, _never_selects
 
 
 def test_a_test_that_serves_feeds_is_marked_network(
@@ -126,3 +126,21 @@ def test_a_cold_cache_test_starts_with_no_parse_cache() -> None:
     assert not parsed.exists()
     load_app_data()
     assert list(parsed.glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("markexpr", "skipped"),
+    [
+        ("not app and not network and not subprocess and not bench and not slow", True),
+        ("not app", True),
+        ("", False),
+        ("network", False),  # an app test may serve feeds too
+        ("not app or network", False),
+        ("asyncio", False),  # a marker the suite does not give: maybe any test has it
+        ("not (", False),  # pytest itself reports the bad expression
+    ],
+)
+def test_a_folder_is_left_uncollected_only_when_no_test_in_it_could_be_selected(
+    markexpr: str, skipped: bool
+) -> None:
+    assert _never_selects(markexpr, "app") is skipped
