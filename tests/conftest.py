@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import itertools
+import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +33,179 @@ def _is_loopback(address: Any) -> bool:
     return isinstance(address, (str, bytes))  # AF_UNIX paths are local
 
 
+# --------------------------------------------------------------------------- markers
+# Given by where a test lives and what it uses, never by hand, so `-m "not app and not network
+# and not subprocess"` (the fast subset in the README) stays true as tests are added.
+
+MARK_BY_FOLDER = {"tui": "app", "bench": "bench"}
+"""tests/<folder>/ -> its marker: the Textual app under Pilot; the bench, which runs torch."""
+
+NETWORK_FIXTURES = frozenset({"_http_feed_server", "_tls_feed_server", "httpserver"})
+"""The local HTTP servers feeds come from (feed_server, tls_feed_server, aws_feeds and every
+fixture built on them use one): a test that uses one is `network`."""
+
+SPAWNING_FILES = frozenset({"tests/tui/test_detect.py"})
+"""Files whose tests start processes from inside costcalc (a fake nvidia-smi, a shell script),
+which reading the test's own code cannot see."""
+
+SPAWNING_NAMES = frozenset({"subprocess", "Popen"})
+APP_NAMES = frozenset({"run_test"})
+"""Textual's App.run_test: a test outside tests/tui that drives the app is `app` too."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        relative = item.path.relative_to(root)
+        folder = relative.parts[1] if len(relative.parts) > 2 else ""
+        names = _names_used(item)
+        if folder in MARK_BY_FOLDER:
+            item.add_marker(MARK_BY_FOLDER[folder])
+        elif APP_NAMES & names:
+            item.add_marker("app")
+        if NETWORK_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker("network")
+        if relative.as_posix() in SPAWNING_FILES or SPAWNING_NAMES & names:
+            item.add_marker("subprocess")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip importing tests/tui or tests/bench (textual, torch: seconds) when `-m` deselects
+    every test a folder can hold: the fast subset starts in half the time."""
+    marker = MARK_BY_FOLDER.get(collection_path.name)
+    if marker is None or collection_path.parent != config.rootpath / "tests":
+        return None
+    return True if _never_selects(config.getoption("markexpr"), marker) else None
+
+
+def _never_selects(markexpr: str, marker: str) -> bool:
+    """Whether `markexpr` is false for every test carrying `marker`, whatever else it carries."""
+    if not markexpr:
+        return False
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own parser: private, so...
+
+        expression = Expression.compile(markexpr)
+    except Exception:  # ...any change or error there means: collect as usual
+        return False
+    others = sorted(set(re.findall(r"[\w.-]+", markexpr)) - {"and", "or", "not", marker})
+    for values in itertools.product((False, True), repeat=len(others)):
+        if expression.evaluate(_holds({marker: True, **dict(zip(others, values, strict=True))})):
+            return False
+    return True
+
+
+def _holds(truth: dict[str, bool]) -> Callable[..., bool]:
+    return lambda name, **_: truth.get(name, False)
+
+
+def _names_used(item: pytest.Item) -> set[str]:
+    """The global and attribute names in the test's code and in the helpers of its own module
+    that it calls, at any depth."""
+    function = getattr(item, "function", None)
+    module = getattr(item, "module", None)
+    if function is None or module is None:
+        return set()
+    names: set[str] = set()
+    seen: set[int] = set()
+    pending = [function.__code__]
+    while pending:
+        code = pending.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        names.update(code.co_names)
+        pending.extend(const for const in code.co_consts if inspect.iscode(const))
+        for name in code.co_names:
+            helper = getattr(module, name, None)
+            if inspect.isfunction(helper) and helper.__module__ == module.__name__:
+                pending.append(helper.__code__)
+    return names
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def processes_are_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that starts a process must carry the `subprocess` marker, so the fast subset never
+    quietly grows slow: one that is not marked fails here, saying what to add."""
+    if request.node.get_closest_marker("subprocess") is not None:
+        return
+    import subprocess
+
+    def refuse(self: subprocess.Popen[Any], args: Any, *rest: Any, **more: Any) -> None:
+        raise RuntimeError(
+            f"test started a process ({args!r}) without the subprocess marker: add"
+            " @pytest.mark.subprocess, or the file to SPAWNING_FILES in tests/conftest.py"
+        )
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    parsed_bundled_files: dict[str, bytes],
+) -> Iterator[Path]:
     """Point every user file at a fresh directory so no test reads or writes real files."""
     home = tmp_path / "costcalc-home"
     monkeypatch.setenv("COSTCALC_HOME", str(home))
+    if request.node.get_closest_marker("cold_cache") is None:
+        _fill_parse_cache_on_first_use(monkeypatch, parsed_bundled_files)
+        if request.node.get_closest_marker("subprocess") is not None:
+            from costcalc.edge import locations
+
+            locations.cache_dir()  # now: a child process reads the disk, not this hook
     for name in PROVIDER_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     yield home
+
+
+@pytest.fixture(scope="session")
+def parsed_bundled_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The parse cache's entries for the bundled data files, made once per session in a
+    throwaway home: parsing them again in every test's fresh home cost 0.4-0.9 s a test."""
+    from costcalc.store.loaders import load_app_data
+
+    home = tmp_path_factory.mktemp("warm-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COSTCALC_HOME", str(home))
+        load_app_data()
+    return {entry.name: entry.read_bytes() for entry in (home / "cache" / "parsed").glob("*.json")}
+
+
+def _fill_parse_cache_on_first_use(
+    monkeypatch: pytest.MonkeyPatch, entries: dict[str, bytes]
+) -> None:
+    """A test's home starts with the session's parse cache, as a user's second run does. It is
+    written when the code first asks where a home's cache is (a test may move between homes),
+    so tests that never read data files pay nothing; each home gets its own copy, so what one
+    test does to it no other test sees. A test about the cache itself is marked `cold_cache`
+    and starts with none."""
+    from costcalc.edge import locations
+
+    real_cache_dir = locations.cache_dir
+    filled: set[Path] = set()
+
+    def cache_dir() -> Path:
+        directory = real_cache_dir()
+        if directory not in filled:
+            filled.add(directory)
+            write_parse_cache(directory, entries)
+        return directory
+
+    monkeypatch.setattr(locations, "cache_dir", cache_dir)
+
+
+def write_parse_cache(directory: Path, entries: dict[str, bytes]) -> None:
+    """The entries into `directory`/parsed, unless the home already has a parse cache."""
+    parsed = directory / "parsed"
+    with contextlib.suppress(OSError):  # a home that cannot hold files is a test of its own
+        if parsed.exists():
+            return
+        parsed.mkdir(parents=True)
+        for name, data in entries.items():
+            (parsed / name).write_bytes(data)
 
 
 @pytest.fixture(autouse=True)
@@ -79,15 +248,18 @@ FEEDS = Path(__file__).parent / "fixtures" / "feeds"
 
 
 class FeedRoutes:
-    """path -> handler(request) -> Response, plus how often each path was asked for."""
+    """One test's routes: path -> handler(request) -> Response, plus how often each path was
+    asked for. The server is shared by the session; each test's routes live under a path prefix
+    of their own, so a request a finished test left in flight never reaches the next test."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, prefix: str) -> None:
         self.base_url = base_url.rstrip("/")
+        self.prefix = prefix
         self.handlers: dict[str, Any] = {}
         self.hits: dict[str, int] = {}
 
     def url(self, path: str) -> str:
-        return self.base_url + path
+        return self.base_url + self.prefix + path
 
     def serve_file(self, path: str, name: str, content_type: str = "application/json") -> None:
         from werkzeug import Response
@@ -101,56 +273,92 @@ class FeedRoutes:
     def dispatch(self, request: Any) -> Any:
         from werkzeug import Response
 
-        self.hits[request.path] = self.hits.get(request.path, 0) + 1
-        handler = self.handlers.get(request.path)
+        path = request.path.removeprefix(self.prefix)
+        self.hits[path] = self.hits.get(path, 0) + 1
+        handler = self.handlers.get(path)
         return handler(request) if handler else Response("not found", status=404)
 
 
-def _serve(ssl_context: Any = None) -> Iterator[FeedRoutes]:
-    import re
+class FeedServer:
+    """A real HTTP server on 127.0.0.1, started once per session (starting and stopping one per
+    test cost half a second each) and handing each request to the routes of the test whose
+    prefix its path carries."""
 
-    from pytest_httpserver import HTTPServer
+    def __init__(self, ssl_context: Any = None) -> None:
+        from pytest_httpserver import HTTPServer
 
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True, ssl_context=ssl_context)
-    server.start()
-    routes = FeedRoutes(server.url_for("/"))
-    server.expect_request(re.compile(".*")).respond_with_handler(routes.dispatch)
-    try:
-        yield routes
-    finally:
-        server.clear()
-        if server.is_running():
-            server.stop()
+        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True, ssl_context=ssl_context)
+        self.server.start()
+        self.server.expect_request(re.compile(".*")).respond_with_handler(self._dispatch)
+        self.tests: dict[str, FeedRoutes] = {}
+        self.started = 0
 
+    def _dispatch(self, request: Any) -> Any:
+        from werkzeug import Response
 
-@pytest.fixture
-def feed_server() -> Iterator[FeedRoutes]:
-    yield from _serve()
+        prefix = "/" + request.path.split("/", 2)[1]
+        routes = self.tests.get(prefix)
+        return routes.dispatch(request) if routes else Response("no such test", status=404)
+
+    def routes(self) -> Iterator[FeedRoutes]:
+        """Fresh, empty routes for one test, removed (and the server's log cleared) after it."""
+        self.started += 1
+        prefix = f"/test-{self.started}"
+        routes = FeedRoutes(self.server.url_for("/"), prefix)
+        self.tests[prefix] = routes
+        try:
+            yield routes
+        finally:
+            del self.tests[prefix]
+            self.server.clear_log()
+            self.server.clear_handler_errors()
+
+    def stop(self) -> None:
+        if self.server.is_running():
+            self.server.stop()
 
 
 @pytest.fixture(scope="session")
-def test_ca(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    import trustme
-
-    ca = trustme.CA()
-    ca.cert_pem.write_to_path(str(tmp_path_factory.mktemp("ca") / "ca.pem"))
-    return ca
+def _http_feed_server() -> Iterator[FeedServer]:
+    server = FeedServer()
+    yield server
+    server.stop()
 
 
 @pytest.fixture
-def tls_feed_server(
-    test_ca: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FeedRoutes]:
-    """The feed server over https, with a certificate from a throwaway CA that requests trusts
-    for this test only: credentials are sent only over https (costcalc.edge.net)."""
+def feed_server(_http_feed_server: FeedServer) -> Iterator[FeedRoutes]:
+    yield from _http_feed_server.routes()
+
+
+@pytest.fixture(scope="session")
+def test_ca() -> Any:
+    import trustme
+
+    return trustme.CA()
+
+
+@pytest.fixture(scope="session")
+def _tls_feed_server(test_ca: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     import ssl
 
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     test_ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
-    bundle = tmp_path / "ca.pem"
+    bundle = tmp_path_factory.mktemp("ca") / "ca.pem"
     test_ca.cert_pem.write_to_path(str(bundle))
+    server = FeedServer(context)
+    yield server, bundle
+    server.stop()
+
+
+@pytest.fixture
+def tls_feed_server(
+    _tls_feed_server: tuple[FeedServer, Path], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[FeedRoutes]:
+    """The feed server over https, with a certificate from a throwaway CA that requests trusts
+    for this test only: credentials are sent only over https (costcalc.edge.net)."""
+    server, bundle = _tls_feed_server
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
-    yield from _serve(context)
+    yield from server.routes()
 
 
 @pytest.fixture

@@ -21,6 +21,9 @@ from costcalc.store.settings import Settings, save_settings
 from costcalc.store.snapshots import load_bundled, write_refreshed
 from tests.bench_results import gpu_bench
 
+# Every command over every broken file, hundreds of CLI runs: left out of the fast subset.
+pytestmark = pytest.mark.slow
+
 OFFER = CloudOffer(
     provider="aws-spot",
     name="g4dn.xlarge",

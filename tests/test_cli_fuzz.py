@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from costcalc.cli import main
 from costcalc.core import inputs
 
+# The CLI on hundreds of generated values, seconds in all: left out of the fast subset.
+pytestmark = pytest.mark.slow
+
 AWKWARD = (
     "",
     " ",

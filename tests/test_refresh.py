@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -295,22 +296,28 @@ def test_two_concurrent_refresh_processes(
     aws_feeds: Any, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A second process started while the first holds the lock exits 3; the first finishes."""
-    monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "5")
+    # The first's answer waits until the second has ended, so the first holds the lock for as
+    # long as a busy machine takes to start the second (a fixed sleep raced it).
+    monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "120")
+    second_ended = threading.Event()
 
-    def slow_ok(_request: Request) -> Response:
-        time.sleep(1.0)
+    def ok_once_the_second_ended(_request: Request) -> Response:
+        second_ended.wait(timeout=120)
         return Response(SPOT_JSON, content_type="application/json")
 
-    aws_feeds.serve("/spot.json", slow_ok)
+    aws_feeds.serve("/spot.json", ok_once_the_second_ended)
     command = [sys.executable, "-m", "costcalc", "refresh", "--provider", "aws-spot"]
     first = subprocess.Popen(
         command, env=_env(isolated_home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 10
-    while not aws_feeds.hits.get("/spot.json") and time.monotonic() < deadline:
-        time.sleep(0.02)
-    second = subprocess.run(command, env=_env(isolated_home), capture_output=True, text=True)
-    first_out, first_err = first.communicate(timeout=20)
+    try:
+        deadline = time.monotonic() + 120
+        while not aws_feeds.hits.get("/spot.json") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = subprocess.run(command, env=_env(isolated_home), capture_output=True, text=True)
+    finally:
+        second_ended.set()
+    first_out, first_err = first.communicate(timeout=120)
 
     assert second.returncode == 3, second.stderr
     assert "another refresh is running" in second.stderr

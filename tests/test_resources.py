@@ -14,6 +14,10 @@ from costcalc.edge import locations
 from costcalc.edge.resources import load_yaml_file, write_atomic
 from costcalc.store.snapshots import load_bundled, load_snapshot, refreshed_path, sealed
 
+# The parse cache is what these tests watch, so each starts with an empty one rather than the
+# session's warmed copy (tests/conftest.py).
+pytestmark = pytest.mark.cold_cache
+
 GOOD = """
 provider: paperspace
 source: test
