@@ -16,6 +16,7 @@ from costcalc.bench.store import load_result, save_result
 from costcalc.cli import main
 from costcalc.core.bench_apply import LAUNCH_BOUND_SHARE, BenchSpeed, effects, explain_speed
 from costcalc.core.bench_results import BenchResult
+from costcalc.core.models import StepProfile
 from costcalc.store.bundled import load_catalog, load_predictor
 from tests.bench_results import gpu_bench, h100_filled_bench, h100_launch_bound_bench
 
@@ -88,16 +89,25 @@ def test_an_h100_bench_keeps_a100_and_h200_within_the_predictors_band(kind: str)
 
 def test_a_pair_the_bench_would_take_outside_the_band_keeps_the_predictors_speed() -> None:
     catalog, predictor = load_catalog(), load_predictor()
-    found = effects(h100_filled_bench(), H100, "cnn", "fp16", None, catalog, predictor)
-    assert found.speed is not None and found.profile is not None
+    filled = h100_filled_bench()
+    cnn = filled.workloads[0]
+    # a split almost all memory traffic (the band is wide enough that the shared file's own
+    # split stays inside it for every GPU): GPUs with little bandwidth for their FLOPS (an L4
+    # has a tenth of the H100's) are where such a split would leave the band
+    heavy = StepProfile(compute_share=0.02, memory_share=0.97, overhead_share=0.01)
+    bench = filled.model_copy(
+        update={"workloads": (cnn.model_copy(update={"profile": heavy}), *filled.workloads[1:])}
+    )
+    found = effects(bench, H100, "cnn", "fp16", None, catalog, predictor)
+    assert found.speed is not None and found.profile == heavy
     h100 = catalog.get(H100)
-    moved = BenchSpeed(predictor, "cnn", "fp16", found.profile)
-    # the CNN's measured split is memory-heavy: GPUs with little bandwidth for their FLOPS (an
-    # L4 has a tenth of the H100's) are where it would leave the band
+    moved = BenchSpeed(predictor, "cnn", "fp16", heavy)
     outside = [g for g in catalog if not moved.within_band(h100, g)]
-    assert outside and len(outside) < len(catalog) / 2
+    assert outside and len(outside) < len(catalog)
     for gpu in outside:
         assert found.speed(h100, gpu) == predictor.speedup(h100, gpu, "cnn", "fp16")
+    inside = [g for g in catalog if g not in outside and g.key != H100]
+    assert any(found.speed(h100, g) != predictor.speedup(h100, g, "cnn", "fp16") for g in inside)
     why = explain_speed(found, predictor, h100, outside[0], "cnn", "fp16")
     assert any("outside the predictor's band" in note for note in why.notes)
 
