@@ -19,6 +19,7 @@ from costcalc.edge.resources import MAX_FILE_BYTES
 from costcalc.store import history
 from costcalc.store.settings import Settings, save_settings
 from tests.bench_results import gpu_bench
+from tests.tui.helpers import notifications
 
 OFFER = CloudOffer(
     provider="aws-spot",
@@ -161,4 +162,4 @@ async def test_the_app_starts_over_every_broken_config(isolated_home: Path) -> N
             await pilot.pause()
             assert isinstance(app.screen, MainScreen), breakage
             assert app.screen.calc is not None, breakage
-            assert any(n.title == "Settings" for n in app._notifications), breakage
+            assert any(n.title == "Settings" for n in notifications(app)), breakage
