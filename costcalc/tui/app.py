@@ -1,8 +1,9 @@
 """The app and its factory, `make_app`, used by `costcalc` / `costcalc tui` and by the tests.
 
 Rule kept here: the App holds what every screen shares (data, bench, clock, settings file) and
-the few workers that belong to no screen: GPU detection after the first paint, loading the
-latest bench result, saving settings. All of them run in threads and answer with messages.
+the workers that belong to no screen: GPU detection after the first paint, loading the bench
+the settings name, saving settings, and the refresh and bench jobs that outlive their windows.
+All of them run in threads and answer with messages, unless cancelled (costcalc.tui.workers).
 """
 
 from __future__ import annotations
