@@ -75,6 +75,7 @@ class CostcalcApp(App[None]):
         self._load_bench = load_bench
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
+        self._ended = False
         self._keep_bad_config = False
         """Set by make_app when the whole settings file was unreadable: it is moved aside to
         config.yaml.bad before the first save."""
@@ -118,6 +119,8 @@ class CostcalcApp(App[None]):
         for the app's life; frozen, the garbage collector stops scanning them: a full
         collection took 100-250 ms in the middle of a keypress with 5,000 offers, now a few ms.
         `gc.freeze` is process-wide, so the app undoes it when it ends (on_unmount)."""
+        if self._ended:  # the timer can fire after the app has begun to close
+            return
         main = self.main
         if main is not None:
             main.warm()
@@ -126,6 +129,7 @@ class CostcalcApp(App[None]):
         self._frozen = True
 
     def on_unmount(self) -> None:
+        self._ended = True
         if self._frozen:  # a test process runs many apps: each leaves the collector as it was
             gc.unfreeze()
             self._frozen = False

@@ -81,7 +81,7 @@ async def test_the_loaded_objects_are_frozen_after_the_first_paint_and_thawed_at
     """gc.freeze is process-wide: the app takes it as one step after the first paint
     (CostcalcApp.settle) and gives it back when it ends, so a process that runs many apps (this
     test suite) does not keep every app's objects for ever."""
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0, "an app run before this test left objects frozen"
     app = app_factory()
     async with app.run_test(size=(80, 24)):
         await wait_until(app, lambda: gc.get_freeze_count() > 0)
