@@ -20,6 +20,7 @@ from costcalc.store import history
 from costcalc.store.settings import Settings, save_settings
 from costcalc.store.snapshots import load_bundled, write_refreshed
 from tests.bench_results import gpu_bench
+from tests.tui.helpers import notifications
 
 # Every command over every broken file, hundreds of CLI runs: left out of the fast subset.
 pytestmark = pytest.mark.slow
@@ -164,4 +165,4 @@ async def test_the_app_starts_over_every_broken_config(isolated_home: Path) -> N
             await pilot.pause()
             assert isinstance(app.screen, MainScreen), breakage
             assert app.screen.calc is not None, breakage
-            assert any(n.title == "Settings" for n in app._notifications), breakage
+            assert any(n.title == "Settings" for n in notifications(app)), breakage

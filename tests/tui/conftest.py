@@ -99,26 +99,3 @@ def app_factory(data: AppData) -> MakeApp:
         return make_app(data, settings or Settings(gpu="rtx3090"), FIXED_NOW, **options)
 
     return factory
-
-
-def burst(app: CostcalcApp, *keys: str) -> None:
-    """Send keys the way a paste or a fast typist's keys arrive: all at once, no waiting
-    between them (Pilot's `press` lets the app go idle after every key)."""
-    import unicodedata
-
-    from textual import events
-    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
-
-    driver = app._driver
-    assert driver is not None
-    for key in keys:
-        if len(key) == 1 and not key.isalnum():
-            key = _character_to_key(key)
-        original = REPLACED_KEYS.get(key, key)
-        try:
-            char: str | None = unicodedata.lookup(_get_unicode_name_from_key(original))
-        except KeyError:
-            char = key if len(key) == 1 else None
-        event = events.Key(key, char)
-        event.set_sender(app)
-        driver.send_message(event)

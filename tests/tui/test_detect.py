@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from costcalc.tui.detect import nvidia_smi_gpu_names
+from tests.tui.helpers import notified
 
 
 def fake_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
@@ -65,4 +66,4 @@ async def test_the_app_takes_the_detected_gpu_as_the_desktop(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert screen.settings.gpu == "rtx4090"
-        assert any("found on this machine" in n.message for n in app._notifications)
+        assert notified(app, "found on this machine")

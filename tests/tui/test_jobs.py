@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 from pathlib import Path
 
@@ -10,22 +9,12 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from costcalc.store.settings import Settings
-from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import notifications, notified, wait_until
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
-
-
-async def wait_for(app: CostcalcApp, condition: object, timeout_s: float = 20.0) -> None:
-    """Let the app run until `condition()` holds: the UI keeps processing while we wait."""
-    assert callable(condition)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting for the worker"
-        await asyncio.sleep(0.05)
 
 
 @pytest.fixture
@@ -62,7 +51,7 @@ async def test_refresh_against_a_local_server_updates_the_table(
 
         await pilot.press("r")
         assert type(app.screen).__name__ == "RefreshScreen"
-        await wait_for(app, lambda: any("refreshed" in n.message for n in app._notifications))
+        await wait_until(app, lambda: notified(app, "refreshed"))
         await pilot.pause()
 
         after = spot_rows(main)
@@ -83,6 +72,24 @@ async def test_refresh_against_a_local_server_updates_the_table(
     assert len(aws_spot_server.log) == 2
 
 
+async def test_a_refresh_left_with_escape_finishes_and_updates_the_table(
+    app_factory: MakeApp, aws_spot_server: HTTPServer
+) -> None:
+    """Escape closes the window and the refresh goes on: its job belongs to the app, so closing
+    the window does not cancel it (a cancelled worker posts nothing)."""
+    app = app_factory(Settings(gpu="rtx3090", providers=("aws-spot",)))
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        before = spot_rows(main)
+        await pilot.press("r", "escape")
+        assert app.screen is main
+        await wait_until(app, lambda: notified(app, "refreshed"))
+        await pilot.pause()
+        assert spot_rows(main) != before
+        assert spot_rows(main)[("us-east-1", "p4d.24xlarge")] == 11.2
+
+
 async def test_refresh_failure_is_a_notification_not_a_crash(
     app_factory: MakeApp, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,7 +103,7 @@ async def test_refresh_failure_is_a_notification_not_a_crash(
         assert isinstance(main, MainScreen)
         before = spot_rows(main)
         await pilot.press("r")
-        await wait_for(app, lambda: any("failed" in n.message for n in app._notifications))
+        await wait_until(app, lambda: notified(app, "failed"))
         await pilot.press("escape")
         assert spot_rows(main) == before
         assert app.is_running
@@ -116,7 +123,7 @@ async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
         assert isinstance(main, MainScreen)
         assert main.calc is not None and not main.calc.workload.max_batch
         await app.push_screen(BenchScreen(mode="tiny", device="cpu"))
-        await wait_for(app, lambda: app.bench_result is not None, timeout_s=60)
+        await wait_until(app, lambda: app.bench_result is not None, timeout_s=60)
         await pilot.pause()
         assert "bench on cpu" in app.screen.query_one("#job-status").render().plain
         await pilot.press("escape")
@@ -138,8 +145,8 @@ async def test_bench_without_torch_says_how_to_install_it(app_factory: MakeApp) 
     app = app_factory()
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.press("b")
-        await wait_for(app, lambda: any("pip install" in n.message for n in app._notifications))
-        message = next(n.message for n in app._notifications if "pip install" in n.message)
+        await wait_until(app, lambda: notified(app, "pip install"))
+        message = next(n.message for n in notifications(app) if "pip install" in n.message)
         assert "PyTorch" in message and "ModuleNotFoundError" not in message
         assert app.is_running and app.bench_result is None
 
@@ -172,11 +179,11 @@ async def test_bench_without_torch_says_so_and_that_it_stopped(
         await pilot.press("b")
         screen = app.screen
         assert isinstance(screen, BenchScreen)
-        await wait_for(app, lambda: screen.finished)
+        await wait_until(app, lambda: screen.finished)
         assert str(screen.query_one("#job-status").render()) == NO_TORCH
         assert str(screen.query_one("#job-body").border_subtitle) == FAILED
         assert not screen.query_one("#job-progress").display
-        assert any(n.message == NO_TORCH for n in app._notifications)
+        assert any(n.message == NO_TORCH for n in notifications(app))
         await pilot.press("escape")
         assert app.screen is main
         assert app.is_running and app.bench_result is None
@@ -198,5 +205,5 @@ async def test_bench_failure_is_a_notification(
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.press("b")
         assert isinstance(app.screen, BenchScreen)
-        await wait_for(app, lambda: any("no device" in n.message for n in app._notifications))
+        await wait_until(app, lambda: notified(app, "no device"))
         assert app.is_running and app.bench_result is None

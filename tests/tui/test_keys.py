@@ -15,7 +15,8 @@ from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.widgets.setup import FIELD_KEYS, SetupPanel
-from tests.tui.conftest import MakeApp, burst
+from tests.tui.conftest import MakeApp
+from tests.tui.helpers import burst, counting_layouts
 
 
 def main_of(app: CostcalcApp) -> MainScreen:
@@ -372,17 +373,10 @@ async def test_a_new_answer_is_a_repaint_not_a_layout_pass(
         before = str(verdict.render())
         await pilot.press(*typed)
         await settle(pilot)
-        layouts: list[bool] = []  # each pass over the screen's widgets: a layout or a scroll
-        arrange = screen._refresh_layout
-
-        def noted(*args: object, **kwargs: object) -> None:
-            layouts.append(screen._layout_required)
-            arrange(*args, **kwargs)  # type: ignore[arg-type]
-
-        screen._refresh_layout = noted  # type: ignore[method-assign]
-        await pilot.press("enter")
-        await settle(pilot)
-        assert layouts.count(True) == passes
+        with counting_layouts(screen) as layouts:  # a layout or a scroll reflow
+            await pilot.press("enter")
+            await settle(pilot)
+        assert len(layouts) == passes
         assert {k: getattr(screen.settings, k) for k in expected} == expected
         assert str(verdict.render()) != before
         if expected.get("utilisation") == 0.35:

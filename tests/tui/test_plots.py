@@ -24,14 +24,14 @@ from costcalc.tui.widgets.plots import (
     UtilisationPlot,
 )
 from tests.tui.conftest import FIXED_NOW, MakeApp
-from tests.tui.test_jobs import wait_for
+from tests.tui.helpers import wait_until
 
 SETTINGS = Settings(gpu="rtx3090", run_hours=10)
 
 
 async def drawn(app: App[None], plot: type[FigurePlot]) -> FigurePlot:
     """The plot once it has drawn its first figure (plots mount after the first frame)."""
-    await wait_for(app, lambda: any(p.drawn is not None for p in app.screen.query(plot)))
+    await wait_until(app, lambda: any(p.drawn is not None for p in app.screen.query(plot)))
     return app.screen.query_one(plot)
 
 

@@ -22,7 +22,7 @@ from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.screens.refresh import ProviderLine, RefreshScreen
 from tests.conftest import FEEDS, FeedRoutes
 from tests.tui.conftest import MakeApp
-from tests.tui.test_jobs import wait_for
+from tests.tui.helpers import notifications, wait_until
 
 PROVIDERS = ("runpod", "vast", "azure", "hetzner")
 
@@ -84,13 +84,13 @@ async def test_each_provider_gets_one_plain_line_as_it_happens(
         assert isinstance(screen, RefreshScreen)
 
         # RunPod is waiting on its server: its line says so, and the window is still busy
-        await wait_for(app, lambda: lines(screen) == [f"… RunPod asking {host}"])
+        await wait_until(app, lambda: lines(screen) == [f"… RunPod asking {host}"])
         assert subtitle(screen) == RUNNING and not screen.finished
         assert screen.query_one("#job-spinner").display
         assert status(screen) == "Refreshing 1 of 4: RunPod"
 
         release.set()
-        await wait_for(app, lambda: screen.finished)
+        await wait_until(app, lambda: screen.finished)
         shown = lines(screen)
         assert len(shown) == 4, shown
         runpod, vast, azure, hetzner = shown
@@ -104,8 +104,8 @@ async def test_each_provider_gets_one_plain_line_as_it_happens(
         assert not screen.query_one("#job-spinner").display
         assert status(screen).startswith("Finished: 1 updated, 2 failed, 1 curated tables kept")
         # the window says it is done first; the app's notification follows as a message
-        await wait_for(app, lambda: bool(app._notifications))
-        notes = [n.message for n in app._notifications]
+        await wait_until(app, lambda: bool(notifications(app)))
+        notes = [n.message for n in notifications(app)]
         assert any("refresh failed for Vast.ai, Azure" in n for n in notes), notes
 
         await pilot.press("escape")
@@ -125,7 +125,7 @@ async def test_a_refresh_that_cannot_start_says_it_failed(app_factory: MakeApp, 
             await pilot.press("r")
             screen = app.screen
             assert isinstance(screen, RefreshScreen)
-            await wait_for(app, lambda: screen.finished)
+            await wait_until(app, lambda: screen.finished)
             assert subtitle(screen) == FAILED
             assert "another refresh is running" in status(screen)
             assert lines(screen) == []

@@ -9,6 +9,7 @@ from costcalc.store.settings import Settings, load_settings, save_settings
 from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import FIXED_NOW
+from tests.tui.helpers import notifications, notified
 
 
 def test_every_setting_is_documented() -> None:
@@ -64,7 +65,7 @@ async def test_app_keeps_the_good_keys_of_a_config_with_a_bad_one() -> None:
     path.write_text("gpu: rtx4090\nutilisation: lots\n")
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
-        assert any("utilisation" in n.message for n in app._notifications)
+        assert notified(app, "utilisation")
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert screen.settings == Settings(gpu="rtx4090")
@@ -83,7 +84,7 @@ async def test_an_unreadable_config_is_moved_aside_when_a_setting_changes() -> N
     earlier_bad.write_text("an older bad file\n")
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
-        notice = next(n.message for n in app._notifications if "not valid YAML" in n.message)
+        notice = next(n.message for n in notifications(app) if "not valid YAML" in n.message)
         assert "moved aside to config.yaml.bad when you change a setting" in notice
         assert path.read_bytes() == b"gpu: rtx3090\nutilisation: [\n"  # nothing moved yet
         await pilot.press("u", "6", "0", "enter")

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import no_blink, steady, wait_until
 
 SnapCompare = Callable[..., bool]
 
@@ -57,12 +59,12 @@ def test_setup_field_at_80x24(snap_compare: SnapCompare, fixed_app_factory: Make
     """At 80 columns the setup panel opens while a field is being typed in."""
 
     async def type_in_a_field(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        await no_blink(pilot)  # the cursor after the 4 is drawn, whenever the picture is taken
         await pilot.press("u", "4")
-        # Opening the panel narrows the table; the table refits when it next paints, and its
-        # border line ("N more columns") follows one frame later: wait for that frame.
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
+        field = app.query_one("#utilisation", Input)
+        await wait_until(app, lambda: app.focused is field and field.value == "4")
+        await steady(pilot)
 
     assert snap_compare(
         fixed_app_factory(plain()), run_before=type_in_a_field, terminal_size=(80, 24)

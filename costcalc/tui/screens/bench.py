@@ -11,13 +11,13 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any, Literal
 
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar, RichLog
 
 from costcalc.tui.messages import BenchFinished
 from costcalc.tui.screens.job import RUNNING, JobScreen
+from costcalc.tui.workers import answer
 
 if TYPE_CHECKING:
     from costcalc.tui.app import CostcalcApp
@@ -65,7 +65,9 @@ class BenchScreen(JobScreen):
             yield RichLog(id="job-log", wrap=True, markup=False)
 
     def on_mount(self) -> None:
-        self.run_bench()
+        # The app runs the job, not this window: a window's workers are cancelled when it
+        # closes, and Escape leaves a bench running (costcalc.tui.workers).
+        self.app.run_worker(self.run_bench, thread=True, exit_on_error=False, group="bench")
 
     def _progress(self, line: str, fraction: float | None) -> None:
         if not self.is_attached:
@@ -88,29 +90,28 @@ class BenchScreen(JobScreen):
         self.finish(message.summary, failed=False)
         self.app.post_message(message)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="bench")
     def run_bench(self) -> None:
         app = self.app
 
         def progress(line: str, fraction: float) -> None:
-            app.call_from_thread(self._progress, line, fraction)
+            answer(app, self._progress, line, fraction)
 
         import costcalc.bench
         from costcalc.bench.store import save_result
 
         if importlib.util.find_spec("torch") is None:
-            app.call_from_thread(self._failed, NO_TORCH)
+            answer(app, self._failed, NO_TORCH)
             return
         try:
             result = costcalc.bench.run_bench(device=self.device, mode=self.mode, progress=progress)
         except Exception as exc:  # out of memory, no torch, a driver error: a message
-            app.call_from_thread(self._failed, f"bench failed: {type(exc).__name__}: {exc}")
+            answer(app, self._failed, f"bench failed: {type(exc).__name__}: {exc}")
             return
         summary = bench_summary(result)
         try:
             save_result(result)
         except Exception as exc:  # a full disk loses the saved copy, not this result
             text = f"bench result not saved: {exc}"
-            app.call_from_thread(self.notify, text, title="Bench", severity="error", timeout=10)
+            answer(app, app.notify, text, title="Bench", severity="error", timeout=10)
             summary += " (not saved)"
-        app.call_from_thread(self._done, BenchFinished(result, summary))
+        answer(app, self._done, BenchFinished(result, summary))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -44,6 +43,7 @@ from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
+from costcalc.tui._compat import focus_without_repaint
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
@@ -64,9 +64,6 @@ TALL_ROWS = 40
 SHOWN_FIELD_KEYS = ("gpu", "utilisation")
 """Field keys the footer shows; all of them are in the help, the palette and beside the labels."""
 
-
-WARM_AFTER_S = 0.3
-"""After the first paint, when the app is idle (see MainScreen._warm)."""
 
 SETTLE_TICKS = 4
 """Event-loop turns for the widgets a new answer touched to report their new sizes."""
@@ -116,7 +113,7 @@ class MainScreen(Screen[None]):
 
     settings: var[Settings] = var(Settings, init=False)
     calc: var[Calculation | None] = var(None, init=False)
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    focused: Reactive[Widget | None] = focus_without_repaint()
     """Textual repaints the whole screen when focus moves (a tenth of a second here); the two
     widgets concerned repaint themselves with their :focus styles, which is all that changes."""
 
@@ -185,20 +182,14 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.recalculate()
-        self.set_timer(WARM_AFTER_S, self._warm)
 
-    def _warm(self) -> None:
-        """Once the first screen is up, pay what the first GPU change would pay the first time
-        (another desktop's comparison), so the user's first change does not; the result is
-        thrown away."""
+    def warm(self) -> None:
+        """Pay what the first GPU change would pay the first time (another desktop's
+        comparison), so the user's first change does not; the result is thrown away. The app
+        calls this once the first screen is up (CostcalcApp.settle)."""
         other = "rtx4090" if self.settings.gpu != "rtx4090" else "rtx3090"
         with contextlib.suppress(CostcalcError):  # the user's own data may lack that GPU
             self._evaluate(self.settings.model_copy(update={"gpu": other}))
-        # What is loaded now (offers, catalog, widgets: hundreds of thousands of objects) stays
-        # for the app's life. Frozen, the collector stops scanning it: a full collection took
-        # 100-250 ms in the middle of a keypress with 5,000 offers, now a few ms.
-        gc.collect()
-        gc.freeze()
 
     # ------------------------------------------------------------------ computing
 
@@ -300,6 +291,8 @@ class MainScreen(Screen[None]):
             return False
         focused = self.focused
         if isinstance(focused, Input):
+            # Enter and Escape move focus, and the next key must go where focus went: Textual
+            # picks a key's widget when it reads the key, before this one's action has run.
             if key == "enter":
                 with self.app.batch_update():
                     self._submit(focused)
@@ -310,6 +303,8 @@ class MainScreen(Screen[None]):
                 self.action_leave_field()
                 return True
             if event.is_printable and event.character is not None:
+                # Typed now, not when the key has bubbled back to the Input: a C-k before it
+                # would otherwise act after it (#6605).
                 selection = focused.selection
                 if selection.is_empty:
                     focused.insert_text_at_cursor(event.character)
@@ -321,6 +316,8 @@ class MainScreen(Screen[None]):
         if key in ("tab", "shift+tab"):
             return False
         if active is not None and active.enabled:
+            # The action runs before the next key is read (#6605): `u` focuses the field the
+            # digits after it are typed into.
             return bool(await self.app.run_action(active.binding.action, active.node))
         return False
 

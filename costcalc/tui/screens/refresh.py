@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -24,6 +23,7 @@ from textual.widgets import Label, LoadingIndicator, Static
 from costcalc.present.display import safe
 from costcalc.tui.messages import PricesRefreshed
 from costcalc.tui.screens.job import RUNNING, JobScreen
+from costcalc.tui.workers import answer
 
 if TYPE_CHECKING:
     from costcalc.feeds.refresh import ProviderResult, RefreshEvent, RefreshReport
@@ -123,7 +123,9 @@ class RefreshScreen(JobScreen):
             yield VerticalScroll(id="job-log")
 
     def on_mount(self) -> None:
-        self.refresh_prices()
+        # The app runs the job, not this window: a window's workers are cancelled when it
+        # closes, and Escape leaves a refresh running (costcalc.tui.workers).
+        self.app.run_worker(self.refresh_prices, thread=True, exit_on_error=False, group="refresh")
 
     # ------------------------------------------------------------------ lines
 
@@ -163,36 +165,35 @@ class RefreshScreen(JobScreen):
         self.finish(status or message.summary, failed=message.data is None)
         self.app.post_message(message)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
     def refresh_prices(self) -> None:
         app = self.app
 
         def tell(event: RefreshEvent) -> None:
-            app.call_from_thread(self._event, event)
+            answer(app, self._event, event)
 
         from costcalc.feeds.refresh import RefreshLocked, run_refresh
 
         try:
             report = run_refresh(self.providers, progress=tell)
         except RefreshLocked as exc:
-            app.call_from_thread(self._done, PricesRefreshed(None, str(exc), False))
+            answer(app, self._done, PricesRefreshed(None, str(exc), False))
             return
         except Exception as exc:  # the UI reports any failure; it never crashes on one
             text = f"refresh failed: {type(exc).__name__}: {exc}"
-            app.call_from_thread(self._done, PricesRefreshed(None, text, False))
+            answer(app, self._done, PricesRefreshed(None, text, False))
             return
         summary = refresh_summary(report)
-        app.call_from_thread(self._status, "Reloading prices…")
+        answer(app, self._status, "Reloading prices…")
         from costcalc.store.loaders import load_app_data
 
         try:
             data = load_app_data()
         except Exception as exc:  # keep the offers on screen if the reload fails
             text = f"{summary}; reloading failed: {exc}"
-            app.call_from_thread(self._done, PricesRefreshed(None, text, False))
+            answer(app, self._done, PricesRefreshed(None, text, False))
             return
         ok = not report.failed and not report.history_error
         status = f"Finished: {counts(report)}; prices reloaded"
         if report.history_error:
             status += f"; price history not updated: {report.history_error}"
-        app.call_from_thread(self._done, PricesRefreshed(data, summary, ok), status)
+        answer(app, self._done, PricesRefreshed(data, summary, ok), status)

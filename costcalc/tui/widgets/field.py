@@ -5,29 +5,41 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.widgets import Input, Select, Static
-from textual.widgets._select import NoSelection, SelectCurrent, SelectOverlay
+from textual.widgets.select import NoSelection
+
+from costcalc.tui._compat import SelectCurrent, SelectOverlay
 
 
 class FieldInput(Input):
     """An Input of fixed size (the setup panel's CSS sets it). Textual's Input treats every
     change of its text's length as a change of its size and lays out the whole screen (30-50 ms
     with the setup panel's hundred widgets). While the user types, that is how the text
-    scrolls; a value the app sets in a field nobody is typing in only needs a repaint."""
+    scrolls; a value the app sets in a field nobody is typing in only needs a repaint.
 
-    def _watch_value(self, value: str) -> None:
+    Everything else Textual does on a new value (`Input.Changed`, validation, the suggestion,
+    the cursor and selection fitted to the new text) is Textual's own watcher's: this only
+    gives the field its new width first, without a layout pass, so that watcher finds the
+    width unchanged and asks for none."""
+
+    def validate_value(self, value: str) -> str:
+        """Textual's hook before a new value is stored (it may change the value: not here)."""
         typing = self.is_attached and self.screen.focused is self  # has_focus lags a blur
-        if typing or self.styles.auto_dimensions:  # Textual's own handling
-            super()._watch_value(value)
-            return
-        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
-        self._suggestion = ""
-        if self.suggester and value:
-            self.run_worker(self.suggester._get_suggestion(self, value))
-        self.refresh()
+        if not typing and not self.styles.auto_dimensions:
+            self.set_reactive(Input.virtual_size, Size(self.width_for(value), 1))
+        return value
+
+    def width_for(self, value: str) -> int:
+        """`Input.content_width` for `value` (it reads the stored value, not yet the new one):
+        the placeholder's width when empty, else the text's and one cell for the cursor."""
+        if self.placeholder and not value:
+            return cell_len(self.placeholder)
+        shown = "•" * len(value) if self.password else value
+        return cell_len(shown) + 1
 
 
 class _OneLineChoice(SelectCurrent):

@@ -35,20 +35,20 @@ class FilterBar(Horizontal):
         self._sent: str | None = None
         """The words last applied from this field."""
         self._shown_once = False
+        self._choices: dict[str, set[str]] = {}
+        """Each select's values (Textual keeps a Select's options private)."""
 
     def compose(self) -> ComposeResult:
         from costcalc.providers.registry import PROVIDERS
 
-        providers = [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]
         regions = sorted({o.region for o in self.data.book.offers})
-        yield Select(providers, id="provider", allow_blank=False, compact=True)
-        yield Select(KIND_CHOICES, id="offer_kind", allow_blank=False, compact=True)
-        yield Select(
-            [("all regions", ALL)] + [(r, r) for r in regions],
-            id="region",
-            allow_blank=False,
-            compact=True,
-        )
+        for select_id, options in (
+            ("provider", [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]),
+            ("offer_kind", list(KIND_CHOICES)),
+            ("region", [("all regions", ALL)] + [(r, r) for r in regions]),
+        ):
+            self._choices[select_id] = {value for _, value in options}
+            yield Select(options, id=select_id, allow_blank=False, compact=True)
         yield Input(placeholder="/ filter: a100|h100", id="text", compact=True)
 
     def show(self, settings: Settings) -> None:
@@ -60,9 +60,9 @@ class FilterBar(Horizontal):
             ("offer_kind", settings.offer_kind),
             ("region", region),
         ):
-            select: Select[Any] = self.query_one(f"#{select_id}", Select)
-            if not any(value == option for _, option in select._options):
+            if value not in self._choices[select_id]:
                 continue  # a region of another provider's snapshot
+            select: Select[Any] = self.query_one(f"#{select_id}", Select)
             with select.prevent(Select.Changed):
                 select.value = value
         text = self.query_one("#text", Input)

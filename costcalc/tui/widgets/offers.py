@@ -20,7 +20,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from costcalc.core.models import OfferResult
@@ -30,6 +29,7 @@ from costcalc.present import display
 from costcalc.present.columns import Column
 from costcalc.present.report import desktop_cells, table_context
 from costcalc.tui import rows as tables
+from costcalc.tui._compat import SteadyScrollbars
 from costcalc.tui.rows import Row, View, offer_key
 
 ORDER = cols.APP_COLUMNS
@@ -45,8 +45,12 @@ NO_FIT = "✗"
 FOLDED, OPEN = "▸", "▾"
 
 
-class OffersTable(ScrollView, can_focus=True):
-    """The comparison's offers, folded, sorted and fitted to the width."""
+class OffersTable(SteadyScrollbars, can_focus=True):
+    """The comparison's offers, folded, sorted and fitted to the width.
+
+    Columns are fitted when the width for them changes (a resize, a scrollbar that comes or
+    goes) or the rows do, never while painting: the border's subtitle counts the columns left
+    out, and a subtitle changed while painting shows one frame late."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "offers--header",
@@ -115,7 +119,6 @@ class OffersTable(ScrollView, can_focus=True):
         self.skip = 0
         self.cursor = 0
         self.ctx = cols.Context()
-        self._scroll_state: object = None
         self.candidates: tuple[Column, ...] = ()
         self.fitted = cols.Fitted((), (), 0)
         self._natural: dict[str, int] = {}
@@ -212,19 +215,15 @@ class OffersTable(ScrollView, can_focus=True):
         self._segments = {}
         self._subtitle()  # it counts the columns left out
 
-    def _scroll_update(self, virtual_size: Size) -> None:
-        """Textual repaints the scrollbars after every layout pass, changed or not: one more
-        frame, about 30 ms after the answer is on screen. Only a change is passed on."""
-        state = (virtual_size, self.container_size, self.show_vertical_scrollbar)
-        if state == self._scroll_state:
-            return
-        self._scroll_state = state
-        super()._scroll_update(virtual_size)
-
     def on_resize(self) -> None:
         self._fitted_for = None
         self._fit()
         self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
+        self.refresh()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The scrollbar takes its column from the table's width (no resize is sent)."""
+        self._fit()
         self.refresh()
 
     # ------------------------------------------------------------------ rendering
@@ -302,7 +301,6 @@ class OffersTable(ScrollView, can_focus=True):
         return segments
 
     def render_line(self, y: int) -> Strip:
-        self._fit()  # the width can change without a resize: a scrollbar that comes or goes
         width = self.scrollable_content_region.width or self.size.width
         base = self.rich_style
         if y == 0:

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from plotext._utility import ansi_end as ANSI_END
-from plotext._utility import colors_to_ansi
+from plotext import colorize
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -31,6 +30,7 @@ from costcalc.core.fx import Money
 from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
 from costcalc.core.scenario import Calculation
 from costcalc.tui import curves, ticks
+from costcalc.tui._compat import canvas_grid, plotext_theme_name, set_plot_size
 from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
 
 TEXT = "default"
@@ -129,23 +129,21 @@ class FigurePlot(PlotextPlot):
         self.figure = figure
         self.refresh()
 
-    def _build(self) -> None:
-        """plotext's grids for the current figure, size and theme."""
+    def _build(self) -> str:
+        """plotext's grids for the current figure, size and theme; returns its ANSI text."""
         width, height = self.size
         self.plt.clear_figure()
         # the theme first: texts take their background from it when they are placed
-        self.plt.theme(self._get_plotext_theme_name(self.app.theme))
+        self.plt.theme(plotext_theme_name(self, self.app.theme))
         if self.figure is not None and width > 0 and height > 0:
             self.draw_figure(self.figure, width, height)
-        self.plt.plotsize(width, height)
-        self.plt._set_size(width, height)  # as textual-plotext does: plotsize alone may not
-        self.plt.build()
+        set_plot_size(self.plt, width, height)
+        return str(self.plt.build())
 
     def render(self) -> RenderResult:
         """The plot as plotext's ANSI text (what textual-plotext shows); the widget draws from
         `render_line`, this is kept to check that both look the same."""
-        self._build()
-        return Text.from_ansi(self.plt.monitor.matrix.get_canvas())
+        return Text.from_ansi(self._build())
 
     def render_line(self, y: int) -> Strip:
         key = (self.figure, self.size, self.app.theme, self.visual_style)
@@ -160,7 +158,7 @@ class FigurePlot(PlotextPlot):
         return Strip.blank(self.size.width, self.visual_style.rich_style)
 
     def _strips(self) -> list[Strip]:
-        grid = self.plt.monitor.matrix
+        grid = canvas_grid(self.plt)
         width = self.size.width
         lines = []
         for row in reversed(range(grid.rows)):
@@ -183,8 +181,8 @@ class FigurePlot(PlotextPlot):
         key = (*colors, self.visual_style)
         found = self._styles.get(key)
         if found is None:
-            ansi = colors_to_ansi(*colors)
-            cell = Text.from_ansi(f"{ansi}x{ANSI_END}" if ansi else "x")
+            fullground, style_name, background = colors
+            cell = Text.from_ansi(colorize("x", fullground, style_name, background))
             strip = Visual.to_strips(self, visualize(self, cell), 1, 1, self.visual_style)[0]
             style = next(iter(strip)).style
             # (less the offset Textual notes for selecting text: no one selects a plot)

@@ -8,6 +8,7 @@ leave as a SettingsChanged message; this widget computes nothing.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -132,6 +133,8 @@ class SetupPanel(VerticalScroll):
         self._shown: dict[str, str] = {}
         self._settings: Settings | None = None
         self._default_price: float | None = None
+        self._bench_file: str | None = None
+        """A bench file the settings named (`bench: PATH`): a choice of the bench select."""
 
     def compose(self) -> ComposeResult:
         regions = [r.code for r in self.data.grid.data.regions]
@@ -174,7 +177,9 @@ class SetupPanel(VerticalScroll):
         for field in FIELDS:
             if _is_select(field):
                 value = getattr(settings, field)
-                self._set_select(field, "" if field == "bench" and value is None else value)
+                if field == "bench":
+                    value = self._bench_choice(value)
+                self._set_select(field, value)
                 continue
             text = self._text_for(field, calc, s)
             widget = self.query_one(f"#{field}", Input)
@@ -197,6 +202,19 @@ class SetupPanel(VerticalScroll):
         if field == "home_region":
             return calc.assumptions.home_region
         return inputs.BY_FIELD[field].show(getattr(s, field))
+
+    def _bench_choice(self, spec: str | None) -> str:
+        """The bench select's value for the settings' `bench`; a file they name (as the CLI's
+        `--bench PATH`) becomes a choice of its own beside 'latest'."""
+        if spec is None:
+            return ""
+        choices = SELECT_CHOICES["bench"]
+        if spec not in {value for _, value in choices} and spec != self._bench_file:
+            self._bench_file = spec
+            select: Select[Any] = self.query_one("#bench", Select)
+            with select.prevent(Select.Changed):
+                select.set_options([*choices, (f"file {Path(spec).name}", spec)])
+        return spec
 
     def _set_select(self, select_id: str, value: Any) -> None:
         select: Select[Any] = self.query_one(f"#{select_id}", Select)
