@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from costcalc.edge.net import FetchError, FetchSettings, HttpClient
 from costcalc.edge.resources import PRICES_PACKAGE
 from costcalc.store.snapshots import refreshed_path
 from tests.conftest import FEEDS, FeedRoutes
+from tests.rawtcp import RawTcpServer
 
 SPOT_JSON = (FEEDS / "spot.json").read_bytes()
 
@@ -45,30 +45,18 @@ def drip(body: bytes, every_s: float) -> Callable[[Request], Response]:
     return lambda _r: Response(generate(), content_type="application/json", direct_passthrough=True)
 
 
-class DripHeaders:
+class DripHeaders(RawTcpServer):
     """A raw TCP server that sends its status line and headers one byte every `every_s`."""
 
     def __init__(self, every_s: float) -> None:
         self.every_s = every_s
-        self.server = socket.socket()
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(4)
-        self.stop = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.getsockname()[1]}/spot.json"
+        return f"{self.origin}/spot.json"
 
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
-
-    def _drip(self, conn: socket.socket) -> None:
+    def answer(self, conn: socket.socket) -> None:
         with conn:
             conn.recv(4096)
             for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" * 50:
@@ -79,10 +67,6 @@ class DripHeaders:
                 except OSError:
                     return
                 time.sleep(self.every_s)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.server.close()
 
 
 @pytest.fixture

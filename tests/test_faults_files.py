@@ -18,7 +18,6 @@ import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from costcalc.providers.registry import PROVIDERS
 from costcalc.store import snapshots
 from costcalc.store.snapshots import load_bundled, load_refreshed, load_snapshot, refreshed_path
 from tests.conftest import FEEDS, FeedRoutes
+from tests.rawtcp import RawTcpServer
 
 CSV = (FEEDS / "ec2-offer-us-east-1.csv").read_bytes()
 CSV_LINES = CSV.splitlines(keepends=True)
@@ -45,7 +45,7 @@ def refresh(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out, err
 
 
-class RawServer:
+class RawServer(RawTcpServer):
     """HTTP by hand: a 200 with no Content-Length, `body`, then either a close (the body looks
     whole) or silence until the test ends (only the deadline ends it)."""
 
@@ -54,24 +54,12 @@ class RawServer:
         self.close_after = close
         self.drip_s = drip_s
         """Seconds between bytes of the status line and headers (a trickle), 0 for all at once."""
-        self.stop = threading.Event()
-        self.server = socket.socket()
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(4)
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.getsockname()[1]}{path}"
+        return f"{self.origin}{path}"
 
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
+    def answer(self, conn: socket.socket) -> None:
         with conn:
             conn.recv(65536)
             head = b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nConnection: close\r\n\r\n"
@@ -86,8 +74,7 @@ class RawServer:
                 self.stop.wait(30)
 
     def shut(self) -> None:
-        self.stop.set()
-        self.server.close()
+        self.close()
 
 
 @pytest.fixture
