@@ -157,8 +157,12 @@ def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: A
     from costcalc.present.report import Plain, render_table
     from costcalc.providers import registry
 
-    labels = {family(k): v for k, v in registry.short_labels().items() if k == family(k)}
-    labels.setdefault("aws", registry.short_labels().get("aws-ondemand", "AWS"))
+    # a family is named as its on-demand feed is ('AWS' for aws-spot and aws-ondemand)
+    labels = {
+        family(k): v
+        for k, v in registry.short_labels().items()
+        if k == family(k) or k.endswith("-ondemand")
+    }
     rows = fold(offers)
     sort_rows(rows, ns.sort, catalog, now)
     columns: tuple[Plain, ...] = (
