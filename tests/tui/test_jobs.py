@@ -109,6 +109,7 @@ async def test_refresh_failure_is_a_notification_not_a_crash(
         assert app.is_running
 
 
+@pytest.mark.subprocess  # the bench names the CPU through platform.processor(): `uname -p`
 async def test_tiny_cpu_bench_runs_in_a_worker_and_updates_the_table(
     app_factory: MakeApp,
 ) -> None:
