@@ -368,7 +368,7 @@ def test_dual_gpu_boards_are_listed_per_gpu(by_key: dict[str, GpuSpec]) -> None:
         ("rtx_pro6000", "memory_gb", 96),
         ("quadro_m4000", "bandwidth_gbs", 192),
         # issue 25's audit: the vendor figure, not a lower-clock or graphics-only one
-        ("b200", "fp32_tflops", 80),
+        ("b200", "fp32_tflops", 75),  # the HGX B200 datasheet table (80 is the GB200's)
         ("k80", "fp32_tflops", 4.37),
         ("quadro_rtx5000", "board_power_w", 265),
         # issue 25's catalog gaps: a GPU a provider rents needs a row for its offer to show
@@ -377,6 +377,16 @@ def test_dual_gpu_boards_are_listed_per_gpu(by_key: dict[str, GpuSpec]) -> None:
         ("gh200_96gb", "memory_gb", 96),
         ("titan_v", "fp16_tensor_tflops", 110),
         ("b300", "fp32_tflops", 75),
+        ("rtx2000_ada", "memory_gb", 16),
+        ("rtx4000_ada", "fp32_tflops", 26.7),
+        ("rtx4000_sff_ada", "board_power_w", 70),
+        ("rtx4500_ada", "bandwidth_gbs", 432),
+        ("rtx5000_ada", "fp16_tensor_tflops", 261.1),
+        ("rtx_pro4000", "memory_gb", 24),
+        ("rtx_pro4000_sff", "board_power_w", 70),
+        ("rtx_pro4500", "memory_gb", 32),
+        ("rtx_pro5000", "memory_gb", 48),
+        ("a16", "memory_gb", 16),  # per GPU: the board holds four
     ],
 )
 def test_known_anchor_figures(
