@@ -154,6 +154,7 @@ GPU_NAMES: dict[str, Choice] = {
     "a100 (40 gb sxm4)": "a100_sxm4_40gb",
     "a100 (40 gb pcie)": "a100_pcie_40gb",
     "b200 (180 gb sxm6)": "b200",
+    "gh200 (96 gb)": "gh200_96gb",
     "a10 (24 gb pcie)": "a10",
     "a6000 (48 gb)": "rtx_a6000",
     "rtx a6000 (48 gb)": "rtx_a6000",

@@ -168,6 +168,7 @@ GPU_NAMES: dict[str, Choice] = {
     "bm.gpu.h100.8": "h100_sxm5_80gb",
     "bm.gpu.h200.8": "h200_sxm_141gb",
     "bm.gpu.b200.8": "b200",
+    "bm.gpu.mi300x.8": "mi300x",
     "bm.gpu.a100-v2.8": "a100_sxm4_80gb",
     "bm.gpu4.8": "a100_sxm4_40gb",
     "bm.gpu.l40s.4": "l40s",

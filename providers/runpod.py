@@ -128,7 +128,8 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
 
 
 # RunPod GraphQL `gpuTypes.id` (stable; `displayName` changes over time). The ids are those of
-# a recorded response (2025-06-21) and RunPod's docs table references/gpu-types.mdx.
+# a recorded response (2025-06-21) and RunPod's docs table references/gpu-types.mdx (the MI300X, B300
+# and RTX Ada workstation ids from that table as read 2026-11-25).
 GPU_NAMES: dict[str, Choice] = {
     "nvidia geforce rtx 5090": "rtx5090",
     "nvidia geforce rtx 5080": "rtx5080",
@@ -146,6 +147,10 @@ GPU_NAMES: dict[str, Choice] = {
     "nvidia rtx a5000": "rtx_a5000",
     "nvidia rtx a6000": "rtx_a6000",
     "nvidia rtx 6000 ada generation": "rtx6000_ada",
+    "nvidia rtx 5000 ada generation": "rtx5000_ada",
+    "nvidia rtx 4000 ada generation": "rtx4000_ada",
+    "nvidia rtx 4000 sff ada generation": "rtx4000_sff_ada",
+    "nvidia rtx 2000 ada generation": "rtx2000_ada",
     "nvidia rtx pro 6000 blackwell workstation edition": "rtx_pro6000",
     "nvidia l4": "l4",
     "nvidia l40": "l40",
@@ -159,6 +164,8 @@ GPU_NAMES: dict[str, Choice] = {
     "nvidia h100 nvl": "h100_nvl_94gb",
     "nvidia h200": "h200_sxm_141gb",
     "nvidia b200": "b200",
+    "nvidia b300 sxm6 ac": "b300",
+    "amd instinct mi300x oam": "mi300x",
     "tesla v100-pcie-16gb": "v100_pcie_16gb",
     # Not 'tesla v100-fhhl-16gb': the 150 W half-length card runs slower than the catalog's
     # 250 W V100 PCIe, so it is reported rather than priced as the faster card.

@@ -239,7 +239,9 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     return Fetched(snapshot, found.unknown_gpus)
 
 
-# Vast.ai `gpu_name` as offers spell it (real records, SkyPilot catalog rows, gpuhunt's map).
+# Vast.ai `gpu_name` as offers spell it (real records, SkyPilot catalog rows, gpuhunt's map; the Ada
+# and PRO workstation, A16, GH200 and B300 spellings from public clients' lists of Vast.ai gpu_name
+# values, read 2026-11-25).
 GPU_NAMES: dict[str, Choice] = {
     "rtx 5090": "rtx5090",
     "rtx 5080": "rtx5080",
@@ -270,6 +272,14 @@ GPU_NAMES: dict[str, Choice] = {
     "rtx a6000": "rtx_a6000",
     "rtx 6000ada": "rtx6000_ada",
     "rtx 6000 ada": "rtx6000_ada",
+    "rtx 5000ada": "rtx5000_ada",
+    "rtx 4500ada": "rtx4500_ada",
+    "rtx 4000ada": "rtx4000_ada",
+    "rtx 2000ada": "rtx2000_ada",
+    "rtx pro 5000": "rtx_pro5000",
+    "rtx pro 4500": "rtx_pro4500",
+    # Not 'rtx pro 4000 mobile': a laptop part, slower than the desktop card.
+    "rtx pro 4000": "rtx_pro4000",
     "q rtx 6000": "quadro_rtx6000",
     "q rtx 8000": "quadro_rtx8000",
     "rtx pro 6000 ws": "rtx_pro6000",
@@ -278,6 +288,7 @@ GPU_NAMES: dict[str, Choice] = {
     "tesla t4": "t4",
     "tesla p100": "p100_pcie_16gb",
     "a10": "a10",
+    "a16": "a16",
     "a30": "a30",
     "a40": "a40",
     "l4": "l4",
@@ -290,6 +301,8 @@ GPU_NAMES: dict[str, Choice] = {
     "h100 nvl": "h100_nvl_94gb",
     "h200": "h200_sxm_141gb",
     "b200": "b200",
+    "b300": "b300",
+    "gh200 sxm": "gh200_96gb",
 }
 
 
