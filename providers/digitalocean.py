@@ -39,6 +39,7 @@ MODELS: dict[str, str] = {
     "rtx6000ada": "rtx6000_ada",
     "a100": "a100_sxm4_80gb",
     "b200": "b200",
+    "amdmi300x": "mi300x",
 }
 """DigitalOcean GPU model names (lower case, non-alphanumerics removed, 'nvidia' dropped) ->
 catalog keys. Their H100/H200 Droplets are slices of HGX (SXM) servers."""

@@ -44,15 +44,20 @@ def test_hetzner_is_billed_as_what_it_is_a_month_with_a_setup_fee() -> None:
     table = snapshot("hetzner")
     rate = float(re.search(r"EUR -> USD at ([\d.]+) USD per EUR", str(table.notes))[1])  # type: ignore[index]
     assert "2026-09-24" in str(table.notes)  # the rate is dated: the bundled fx.yaml's day
-    (row,) = table.offers
+    rows = {r.name: r for r in table.offers}
+    assert set(rows) == {"GEX63 (monthly)", "GEX45 (monthly)"}
     month_s = 730 * 3600
-    assert (row.billing_increment_s, row.billing_minimum_s) == (month_s, month_s)
-    assert (row.currency, row.price_in_currency) == ("EUR", pytest.approx(999 / 730, abs=1e-6))
-    assert row.usd_per_hour == pytest.approx(999 * rate / 730, abs=1e-6)
-    assert row.setup_fee_usd == pytest.approx(999 * rate, abs=0.01)
-    assert "whole months" in str(row.limits) and "730 h" in str(row.summary)
-    (offer,) = load_price_book(["hetzner"]).offers
-    assert (offer.currency, offer.setup_fee_usd) == ("EUR", row.setup_fee_usd)
+    # (monthly EUR, setup EUR) per server: GEX63 EUR 999 + 999, GEX45 (issue 25) EUR 214 + 209
+    for row, (monthly, setup) in ((rows["GEX63 (monthly)"], (999, 999)), (rows["GEX45 (monthly)"], (214, 209))):
+        assert (row.billing_increment_s, row.billing_minimum_s) == (month_s, month_s)
+        assert (row.currency, row.price_in_currency) == ("EUR", pytest.approx(monthly / 730, abs=1e-6))
+        assert row.usd_per_hour == pytest.approx(monthly * rate / 730, abs=1e-6)
+        assert row.setup_fee_usd == pytest.approx(setup * rate, abs=0.01)
+        assert "whole months" in str(row.limits) and "730 h" in str(row.summary)
+    offers = {o.name: o for o in load_price_book(["hetzner"]).offers}
+    gex63 = offers["GEX63 (monthly)"]
+    assert (gex63.currency, gex63.setup_fee_usd) == ("EUR", rows["GEX63 (monthly)"].setup_fee_usd)
+    assert offers["GEX45 (monthly)"].gpu == "rtx_pro4000_sff"
 
 
 def test_gcp_ships_whole_vm_prices_never_a_gpu_sku_alone() -> None:
@@ -64,7 +69,10 @@ def test_gcp_ships_whole_vm_prices_never_a_gpu_sku_alone() -> None:
 
 
 def test_coreweave_prices_whole_eight_gpu_nodes() -> None:
-    rows = snapshot("coreweave").offers
+    every = snapshot("coreweave").offers
+    # the GH200 is a one-GPU superchip (issue 25); every other row is an 8-GPU node
+    assert {r.gpu for r in every if r.gpu_count == 1} == {"gh200_96gb"}
+    rows = [r for r in every if r.gpu != "gh200_96gb"]
     assert {r.gpu_count for r in rows} == {8}
     h100 = next(r for r in rows if r.gpu == "h100_sxm5_80gb" and not r.spot)
     assert h100.usd_per_hour / 8 == pytest.approx(6.155)

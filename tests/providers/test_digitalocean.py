@@ -23,7 +23,8 @@ def test_gpu_sizes_become_one_row_per_region() -> None:
         ("gpu-h100x1-80gb", "nyc2"),
         ("gpu-h100x1-80gb", "tor1"),
         ("gpu-h100x8-640gb", "tor1"),
-    ]  # the basic droplet has no GPU; the AMD MI300X is not in the catalog
+        ("gpu-mi300x1-192gb", "atl1"),
+    ]  # the basic droplet has no GPU; the AMD MI300X has a catalog row since issue 25
     eight = next(r for r in rows if r.gpu_count == 8)
     assert (eight.gpu, eight.usd_per_hour, eight.vcpus, eight.ram_gb) == (
         "h100_sxm5_80gb",
@@ -39,7 +40,8 @@ def test_gpu_sizes_become_one_row_per_region() -> None:
         ("nvidia_h100", "h100_sxm5_80gb"),
         ("NVIDIA L40S", "l40s"),
         ("nvidia_rtx_6000_ada", "rtx6000_ada"),
-        ("amd_mi300x", None),
+        ("amd_mi300x", "mi300x"),  # a catalog row since issue 25
+        ("amd_mi999x", None),
     ],
 )
 def test_model_names(model: str, key: str | None) -> None:
@@ -72,7 +74,7 @@ def test_fetch_sends_the_token_and_follows_pages(
     with HttpClient(FetchSettings(read_timeout_s=2, retries=0)) as client:
         rows = digitalocean.fetch(client, "tok-123")
     assert seen == ["Bearer tok-123", "Bearer tok-123"]
-    assert len(rows) == 3
+    assert len(rows) == 4  # three H100 rows and the MI300X
 
 
 def test_a_plain_http_override_gets_no_token_and_says_why(

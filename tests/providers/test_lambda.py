@@ -36,7 +36,9 @@ def test_instance_types_become_offers_priced_per_instance_in_dollars() -> None:
     assert "no region had capacity" in str(eight.limits)  # sold out now is still an offer
     assert "us-east-1" in str(rows["gpu_1x_h100_sxm5"].limits)
     assert "gpu_1x_synthetic_x1" not in rows  # price 0: no price
-    assert found.unknown_gpus == ("GH200 (96 GB)",)
+    gh200 = next(r for r in found.rows if r.gpu == "gh200_96gb")  # a catalog row since issue 25
+    assert gh200.gpu_count == 1
+    assert found.unknown_gpus == ()
 
 
 def test_the_count_comes_from_the_description_when_specs_do_not_say() -> None:
@@ -109,8 +111,8 @@ def test_with_a_key_refresh_fetches_the_live_prices(
     lambda_feed.serve("/api/v1/instance-types", with_key(GOOD, seen))
     code, report = feedcheck.refresh(capsys, "lambda")
     result = feedcheck.result(report, "lambda")
-    assert code == 0 and result["offers"] == 9
-    assert result["unknown_gpus"] == ["GH200 (96 GB)"]
+    assert code == 0 and result["offers"] == 10  # the GH200 counts since issue 25
+    assert result["unknown_gpus"] == []
     assert seen == [f"Bearer {KEY}"]
     assert KEY not in json.dumps(report)
     names = {o["name"] for o in feedcheck.prices(capsys, "lambda")}

@@ -32,7 +32,9 @@ def test_gpu_shapes_cost_the_per_gpu_part_times_the_gpu_count() -> None:
     assert ("BM.GPU.H100.8", True) not in rows  # bare metal is not preemptible
     assert not any(name.startswith("BM.GPU.OLD") for name, _ in rows)  # hidden, deprecated
     assert not any(name.startswith("BM.DenseIO") for name, _ in rows)  # no GPU
-    assert found.unknown_gpus == ("BM.GPU.MI300X.8",)
+    mi300x = next(r for r in found.rows if r.name == "BM.GPU.MI300X.8")  # in the catalog since issue 25
+    assert (mi300x.gpu, mi300x.gpu_count) == ("mi300x", 8)
+    assert found.unknown_gpus == ()
 
 
 def test_only_usd_pay_as_you_go_hourly_gpu_parts_price_a_shape() -> None:
@@ -74,8 +76,8 @@ def test_refresh_reads_both_files(oci_feed: FeedRoutes, capsys: pytest.CaptureFi
     oci_feed.serve("/products.json", feedcheck.body(PRODUCTS))
     code, report = feedcheck.refresh(capsys, "oci")
     result = feedcheck.result(report, "oci")
-    assert code == 0 and result["offers"] == 3
-    assert result["unknown_gpus"] == ["BM.GPU.MI300X.8"]
+    assert code == 0 and result["offers"] == 4  # the MI300X shape counts since issue 25
+    assert result["unknown_gpus"] == []
 
 
 def _absurd() -> str:
