@@ -310,6 +310,10 @@ HEADER = """\
 #    their FP32 rate (zzc0721/torch-performance-test-data); a prior.
 #  - FP32 lanes per SM: CUDA C++ Programming Guide, arithmetic instruction throughput.
 #  - tf32_convolution_kinds: PyTorch's default torch.backends.cudnn.allow_tf32 = True.
+#  - family_tflops_per_w: the median FP32 TFLOPS per board watt per compute capability of the
+#    catalog the power rule was fitted on (2026-11-24, 83 GPUs), kept with the fit so that new
+#    catalog rows (the RTX Ada / PRO Blackwell workstation cards and the A16 of issue 25) do not
+#    move the speed of GPUs already there; a family missing here takes the catalog's median.
 #  - Tried and dropped (leave-one-GPU-out): a separate element-wise efficiency for the doubled
 #    FP32 pipes (the lanes table does it without a fit), an effective-bandwidth bonus for
 #    GPUs with large L2 caches (fitted to 1.09, no gain; as (L2 / 6 MB) ** 0.15 it raises L4/T4

@@ -605,3 +605,27 @@ def test_predicted_times_read_as_numbers_people_write() -> None:
     )
     code, out, _ = run_cli("predict", "--from", "rtx3090", "--to", "h100", "--seconds", "0.05")
     assert "e-" not in out and re.search(r"\s0\.0\d+\s", out)
+
+
+def test_new_catalog_rows_move_no_other_gpus_speed() -> None:
+    """The power rule was fitted against each family's typical FLOPS per watt, which the
+    calibration keeps: a frugal card added to the catalog (as issue 25's workstation rows were)
+    changes no prediction for the cards already there."""
+    from costcalc.store.bundled import load_calibration
+
+    catalog = load_catalog()
+    specs = list(catalog)
+    l4, t4 = catalog.get("l4"), catalog.get("t4")
+    frugal = l4.model_copy(update={"key": "frugal_ada", "fp32_tflops": 60.0, "board_power_w": 70})
+    calibration = load_calibration()
+    before = Predictor.build(specs, calibration).speedup(t4, l4, "transformer", "fp16")
+    after = Predictor.build(
+        [*specs, frugal, frugal.model_copy(update={"key": "frugal_2"})], calibration
+    )
+    assert after.speedup(t4, l4, "transformer", "fp16") == before
+    # without the fitted figures the same rows would have moved the L4 (the defect this guards)
+    bare = calibration.model_copy(update={"family_tflops_per_w": {}})
+    moved = Predictor.build(
+        [*specs, *[frugal.model_copy(update={"key": f"f{i}"}) for i in range(9)]], bare
+    )
+    assert moved.speedup(t4, l4, "transformer", "fp16") != before

@@ -122,6 +122,10 @@ class Calibration(Frozen):
     power_exponent: float = Field(
         ge=0, le=1, description="Sustained clock = (power excess) ** -exponent for starved cards."
     )
+    family_tflops_per_w: dict[str, float] = Field(
+        default_factory=dict,
+        description="Each family's typical FP32 TFLOPS per watt as fitted; others from the catalog.",
+    )
     tf32_convolution_kinds: tuple[str, ...] = Field(
         description="Kinds whose FP32 convolutions run as TF32 on Ampere+ (PyTorch default)."
     )
@@ -377,14 +381,17 @@ class Predictor:
 
     @classmethod
     def build(cls, specs: Iterable[GpuSpec], calibration: Calibration) -> Predictor:
-        """From the catalog's GPUs (for the reference GPU and the power families)."""
+        """From the catalog's GPUs (for the reference GPU and the power families; a family's
+        typical FLOPS per watt is the calibration's where it states one, as the power rule was
+        fitted on it, so rows added to the catalog later move no other GPU's speed)."""
         specs = list(specs)
         by_key = {s.key: s for s in specs}
         if calibration.reference_gpu not in by_key:
             raise CostcalcError(
                 f"calibration reference GPU {calibration.reference_gpu!r} is not in the catalog"
             )
-        return cls(calibration, by_key[calibration.reference_gpu], typical_tflops_per_w(specs))
+        typical = {**typical_tflops_per_w(specs), **calibration.family_tflops_per_w}
+        return cls(calibration, by_key[calibration.reference_gpu], typical)
 
     def with_calibration(self, calibration: Calibration) -> Predictor:
         """The same catalog figures with another calibration (used when fitting)."""
