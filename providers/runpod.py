@@ -128,8 +128,8 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
 
 
 # RunPod GraphQL `gpuTypes.id` (stable; `displayName` changes over time). The ids are those of
-# a recorded response (2025-06-21) and RunPod's docs table references/gpu-types.mdx (the MI300X, B300
-# and RTX Ada workstation ids from that table as read 2026-11-25).
+# a recorded response (2025-06-21) and RunPod's docs table references/gpu-types.mdx (the MI300X,
+# B300 and RTX Ada workstation ids from that table as read 2026-11-25).
 GPU_NAMES: dict[str, Choice] = {
     "nvidia geforce rtx 5090": "rtx5090",
     "nvidia geforce rtx 5080": "rtx5080",

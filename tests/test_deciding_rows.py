@@ -31,10 +31,10 @@ SHIPS = datetime(2026, 11, 25, tzinfo=timezone.utc)
 MAX_AGE_DAYS = 90
 
 GAPS = {
-    "rtx5090": "RunPod's RTX 5090 Community row (0.69) is from 2026-03-10; no RunPod or Vast.ai 5090 "
-    "reading newer than 90 days was found (prices/runpod.yaml, prices/vast.yaml)",
-    "rtx_a6000": "RunPod's A40 Secure row (0.44) is from 2026-08-19, 98 days before shipping; no newer "
-    "reading was found (prices/runpod.yaml)",
+    "rtx5090": "RunPod's RTX 5090 Community row (0.69) is from 2026-03-10; no RunPod or Vast.ai "
+    "5090 reading newer than 90 days was found (prices/runpod.yaml, prices/vast.yaml)",
+    "rtx_a6000": "RunPod's A40 Secure row (0.44) is from 2026-08-19, 98 days before shipping; no "
+    "newer reading was found (prices/runpod.yaml)",
     "rtx6000_ada": "the same RunPod A40 row of 2026-08-19 decides it (prices/runpod.yaml)",
     "rtx_pro6000": "Nebius's RTX PRO 6000 (1.80) and Hetzner's GEX63 each have one dated source "
     "(prices/nebius.yaml, prices/hetzner.yaml)",

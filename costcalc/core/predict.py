@@ -124,7 +124,7 @@ class Calibration(Frozen):
     )
     family_tflops_per_w: dict[str, float] = Field(
         default_factory=dict,
-        description="Each family's typical FP32 TFLOPS per watt as fitted; others from the catalog.",
+        description="Each family's fitted typical FP32 TFLOPS per watt; others from the catalog.",
     )
     tf32_convolution_kinds: tuple[str, ...] = Field(
         description="Kinds whose FP32 convolutions run as TF32 on Ampere+ (PyTorch default)."

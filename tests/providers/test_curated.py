@@ -48,9 +48,15 @@ def test_hetzner_is_billed_as_what_it_is_a_month_with_a_setup_fee() -> None:
     assert set(rows) == {"GEX63 (monthly)", "GEX45 (monthly)"}
     month_s = 730 * 3600
     # (monthly EUR, setup EUR) per server: GEX63 EUR 999 + 999, GEX45 (issue 25) EUR 214 + 209
-    for row, (monthly, setup) in ((rows["GEX63 (monthly)"], (999, 999)), (rows["GEX45 (monthly)"], (214, 209))):
+    for row, (monthly, setup) in (
+        (rows["GEX63 (monthly)"], (999, 999)),
+        (rows["GEX45 (monthly)"], (214, 209)),
+    ):
         assert (row.billing_increment_s, row.billing_minimum_s) == (month_s, month_s)
-        assert (row.currency, row.price_in_currency) == ("EUR", pytest.approx(monthly / 730, abs=1e-6))
+        assert (row.currency, row.price_in_currency) == (
+            "EUR",
+            pytest.approx(monthly / 730, abs=1e-6),
+        )
         assert row.usd_per_hour == pytest.approx(monthly * rate / 730, abs=1e-6)
         assert row.setup_fee_usd == pytest.approx(setup * rate, abs=0.01)
         assert "whole months" in str(row.limits) and "730 h" in str(row.summary)

@@ -32,7 +32,9 @@ def test_gpu_shapes_cost_the_per_gpu_part_times_the_gpu_count() -> None:
     assert ("BM.GPU.H100.8", True) not in rows  # bare metal is not preemptible
     assert not any(name.startswith("BM.GPU.OLD") for name, _ in rows)  # hidden, deprecated
     assert not any(name.startswith("BM.DenseIO") for name, _ in rows)  # no GPU
-    mi300x = next(r for r in found.rows if r.name == "BM.GPU.MI300X.8")  # in the catalog since issue 25
+    mi300x = next(
+        r for r in found.rows if r.name == "BM.GPU.MI300X.8"
+    )  # in the catalog since issue 25
     assert (mi300x.gpu, mi300x.gpu_count) == ("mi300x", 8)
     assert found.unknown_gpus == ()
 

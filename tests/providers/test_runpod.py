@@ -52,7 +52,7 @@ def test_a_tier_that_is_off_is_not_offered_whatever_its_placeholder_price() -> N
 
 def test_gpu_types_no_table_maps_are_skipped_and_reported_once() -> None:
     found = runpod.parse(GOOD)
-    # the MI300X and RTX 2000 Ada have catalog rows since issue 25; the half-length V100 stays unmapped
+    # the MI300X and RTX 2000 Ada have catalog rows since issue 25; the half-length V100 stays out
     assert found.unknown_gpus == ("Tesla V100-FHHL-16GB",)
     assert {"mi300x", "rtx2000_ada"} <= {r.gpu for r in found.rows}
 
