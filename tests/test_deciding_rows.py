@@ -36,8 +36,8 @@ GAPS = {
     "rtx_a6000": "RunPod's A40 Secure row (0.44) is from 2026-08-19, 98 days before shipping; no "
     "newer reading was found (prices/runpod.yaml)",
     "rtx6000_ada": "the same RunPod A40 row of 2026-08-19 decides it (prices/runpod.yaml)",
-    "rtx_pro6000": "Nebius's RTX PRO 6000 (1.80) and Hetzner's GEX63 each have one dated source "
-    "(prices/nebius.yaml, prices/hetzner.yaml)",
+    "rtx_pro6000": "Hetzner's GEX63, the cheapest at 40 and 80 %, has one dated source "
+    "(prices/hetzner.yaml); at 5 and 15 % Lambda's GH200 has two",
 }
 
 
