@@ -197,8 +197,9 @@ def test_figures_come_from_the_engine_and_the_price_table(
     assert card is not None
     assert one.desktop.price_usd == card + base[1]
     assert two.desktop.price_usd == 2 * card + base[2]
-    assert one.energy.load_w == pytest.approx((450 + 100) / 0.9)
-    assert one.energy.kwh_per_year == pytest.approx((450 + 100) / 0.9 * 0.15 * 8.76)
+    # watts counted at the wall, as in quick (one desktop costing: PSU efficiency 1 by default)
+    assert one.energy.load_w == pytest.approx(450 + 100)
+    assert one.energy.kwh_per_year == pytest.approx((450 + 100) * 0.15 * 8.76)
     # two GeForce cards talk over PCIe: generic work keeps 0.92 of NVLink's share per doubling
     pcie_share = (7.0 / 8) ** (1 / 3) * 0.92
     assert two.relative_speed == pytest.approx(engine.multi_gpu_speedup(2, pcie_share))
@@ -219,12 +220,17 @@ def test_break_even_is_against_an_offer_with_as_much_memory_per_gpu(
 
 
 def test_psu_losses_follow_the_users_setting_when_given(data: AppData, hw: DesktopHardware) -> None:
+    """One PSU rule with quick (issue 24 item 5): watts at the wall unless the user adds losses,
+    which then count in the electricity and the wall circuit alike."""
     default = builds(data, hw, ["rtx4090"], (1,))
-    assert default.assumptions.psu_efficiency == data.desktop_defaults.psu_efficiency_typical
-    assert any("PSU losses counted at 90%" in n for n in default.notes)
-    given = builds(data, hw, ["rtx4090"], (1,), psu_efficiency=1.0)
-    assert given.assumptions.psu_efficiency == 1.0
-    assert given.builds[0].energy.load_w == 550
+    assert default.assumptions.psu_efficiency == 1.0
+    assert default.builds[0].energy.load_w == 550
+    assert any("as in `quick` and the app" in n for n in default.notes)
+    given = builds(data, hw, ["rtx4090"], (1,), psu_efficiency=0.9)
+    assert given.assumptions.psu_efficiency == 0.9
+    (one,) = given.builds
+    assert one.energy.load_w == pytest.approx(550 / 0.9)
+    assert one.feasibility.wall_w == pytest.approx(550 / 0.9)
 
 
 def test_a_region_without_a_circuit_leaves_the_power_checks_open(
