@@ -276,3 +276,72 @@ def test_a_desktop_a100_or_h100_is_the_pcie_card(capsys: pytest.CaptureFixture[s
     server = run_json(["desktops", "--gpu", "A100 SXM4", "--count", "1"], capsys)
     (build,) = server["builds"]
     assert build["gpu"] == "a100_sxm4_40gb" and build["fits"] is False  # a module needs a server
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "util", "extra"),
+    [
+        ("rtx3090", 1, "100%", []),
+        ("rtx4090", 1, "60%", []),
+        ("rtx4090", 2, "15%", ["--resale", "30%"]),
+        ("rtx6000_ada", 4, "40%", ["--region", "DE"]),
+        ("rtx4090", 1, "60%", ["--psu-efficiency", "0.9", "--base", "standard"]),
+    ],
+)
+def test_desktops_and_quick_agree_to_the_day_for_the_same_build(
+    gpu: str, count: int, util: str, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24 item 5: one desktop costing. Through both real commands' JSON, the same build
+    has the same price, wall draw, electricity, cheapest comparable offer, break-even and fit."""
+    common = ["--gpu", gpu, "--util", util, *extra]
+    desk = run_json(["desktops", *common, "--count", str(count)], capsys)
+    (build,) = desk["builds"]
+    quick = run_json(["quick", *common, "--gpu-count", str(count)], capsys)
+    assert build["price_usd"] == pytest.approx(quick["desktop"]["price_usd"])
+    assert build["base_system_usd"] == quick["desktop_price"]["base_usd"]
+    assert build["wall_w"] == pytest.approx(quick["desktop"]["load_w"])
+    assert build["electricity_usd_per_year"] == pytest.approx(
+        quick["desktop"]["electricity_usd_per_year"]
+    )
+    assert build["cloud"]["name"] == quick["best"]["name"]
+    assert round(build["break_even_days"]) == round(quick["best"]["break_even_days"])
+    fit = quick["physical_fit"]
+    assert build["fits"] == fit["fits"]
+    assert [c["detail"] for c in build["checks"]] == [c["detail"] for c in fit["checks"]]
+
+
+def test_a_build_over_its_wall_circuit_is_said_by_quick_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "rtx4090", "--gpu-count", "4", "--util", "40%"], capsys)
+    assert code == 0
+    said = " ".join(err.split())
+    assert "does not physically work" in said
+    assert "over one 120 V/15 A circuit" in said
+
+
+@pytest.mark.parametrize(
+    ("count", "base", "tier"),
+    [(1, None, "lean"), (2, None, "standard"), (4, None, "workstation"), (1, "standard", "standard")],
+)
+def test_the_desktop_line_names_its_base_system(
+    count: int, base: str | None, tier: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["quick", "--gpu", "rtx3090", "--gpu-count", str(count), "--util", "15%"]
+    code, out, _ = run([*argv, *(["--base", base] if base else [])], capsys)
+    assert code == 0
+    assert f"; {tier} base system $" in " ".join(out.split())
+
+
+def test_a_tier_too_small_for_the_build_gives_way_with_a_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--gpu-count", "4", "--base", "lean"], capsys)
+    assert doc["desktop_price"]["base_tier"] == "workstation"
+    assert any("lean base system holds at most 2 GPUs" in n for n in doc["notes"])
+
+
+def test_an_unknown_base_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["quick", "--gpu", "rtx3090", "--base", "deluxe"], capsys)
+    assert code == 2 and not out
+    assert err.strip().count("\n") == 0 and "lean, standard, workstation" in err
