@@ -342,7 +342,7 @@ def test_a_desktop_a100_is_the_pcie_card_and_the_output_says_so(
     end = next(i for i, line in enumerate(lines[1:], 1) if not line.startswith("  "))
     first, *rest = lines[:end]
     assert all(line.startswith("  ") for line in rest) and len(first) <= 80
-    assert lines[end].startswith("costcalc: note: this 1x A100 PCIe 40GB desktop does not")
+    assert lines[end].startswith("costcalc: note: 1x A100 PCIe 40GB: Does not work as a desktop")
     assert " ".join(line.strip() for line in [first, *rest]) == (
         "costcalc: note: 'a100' read as the A100 PCIe 40GB, the desktop card; "
         "say SXM for the A100 SXM4 40GB server module"
@@ -354,8 +354,8 @@ def test_a_desktop_a100_is_the_pcie_card_and_the_output_says_so(
     sxm = run_json(["quick", "--gpu", "A100 80GB SXM4", "--desktop-price", "15000"], capsys)
     assert sxm["inputs"]["scenario"]["gpu"] == "a100_sxm4_80gb"
     # beside the fit check (a passive card, an SXM module: neither works in a desktop)
-    unfit = [n for n in doc["notes"] if "does not physically work" in n]
-    assert [n for n in sxm["notes"] if "does not physically work" not in n] == [
+    unfit = [n for n in doc["notes"] if "Does not work as a desktop" in n]
+    assert [n for n in sxm["notes"] if "Does not work as a desktop" not in n] == [
         n for n in doc["notes"][1:] if n not in unfit
     ]
     h100 = run_json(["quick", "--gpu", "h100", "--desktop-price", "30000"], capsys)

@@ -316,7 +316,7 @@ def test_a_build_over_its_wall_circuit_is_said_by_quick_too(
     code, out, err = run(["quick", "--gpu", "rtx4090", "--gpu-count", "4", "--util", "40%"], capsys)
     assert code == 0
     said = " ".join(err.split())
-    assert "does not physically work" in said
+    assert "Does not work as a desktop" in said
     assert "over one 120 V/15 A circuit" in said
 
 

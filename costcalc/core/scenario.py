@@ -656,10 +656,8 @@ def desktop_fit(
         psu_efficiency=a.psu_efficiency,
         circuit=circuit,
     )
-    failed = [c.detail for c in found.checks if c.ok is False]
-    if failed:
-        label = f"{desktop.gpu_count}x {spec.short_name}"
-        notes.append(f"this {label} desktop does not physically work: {'; '.join(failed)}")
+    if found.failed is not None:
+        notes.append(f"{desktop.gpu_count}x {spec.short_name}: {found.failed}")
     return DesktopFit(found, source)
 
 
