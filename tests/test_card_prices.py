@@ -35,6 +35,7 @@ def test_a_card_sold_new_is_priced_new_and_used_on_request(
     assert new["condition"] == "new" and used["condition"] == "used"
     assert used["card_usd"] < new["card_usd"]
     code, out, _ = run(["quick", "--gpu", "rtx5090", "--used"], capsys)
+    assert code == 0
     assert "used card price of 2026-09-30;" in " ".join(out.split())
 
 

@@ -314,7 +314,7 @@ def test_a_build_over_its_wall_circuit_is_said_by_quick_too(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, err = run(["quick", "--gpu", "rtx4090", "--gpu-count", "4", "--util", "40%"], capsys)
-    assert code == 0
+    assert code == 0 and out.startswith("Desktop: 4x GeForce RTX 4090")
     said = " ".join(err.split())
     assert "Does not work as a desktop" in said
     assert "over one 120 V/15 A circuit" in said
@@ -322,7 +322,12 @@ def test_a_build_over_its_wall_circuit_is_said_by_quick_too(
 
 @pytest.mark.parametrize(
     ("count", "base", "tier"),
-    [(1, None, "lean"), (2, None, "standard"), (4, None, "workstation"), (1, "standard", "standard")],
+    [
+        (1, None, "lean"),
+        (2, None, "standard"),
+        (4, None, "workstation"),
+        (1, "standard", "standard"),
+    ],
 )
 def test_the_desktop_line_names_its_base_system(
     count: int, base: str | None, tier: str, capsys: pytest.CaptureFixture[str]
