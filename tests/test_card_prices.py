@@ -44,7 +44,7 @@ def test_a_discontinued_card_says_why_its_price_is_used(
 ) -> None:
     code, out, _ = run(["quick", "--gpu", "rtx4090", "--util", "60%"], capsys)
     assert code == 0
-    assert "used card price of 2026-04-30: not sold new" in " ".join(out.split())
+    assert "used card price of 2026-04-30: no dated new price" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("key", ["a100_pcie_80gb", "h100_pcie_80gb", "rtx_pro6000", "a10"])

@@ -269,8 +269,8 @@ def closing_lines(
 
 
 def card_text(calc: Calculation) -> str:
-    """What the default desktop price rests on: ' (used card price of 2026-04-30: not sold
-    new; lean base system $1,050)'."""
+    """What the default desktop price rests on: ' (used card price of 2026-04-30: no dated
+    new price; lean base system $1,050)'."""
     card, base = calc.card, calc.base
     if card is None or base is None:
         return ""
@@ -279,7 +279,7 @@ def card_text(calc: Calculation) -> str:
     else:
         what = f"{card.condition} card price of {card.observed:%Y-%m-%d}"
     if card.condition == "used" and not calc.scenario.used:
-        what += ": not sold new"
+        what += ": no dated new price"
     return f" ({what}; {base.tier} base system {display.usd(base.system.usd, calc.money)})"
 
 
