@@ -202,11 +202,11 @@ def _table_key(c: DesktopsComparison) -> list[str]:
     tiers = sorted({(b.gpu_count, b.base_tier) for b in c.builds if b.base_tier is not None})
     bases = ", ".join(f"{tier} for {n} GPU{'s' if n > 1 else ''}" for n, tier in tiers)
     key = [
-        f"  price: the cards (new where a dated new price exists, else used, else launch) plus "
-        f"the base system ({bases}; --base chooses).",
         f"  TCO: price - resale + electricity over {years} years; $/work h: TCO per hour of "
         f"work at one {c.baseline.name}'s speed; break-even: days until the build has cost "
         "less than the cheapest comparable cloud offer doing the same work.",
+        f"  price: the cards (new where a dated new price exists, else used, else launch) plus "
+        f"the base system ({bases}; --base chooses).",
     ]
     if c.workload.memory_gb is not None:
         key.append(
