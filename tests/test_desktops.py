@@ -197,8 +197,9 @@ def test_figures_come_from_the_engine_and_the_price_table(
     assert card is not None
     assert one.desktop.price_usd == card + base[1]
     assert two.desktop.price_usd == 2 * card + base[2]
-    assert one.energy.load_w == pytest.approx((450 + 100) / 0.9)
-    assert one.energy.kwh_per_year == pytest.approx((450 + 100) / 0.9 * 0.15 * 8.76)
+    # watts counted at the wall, as in quick (one desktop costing: PSU efficiency 1 by default)
+    assert one.energy.load_w == pytest.approx(450 + 100)
+    assert one.energy.kwh_per_year == pytest.approx((450 + 100) * 0.15 * 8.76)
     # two GeForce cards talk over PCIe: generic work keeps 0.92 of NVLink's share per doubling
     pcie_share = (7.0 / 8) ** (1 / 3) * 0.92
     assert two.relative_speed == pytest.approx(engine.multi_gpu_speedup(2, pcie_share))
@@ -219,12 +220,17 @@ def test_break_even_is_against_an_offer_with_as_much_memory_per_gpu(
 
 
 def test_psu_losses_follow_the_users_setting_when_given(data: AppData, hw: DesktopHardware) -> None:
+    """One PSU rule with quick (issue 24 item 5): watts at the wall unless the user adds losses,
+    which then count in the electricity and the wall circuit alike."""
     default = builds(data, hw, ["rtx4090"], (1,))
-    assert default.assumptions.psu_efficiency == data.desktop_defaults.psu_efficiency_typical
-    assert any("PSU losses counted at 90%" in n for n in default.notes)
-    given = builds(data, hw, ["rtx4090"], (1,), psu_efficiency=1.0)
-    assert given.assumptions.psu_efficiency == 1.0
-    assert given.builds[0].energy.load_w == 550
+    assert default.assumptions.psu_efficiency == 1.0
+    assert default.builds[0].energy.load_w == 550
+    assert any("as in `quick` and the app" in n for n in default.notes)
+    given = builds(data, hw, ["rtx4090"], (1,), psu_efficiency=0.9)
+    assert given.assumptions.psu_efficiency == 0.9
+    (one,) = given.builds
+    assert one.energy.load_w == pytest.approx(550 / 0.9)
+    assert one.feasibility.wall_w == pytest.approx(550 / 0.9)
 
 
 def test_a_region_without_a_circuit_leaves_the_power_checks_open(
@@ -270,3 +276,77 @@ def test_a_desktop_a100_or_h100_is_the_pcie_card(capsys: pytest.CaptureFixture[s
     server = run_json(["desktops", "--gpu", "A100 SXM4", "--count", "1"], capsys)
     (build,) = server["builds"]
     assert build["gpu"] == "a100_sxm4_40gb" and build["fits"] is False  # a module needs a server
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "util", "extra"),
+    [
+        ("rtx3090", 1, "100%", []),
+        ("rtx4090", 1, "60%", []),
+        ("rtx4090", 2, "15%", ["--resale", "30%"]),
+        ("rtx6000_ada", 4, "40%", ["--region", "DE"]),
+        ("rtx4090", 1, "60%", ["--psu-efficiency", "0.9", "--base", "standard"]),
+    ],
+)
+def test_desktops_and_quick_agree_to_the_day_for_the_same_build(
+    gpu: str, count: int, util: str, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24 item 5: one desktop costing. Through both real commands' JSON, the same build
+    has the same price, wall draw, electricity, cheapest comparable offer, break-even and fit."""
+    common = ["--gpu", gpu, "--util", util, *extra]
+    desk = run_json(["desktops", *common, "--count", str(count)], capsys)
+    (build,) = desk["builds"]
+    quick = run_json(["quick", *common, "--gpu-count", str(count)], capsys)
+    assert build["price_usd"] == pytest.approx(quick["desktop"]["price_usd"])
+    assert build["base_system_usd"] == quick["desktop_price"]["base_usd"]
+    assert build["wall_w"] == pytest.approx(quick["desktop"]["load_w"])
+    assert build["electricity_usd_per_year"] == pytest.approx(
+        quick["desktop"]["electricity_usd_per_year"]
+    )
+    assert build["cloud"]["name"] == quick["best"]["name"]
+    assert round(build["break_even_days"]) == round(quick["best"]["break_even_days"])
+    fit = quick["physical_fit"]
+    assert build["fits"] == fit["fits"]
+    assert [c["detail"] for c in build["checks"]] == [c["detail"] for c in fit["checks"]]
+
+
+def test_a_build_over_its_wall_circuit_is_said_by_quick_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(["quick", "--gpu", "rtx4090", "--gpu-count", "4", "--util", "40%"], capsys)
+    assert code == 0 and out.startswith("Desktop: 4x GeForce RTX 4090")
+    said = " ".join(err.split())
+    assert "Does not work as a desktop" in said
+    assert "over one 120 V/15 A circuit" in said
+
+
+@pytest.mark.parametrize(
+    ("count", "base", "tier"),
+    [
+        (1, None, "lean"),
+        (2, None, "standard"),
+        (4, None, "workstation"),
+        (1, "standard", "standard"),
+    ],
+)
+def test_the_desktop_line_names_its_base_system(
+    count: int, base: str | None, tier: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["quick", "--gpu", "rtx3090", "--gpu-count", str(count), "--util", "15%"]
+    code, out, _ = run([*argv, *(["--base", base] if base else [])], capsys)
+    assert code == 0
+    assert f"; {tier} base system $" in " ".join(out.split())
+
+
+def test_a_tier_too_small_for_the_build_gives_way_with_a_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = run_json(["quick", "--gpu", "rtx3090", "--gpu-count", "4", "--base", "lean"], capsys)
+    assert doc["desktop_price"]["base_tier"] == "workstation"
+    assert any("lean base system holds at most 2 GPUs" in n for n in doc["notes"])
+
+
+def test_an_unknown_base_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["quick", "--gpu", "rtx3090", "--base", "deluxe"], capsys)
+    assert code == 2 and not out
+    assert err.strip().count("\n") == 0 and "lean, standard, workstation" in err

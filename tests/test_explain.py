@@ -298,7 +298,7 @@ def test_resale_is_in_the_derived_break_even(data: AppData) -> None:
 
 
 def test_a_desktop_without_a_price_explains_what_is_missing(data: AppData) -> None:
-    calc = evaluate(Scenario(gpu="A100 80GB"), data, NOW)
+    calc = evaluate(Scenario(gpu="l40s"), data, NOW)
     best = calc.comparison.best
     assert best is not None and calc.desktop.price_usd is None
     part = explain.break_even(best, calc.comparison, calc.desktop, calc.assumptions)

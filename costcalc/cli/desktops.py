@@ -19,6 +19,7 @@ FIELDS = (
     "memory_gb",
     "psu_efficiency",
     "always_on",
+    "base",
 )
 """The scenario inputs that change a build's figures; they read exactly as in `quick`."""
 

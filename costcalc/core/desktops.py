@@ -1,10 +1,11 @@
 """Which desktop? Builds of n x card side by side: price, memory, power, speed, cost of
 ownership, break-even against the cloud, and whether the build physically works.
 
-Rule kept here: pure, and no formula of its own. The desktop, its electricity and carbon come
-from `scenario.build_desktop` and `compare.desktop_result`; break-even from `compare.compare`
-against the comparable cloud offers; speed from the predictor times `engine.multi_gpu_speedup`;
-the fit from `feasibility.check_build`. A build that does not fit, or whose GPUs cannot hold the
+Rule kept here: pure, and no formula of its own. Each build is one `scenario.evaluate`, the
+desktop costing `quick` and the app use (price with its base system, electricity at the same PSU
+efficiency, resale, break-even against the same comparable offers, the fit on the same wall
+circuit), so the two commands agree to the day; speed relative to the baseline comes from the
+predictor times `engine.multi_gpu_speedup`. A build that does not fit, or whose GPUs cannot hold the
 job, never wins.
 
 Memory is per GPU: a multi-GPU build is assumed to train data-parallel, one copy of the model on
@@ -14,19 +15,18 @@ each GPU, so `--memory-gb` is checked against one card's memory, not the build's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from costcalc.core import engine
 from costcalc.core.catalog import GpuCatalog
-from costcalc.core.compare import Rules, ScaleFn, compare, desktop_result
+from costcalc.core.compare import ScaleFn
 from costcalc.core.errors import CostcalcError
-from costcalc.core.feasibility import Feasibility, check_build
+from costcalc.core.feasibility import Feasibility
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
 from costcalc.core.inputs import quoted
 from costcalc.core.models import (
     Assumptions,
-    CloudOffer,
     DesktopBuild,
     DesktopResult,
     GpuSpec,
@@ -36,15 +36,12 @@ from costcalc.core.models import (
 from costcalc.core.predict import SpeedFn
 from costcalc.core.scenario import (
     AppData,
+    Calculation,
     Scenario,
-    build_assumptions,
-    build_desktop,
-    by_gpu_count,
-    default_price_usd,
+    evaluate,
     resolved_dtype,
     scale_fn,
 )
-from costcalc.core.scenario import offers_for as scenario_offers
 
 MAX_GPUS = 8
 """Largest GPU count asked about: past the assumed board's seven slots anyway."""
@@ -61,6 +58,8 @@ class BuildResult:
     price_known: bool
     """False when no card price is on file: price, TCO and break-even mean nothing then."""
     base_system_usd: float
+    base_tier: str | None
+    """The base system's tier (lean, standard, workstation)."""
     energy: DesktopResult
     """Wall draw, kWh, electricity and CO2 a year (compare.desktop_result)."""
     relative_speed: float
@@ -163,38 +162,30 @@ def compare_builds(
     *,
     circuit_key: str | None = None,
 ) -> DesktopsComparison:
-    """Every build of `counts` x each of `gpus`, under the scenario's use, region and horizon."""
+    """Every build of `counts` x each of `gpus`, under the scenario's use, region and horizon.
+    Each build is costed by `scenario.evaluate`, the one desktop costing `quick` and the app
+    use: the same price, PSU efficiency, resale, circuit and break-even for the same build."""
     if not gpus or not counts:
         raise CostcalcError("give at least one GPU and one GPU count")
-    psu_efficiency = (
-        scenario.psu_efficiency
-        if "psu_efficiency" in scenario.model_fields_set
-        else data.desktop_defaults.psu_efficiency_typical
-    )
-    a = build_assumptions(
-        data.grid,
-        utilisation=scenario.utilisation,
-        usd_per_kwh=(
-            data.default_usd_per_kwh if scenario.usd_per_kwh is None else scenario.usd_per_kwh
-        ),
-        region=scenario.home_region,
-        psu_efficiency=psu_efficiency,
-        stays_on=scenario.always_on,
-        horizon_years=scenario.horizon_years,
-        resale_fraction=scenario.resale_share,
-        include_embodied=scenario.embodied,
-    )
+    data = replace(data, hardware=hw)
+    calcs = [
+        evaluate(
+            scenario.model_copy(update={"gpu": spec.key, "gpu_count": n}),
+            data,
+            now,
+            circuit=circuit_key,
+        )
+        for spec in gpus
+        for n in counts
+    ]
+    first = calcs[0]
+    a = first.assumptions
     dtype = resolved_dtype(scenario, gpus[0])
     w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
     speed = data.predictor.speed_fn(scenario.kind, dtype)
     scale = scale_fn(data.scaling, scenario.kind)
-    offers = scenario_offers(scenario, data.book.offers, data.catalog)
-    builds = [
-        _build(spec, n, gpus[0], hw, data, a, w, speed, scale, offers, circuit, now, scenario)
-        for spec in gpus
-        for n in counts
-    ]
+    builds = [_build(calc, gpus[0], hw, speed, scale) for calc in calcs]
     ranked = sorted(builds, key=_rank)
     winners = [b for b in ranked if b.can_win]
     return DesktopsComparison(
@@ -206,85 +197,42 @@ def compare_builds(
         circuit=circuit,
         circuit_source=circuit_source,
         reliability=_classes(builds, hw),
-        notes=tuple(_notes(builds, psu_efficiency, circuit, circuit_source, scenario)),
+        notes=tuple(_notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario)),
     )
 
 
 def _build(
-    spec: GpuSpec,
-    n: int,
-    baseline: GpuSpec,
-    hw: DesktopHardware,
-    data: AppData,
-    a: Assumptions,
-    w: Workload,
-    speed: SpeedFn,
-    scale: ScaleFn,
-    offers: Sequence[CloudOffer],
-    circuit: Circuit | None,
-    now: datetime,
-    scenario: Scenario,
+    calc: Calculation, baseline: GpuSpec, hw: DesktopHardware, speed: SpeedFn, scale: ScaleFn
 ) -> BuildResult:
-    price_usd = default_price_usd(spec, data.desktop_defaults, n)
-    price_known = price_usd is not None
-    # A build without a card price is priced at 0 so its energy and speed still rank; its price,
-    # TCO and break-even show as unknown (BuildResult.price_known).
-    price_usd = price_usd if price_usd is not None else 0.0
-    desktop = build_desktop(spec, data.desktop_defaults, n, price_usd=price_usd)
-    energy, _ = desktop_result(desktop, a)
+    spec, desktop, a = calc.spec, calc.desktop, calc.assumptions
+    n = desktop.gpu_count
+    price_known = desktop.price_usd is not None
+    # A build without a card price counts its price as 0 so its energy and speed still rank;
+    # its price, TCO and break-even show as unknown (BuildResult.price_known).
+    price_usd = desktop.price_usd if desktop.price_usd is not None else 0.0
+    energy = calc.comparison.desktop
     relative = speed(baseline, spec) * scale(spec, n)
     tco = engine.horizon_cost_usd(
         price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
     )
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
-    cloud = None
-    if offers and price_known:
-        # The verdict's own rule: the cheapest comparable offer (this build's GPU count, at least
-        # its memory per GPU, or the job's), no stale estimate while a real price exists.
-        need = w.memory_gb if w.memory_gb is not None else spec.memory_gb
-        rules = Rules(
-            max(need, spec.memory_gb),
-            w.memory_gb is not None,
-            checkpoint_h=scenario.spot_checkpoint_minutes / 60,
-            restart_h=scenario.spot_restart_minutes / 60,
-        )
-        found = compare(
-            desktop,
-            a,
-            w,
-            offers,
-            data.catalog,
-            data.grid,
-            now,
-            speed=speed,
-            scale=scale,
-            rules=rules,
-        )
-        cloud = found.best
-    card = hw.card(spec.key)
+    w = calc.workload
+    assert calc.fit is not None  # compare_builds hands evaluate the hardware
     return BuildResult(
         spec=spec,
         gpu_count=n,
-        card=card,
+        card=hw.card(spec.key),
         desktop=desktop,
         price_known=price_known,
-        base_system_usd=by_gpu_count(data.desktop_defaults.base_system_usd, n),
+        base_system_usd=calc.base.system.usd if calc.base is not None else 0.0,
+        base_tier=calc.base.tier if calc.base is not None else None,
         energy=energy,
         relative_speed=relative,
         tco_usd=tco,
         tco_usd_per_work_hour=tco / (relative * busy_hours),
-        cloud=cloud,
+        cloud=calc.comparison.best if price_known else None,
         holds_job=spec.memory_gb >= w.memory_gb if w.memory_gb is not None else None,
-        feasibility=check_build(
-            spec,
-            card,
-            n,
-            hw,
-            gpu_w=desktop.gpu_w,
-            rest_of_system_w=desktop.rest_of_system_w,
-            psu_efficiency=a.psu_efficiency,
-            circuit=circuit,
-        ),
+        feasibility=calc.fit.feasibility,
     )
 
 
@@ -304,6 +252,7 @@ def _classes(builds: Sequence[BuildResult], hw: DesktopHardware) -> dict[str, Re
 
 def _notes(
     builds: Sequence[BuildResult],
+    calcs: Sequence[Calculation],
     psu_efficiency: float,
     circuit: Circuit | None,
     circuit_source: str,
@@ -312,9 +261,9 @@ def _notes(
     notes = []
     if "psu_efficiency" not in scenario.model_fields_set:
         notes.append(
-            f"PSU losses counted at {psu_efficiency:.0%} efficiency (80 PLUS Gold, "
-            "prices/desktop.yaml): the wall circuit sees them; --psu-efficiency 1 counts the "
-            "GPU watts as drawn at the wall, as `quick` does by default"
+            f"watts counted as drawn at the wall (PSU efficiency {psu_efficiency:.0%}), as in "
+            "`quick` and the app; --psu-efficiency 0.9 adds the losses of an 80 PLUS Gold PSU "
+            "(prices/desktop.yaml) to the electricity and the wall circuit alike"
         )
     if circuit is None:
         notes.append(
@@ -327,6 +276,9 @@ def _notes(
             "costcalc/data/scaling.yaml (PCIe for desktop cards); the "
             "memory figure is per GPU: the model is not split across GPUs"
         )
+    for calc in calcs:
+        if calc.base is not None and calc.base.note is not None and calc.base.note not in notes:
+            notes.append(calc.base.note)
     unpriced = sorted({b.spec.name for b in builds if not b.price_known})
     if unpriced:
         notes.append(

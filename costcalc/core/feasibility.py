@@ -50,6 +50,13 @@ class Feasibility:
         return None if any(c.ok is None for c in self.checks) else True
 
     @property
+    def failed(self) -> str | None:
+        """The checks that say no, in one sentence: 'Does not work as a desktop: ...'; None
+        when none does (a check left open is not a failure)."""
+        no = [c.detail for c in self.checks if c.ok is False]
+        return f"Does not work as a desktop: {'; '.join(no)}." if no else None
+
+    @property
     def reasons(self) -> tuple[str, ...]:
         """Why it does not fit (or cannot be said to), in the order of the checks."""
         return tuple(c.detail for c in self.checks if c.ok is False) + tuple(

@@ -28,6 +28,7 @@ from annotated_types import Ge, Gt, Le, Lt
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS
 from costcalc.core.errors import CostcalcError
+from costcalc.core.models import BASE_TIERS
 from costcalc.core.scenario import Scenario
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
@@ -353,6 +354,18 @@ INPUTS: tuple[Input, ...] = (
         "desktop",
     ),
     Input(
+        "base",
+        "--base",
+        "Base",
+        "base system",
+        "the base system around the GPUs: lean (6 cores, 32-64 GB), standard (16 cores, "
+        "64-128 GB) or workstation (Threadripper PRO, ECC; the one that holds four cards); "
+        "default: lean for 1 GPU, standard for 2, workstation for 3-4",
+        "choice",
+        "desktop",
+        choices=BASE_TIERS,
+    ),
+    Input(
         "psu_efficiency",
         "--psu-efficiency",
         "PSU eff.",
@@ -651,8 +664,9 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         raise CostcalcError(f"in the environment: {exc}") from None
 
 
-RESETS_PRICE = ("gpu", "gpu_count")
-"""A new GPU or GPU count makes an earlier desktop price meaningless: back to the default."""
+RESETS_PRICE = ("gpu", "gpu_count", "base")
+"""A new GPU, GPU count or base system makes an earlier desktop price meaningless: back to the
+default."""
 
 
 def merge(*layers: Mapping[str, Any]) -> dict[str, Any]:

@@ -290,18 +290,32 @@ class DesktopPart(Frozen):
     )
 
 
+BaseTier = Literal["lean", "standard", "workstation"]
+"""Base systems (everything but the GPUs): lean (few cores, 32-64 GB), standard (16 cores,
+64-128 GB), workstation (Threadripper PRO, ECC RDIMM, room for four cards)."""
+BASE_TIERS: tuple[BaseTier, ...] = ("lean", "standard", "workstation")
+
+
+class BaseSystem(Frozen):
+    """One base system: its parts list and their sum rounded to $50."""
+
+    summary: Text = Field(description="What it is, in a few words: cores, memory, PSU.")
+    usd: float = Field(gt=0)
+    parts: tuple[DesktopPart, ...] = Field(min_length=1)
+
+
 class DesktopDefaults(Frozen):
     """prices/desktop.yaml: what a desktop costs around the GPUs, and what it draws."""
 
     schema_version: Literal[1] = 1
     source: str
     as_of: date
-    base_system_usd: dict[int, float] = Field(
-        description="Cost of everything but the GPUs, by GPU count (1, 2, 4)."
-    )
     base_system_as_of: date = Field(description="Date of the newest price in the parts lists.")
-    base_system_parts: dict[int, tuple[DesktopPart, ...]] = Field(
-        description="The parts list each base system price adds up, by GPU count."
+    base_default: dict[int, BaseTier] = Field(
+        description="The tier a desktop of each GPU count is priced on unless one is chosen."
+    )
+    base_systems: dict[BaseTier, dict[int, BaseSystem]] = Field(
+        description="Everything but the GPUs, by tier and by the GPU count it is built for."
     )
     rest_of_system_w: dict[int, float] = Field(
         description="Load draw of CPU, board, disks, fans, by GPU count."
@@ -317,6 +331,16 @@ class DesktopDefaults(Frozen):
     embodied_kgco2e_per_gpu: float = Field(ge=0)
     life_years: float = Field(gt=0, description="Years to amortise embodied carbon over.")
     notes: dict[str, str] = Field(default_factory=dict, description="Source of each figure.")
+
+    @property
+    def base_system_usd(self) -> dict[int, float]:
+        """The default tier's price for each GPU count (1, 2, 4)."""
+        return {n: self.base_systems[tier][n].usd for n, tier in self.base_default.items()}
+
+    @property
+    def base_system_parts(self) -> dict[int, tuple[DesktopPart, ...]]:
+        """The default tier's parts list for each GPU count."""
+        return {n: self.base_systems[tier][n].parts for n, tier in self.base_default.items()}
 
 
 class DesktopBuild(Frozen):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -25,10 +25,13 @@ from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.core.constants import CUSTOM_PROVIDER, MIN_UTILISATION, Dtype, Kind, OfferKind
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError
+from costcalc.core.feasibility import Feasibility
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
     Assumptions,
+    BaseSystem,
+    BaseTier,
     CloudOffer,
     DesktopBuild,
     DesktopDefaults,
@@ -42,6 +45,7 @@ from costcalc.core.predict import Predictor, default_dtype
 if TYPE_CHECKING:
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
+    from costcalc.core.hardware import DesktopHardware
 
 DEFAULT_GPU = "rtx3090"
 """The reference desktop of the canonical break-even example (DOMAIN.md section 1): the app's
@@ -64,6 +68,11 @@ class Scenario(BaseModel):
         le=100_000_000,
         description="Whole machine, up front, in the chosen currency (default: GPU street price "
         "+ base system).",
+    )
+    base: BaseTier | None = Field(
+        default=None,
+        description="Base system around the GPUs: lean, standard or workstation (default: lean "
+        "for 1 GPU, standard for 2, workstation for 3-4).",
     )
     used: bool = Field(
         default=False,
@@ -227,6 +236,8 @@ class AppData:
     scaling: ScalingData
     electricity: ElectricityIndex
     fx: Converter
+    hardware: DesktopHardware | None = None
+    """The physical facts of desktop builds (slots, PSUs, wall circuits); None: no fit check."""
 
     @property
     def default_usd_per_kwh(self) -> float:
@@ -237,13 +248,41 @@ class AppData:
 # --------------------------------------------------------------------------- building blocks
 
 
-def by_gpu_count(table: dict[int, float], gpu_count: int) -> float:
+T = TypeVar("T")
+
+
+def by_gpu_count(table: dict[int, T], gpu_count: int) -> T:
     """Value for the smallest build size that holds `gpu_count` GPUs (1, 2, 4 ...)."""
     sizes = sorted(table)
     for size in sizes:
         if size >= gpu_count:
             return table[size]
     return table[sizes[-1]]
+
+
+@dataclass(frozen=True)
+class BaseChoice:
+    """The base system a desktop is priced on, and why that one."""
+
+    tier: BaseTier
+    system: BaseSystem
+    note: str | None = None
+    """Said when the chosen tier has no build for this many GPUs."""
+
+
+def base_system(defaults: DesktopDefaults, tier: BaseTier | None, gpu_count: int) -> BaseChoice:
+    """The chosen tier's base system for `gpu_count` GPUs (the default tier for that count when
+    none is chosen); a tier built for fewer GPUs gives way to the default one, with a note."""
+    default = by_gpu_count(defaults.base_default, gpu_count)
+    wanted = tier or default
+    sizes = defaults.base_systems[wanted]
+    if gpu_count > max(sizes) and wanted != default:
+        note = (
+            f"the {wanted} base system holds at most {max(sizes)} GPUs: {gpu_count} GPUs are "
+            f"priced on the {default} one"
+        )
+        return BaseChoice(default, by_gpu_count(defaults.base_systems[default], gpu_count), note)
+    return BaseChoice(wanted, by_gpu_count(sizes, gpu_count))
 
 
 def build_desktop(
@@ -278,12 +317,14 @@ def build_desktop(
     )
 
 
-def default_price_usd(spec: GpuSpec, defaults: DesktopDefaults, gpu_count: int) -> float | None:
+def default_price_usd(
+    spec: GpuSpec, defaults: DesktopDefaults, gpu_count: int, tier: BaseTier | None = None
+) -> float | None:
     """The GPUs' price plus the base system for their count; None when the GPU has no price."""
-    card = spec.desktop_price_usd
+    card = card_price(spec)
     if card is None:
         return None
-    return card * gpu_count + by_gpu_count(defaults.base_system_usd, gpu_count)
+    return card.usd * gpu_count + base_system(defaults, tier, gpu_count).system.usd
 
 
 def build_assumptions(
@@ -421,6 +462,11 @@ class Calculation:
     """The home region's household price that was used; None when the user gave theirs."""
     card: CardPrice | None = None
     """The card price in the default desktop price; None when the user gave the price."""
+    base: BaseChoice | None = None
+    """The base system in the default desktop price; None when the user gave the price."""
+    fit: DesktopFit | None = None
+    """Whether the build physically works (slots, cooling, PSU, wall circuit); None when the
+    hardware facts are not loaded."""
 
     @property
     def electricity_text(self) -> str:
@@ -438,10 +484,12 @@ def evaluate(
     *,
     bench: BenchResult | None = None,
     fallback_gpu: str | None = None,
+    circuit: str | None = None,
 ) -> Calculation:
     """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
-    uses the reference RTX 3090; the CLI asks)."""
+    uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
+    names one (else the home region's)."""
     from costcalc.core.bench_apply import bench_label
 
     notes: list[str] = []
@@ -452,7 +500,7 @@ def evaluate(
     money = money_for(data.fx, currency_of(scenario, household))
     if household.fallback is not None and scenario.usd_per_kwh is None:
         notes.append(household.fallback)
-    price_usd, card = desktop_price(scenario, data, spec, money, now, notes)
+    price_usd, card, base = desktop_price(scenario, data, spec, money, now, notes)
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
@@ -465,6 +513,7 @@ def evaluate(
         idle_w=scenario.idle_watts,
     )
     assumptions = scenario_assumptions(scenario, data, household, money)
+    fit = desktop_fit(spec, desktop, assumptions, data.hardware, circuit, notes)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
@@ -504,6 +553,8 @@ def evaluate(
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
         card=card,
+        base=base,
+        fit=fit,
     )
 
 
@@ -563,6 +614,53 @@ def bench_effects(
     return found
 
 
+@dataclass(frozen=True)
+class DesktopFit:
+    """Whether the desktop physically works, checked against one wall circuit."""
+
+    feasibility: Feasibility
+    circuit_source: str
+    """How the circuit was chosen: 'region US' or 'chosen'."""
+
+
+def desktop_fit(
+    spec: GpuSpec,
+    desktop: DesktopBuild,
+    a: Assumptions,
+    hw: DesktopHardware | None,
+    circuit_key: str | None,
+    notes: list[str],
+) -> DesktopFit | None:
+    """The four fit checks of `desktop` (feasibility.check_build) on the named circuit or the
+    home region's, at the wall draw the electricity is counted at; a check that fails is said
+    in `notes` (the CLI, the JSON and the app show them)."""
+    if hw is None:
+        return None
+    from costcalc.core.feasibility import check_build
+
+    if circuit_key is not None:
+        circuit = hw.circuit(circuit_key)
+        if circuit is None:
+            known = ", ".join(c.key for c in hw.circuits)
+            raise CostcalcError(f"unknown circuit {circuit_key!r}; choose one of {known}")
+        source = "chosen"
+    else:
+        circuit, source = hw.circuit_for(a.home_region), f"region {a.home_region}"
+    found = check_build(
+        spec,
+        hw.card(spec.key),
+        desktop.gpu_count,
+        hw,
+        gpu_w=desktop.gpu_w,
+        rest_of_system_w=desktop.rest_of_system_w,
+        psu_efficiency=a.psu_efficiency,
+        circuit=circuit,
+    )
+    if found.failed is not None:
+        notes.append(f"{desktop.gpu_count}x {spec.short_name}: {found.failed}")
+    return DesktopFit(found, source)
+
+
 def desktop_price(
     scenario: Scenario,
     data: AppData,
@@ -570,19 +668,21 @@ def desktop_price(
     money: Money,
     now: datetime,
     notes: list[str],
-) -> tuple[float | None, CardPrice | None]:
-    """The desktop's price in USD and the card price it rests on: the user's, else the card's
-    (new or used) plus the base system; (None, None) when the GPU has no price at all."""
+) -> tuple[float | None, CardPrice | None, BaseChoice | None]:
+    """The desktop's price in USD and the card price and base system it rests on: the user's,
+    else the card's (new or used) plus the base system; no price when the GPU has none."""
     if scenario.desktop_price_usd is not None:
         price_usd = money.to_usd(scenario.desktop_price_usd)
         check_usd(price_usd, 1_000_000.0, "desktop price", "", money)
-        return price_usd, None
+        return price_usd, None, None
     card, card_notes = desktop_card(spec, scenario.used, now)
     notes += card_notes
+    base = base_system(data.desktop_defaults, scenario.base, scenario.gpu_count)
+    if base.note is not None:
+        notes.append(base.note)
     if card is None:
-        return None, None
-    base = by_gpu_count(data.desktop_defaults.base_system_usd, scenario.gpu_count)
-    return card.usd * scenario.gpu_count + base, card
+        return None, None, base
+    return card.usd * scenario.gpu_count + base.system.usd, card, base
 
 
 def scenario_assumptions(
@@ -677,6 +777,6 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
-    """The prefilled desktop price: street price of the GPUs plus the base system."""
+    """The prefilled desktop price: street price of the GPUs plus the chosen base system."""
     spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
-    return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count)
+    return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count, scenario.base)

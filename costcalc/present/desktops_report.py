@@ -199,10 +199,14 @@ def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
 
 def _table_key(c: DesktopsComparison) -> list[str]:
     years = f"{c.assumptions.horizon_years:g}"
+    tiers = sorted({(b.gpu_count, b.base_tier) for b in c.builds if b.base_tier is not None})
+    bases = ", ".join(f"{tier} for {n} GPU{'s' if n > 1 else ''}" for n, tier in tiers)
     key = [
         f"  TCO: price - resale + electricity over {years} years; $/work h: TCO per hour of "
         f"work at one {c.baseline.name}'s speed; break-even: days until the build has cost "
-        "less than the cheapest comparable cloud offer doing the same work."
+        "less than the cheapest comparable cloud offer doing the same work.",
+        f"  price: the cards (new where a dated new price exists, else used, else launch) plus "
+        f"the base system ({bases}; --base chooses).",
     ]
     if c.workload.memory_gb is not None:
         key.append(
@@ -284,6 +288,7 @@ def build_json(b: BuildResult) -> dict[str, Any]:
         "card_price_usd": b.spec.desktop_price_usd,
         "card_price_basis": _price_basis(b),
         "base_system_usd": b.base_system_usd,
+        "base_tier": b.base_tier,
         "memory_per_gpu_gb": b.spec.memory_gb,
         "total_memory_gb": b.total_memory_gb,
         "memory_split_across_gpus": False,

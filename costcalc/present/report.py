@@ -269,12 +269,18 @@ def closing_lines(
 
 
 def card_text(calc: Calculation) -> str:
-    """What the default desktop price rests on: ' (RTX 4090 used, 2026-04-30, + base system)'."""
-    card = calc.card
-    if card is None:
+    """What the default desktop price rests on: ' (used card price of 2026-04-30: no dated
+    new price; lean base system $1,050)'."""
+    card, base = calc.card, calc.base
+    if card is None or base is None:
         return ""
-    when = f" of {card.observed:%Y-%m-%d}" if card.observed else ""
-    return f" ({card.condition} card price{when} + a 2026 base system)"
+    if card.observed is None:
+        what = "card launch price"
+    else:
+        what = f"{card.condition} card price of {card.observed:%Y-%m-%d}"
+    if card.condition == "used" and not calc.scenario.used:
+        what += ": no dated new price"
+    return f" ({what}; {base.tier} base system {display.usd(base.system.usd, calc.money)})"
 
 
 def desktop_cells(
@@ -456,13 +462,32 @@ def to_json(
             "condition": calc.card.condition if calc.card else "given by the user",
             "as_of": calc.card.observed.isoformat() if calc.card and calc.card.observed else None,
             "source": calc.card.source if calc.card else None,
+            "base_tier": calc.base.tier if calc.base else None,
+            "base_usd": calc.base.system.usd if calc.base else None,
+            "base_summary": calc.base.system.summary if calc.base else None,
         },
+        "physical_fit": fit_json(calc),
         "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
     return json.dumps(finite(doc), indent=2, allow_nan=False)
+
+
+def fit_json(calc: Calculation) -> dict[str, Any] | None:
+    """Whether the build physically works: the four checks and the wall circuit."""
+    if calc.fit is None:
+        return None
+    f = calc.fit.feasibility
+    return {
+        "fits": f.fits,
+        "checks": [{"check": k.name, "ok": k.ok, "detail": k.detail} for k in f.checks],
+        "wall_w": f.wall_w,
+        "circuit": f.circuit.key if f.circuit is not None else None,
+        "circuit_limit_w": f.circuit.continuous_w if f.circuit is not None else None,
+        "circuit_source": calc.fit.circuit_source,
+    }
 
 
 def finite(value: Any) -> Any:

@@ -31,8 +31,8 @@ def load_catalog() -> GpuCatalog:
 def load_desktop_hardware() -> DesktopHardware:
     """The bundled physical facts for desktop builds (costcalc/data/desktop_builds.yaml): cards'
     slot widths and coolers, the assumed board, PSU sizes and wall circuits. Every card in it
-    must be in the catalog: a stray key is a data error, reported as one line. (Imported here:
-    only `costcalc desktops` needs it, and `quick` starts without it.)"""
+    must be in the catalog: a stray key is a data error, reported as one line. Every comparison
+    checks its desktop's fit with it (`scenario.desktop_fit`)."""
     from costcalc.core.hardware import DesktopHardware
 
     data = load_yaml_resource("costcalc.data", "desktop_builds.yaml", DesktopHardware)

@@ -21,7 +21,12 @@ from costcalc.core.models import GpuSpec
 from costcalc.core.predict import Prediction
 from costcalc.core.regions import RegionIndex
 from costcalc.core.scenario import AppData
-from costcalc.store.bundled import load_catalog, load_predictor, load_scaling
+from costcalc.store.bundled import (
+    load_catalog,
+    load_desktop_hardware,
+    load_predictor,
+    load_scaling,
+)
 from costcalc.store.snapshots import (
     load_carbon,
     load_desktop_defaults,
@@ -80,6 +85,7 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
         scaling=load_scaling(),
         electricity=load_electricity_index(fx),
         fx=fx,
+        hardware=load_desktop_hardware(),
     )
 
 

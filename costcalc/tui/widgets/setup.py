@@ -49,7 +49,10 @@ SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
         ("fp32", "fp32"),
     ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
+    "base": (("by GPU count", ""), *((t, t) for t in inputs.BY_FIELD["base"].choices)),
 }
+BLANK_IS_NONE = ("bench", "base")
+"""Selects whose first choice ("") stands for no setting (None)."""
 FIELD_KEYS: dict[str, str] = {
     "gpu": "g",
     "gpu_count": "n",
@@ -58,6 +61,7 @@ FIELD_KEYS: dict[str, str] = {
     "system_watts": "R",
     "idle_watts": "I",
     "used": "U",
+    "base": "T",
     "psu_efficiency": "P",
     "resale_share": "v",
     "horizon_years": "y",
@@ -179,6 +183,8 @@ class SetupPanel(VerticalScroll):
                 value = getattr(settings, field)
                 if field == "bench":
                     value = self._bench_choice(value)
+                elif field in BLANK_IS_NONE and value is None:
+                    value = ""
                 self._set_select(field, value)
                 continue
             text = self._text_for(field, calc, s)
@@ -281,6 +287,6 @@ class SetupPanel(VerticalScroll):
         # Selects announce their first value on mount: only a change from the settings counts.
         if chosen is Select.NULL or self._settings is None:
             return
-        value: Any = None if field == "bench" and chosen == "" else chosen
+        value: Any = None if field in BLANK_IS_NONE and chosen == "" else chosen
         if getattr(self._settings, field) != value:
             self.post_message(SettingsChanged({field: value}))

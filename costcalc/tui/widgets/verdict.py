@@ -62,7 +62,8 @@ def desktop_text(calc: Calculation) -> str:
     crossing = fmt.break_even_utilisation_text(c, a, subject="it")
     if crossing is not None:
         desk += f" {crossing}"
-    return desk
+    unfit = calc.fit.feasibility.failed if calc.fit is not None else None
+    return desk if unfit is None else f"{desk} {unfit}"
 
 
 class VerdictBar(Vertical):
