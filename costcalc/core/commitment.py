@@ -47,8 +47,11 @@ def committed_usd_per_year(
     1-year term at $2.401/h, 7,008 h of work a year (80 %), 3-year horizon:
     2.401 x 8,760 x 1 x (3 x 1 / 3) = $21,032.76 a year."""
     paid_years = terms_paid(term_years, horizon_years) * term_years
-    return usd_per_hour * HOURS_PER_YEAR * instances_needed(hours_per_year) * (
-        paid_years / horizon_years
+    return (
+        usd_per_hour
+        * HOURS_PER_YEAR
+        * instances_needed(hours_per_year)
+        * (paid_years / horizon_years)
     )
 
 

@@ -5,7 +5,8 @@ Rule kept here: one row per provider x offer x GPU x count. Its regions fold int
 cheapest named, the others counted), and a spot or committed price sits beside the on-demand
 one when the same offer is sold several ways (AWS's spot, on-demand and reserved feeds, a
 provider's '(spot)' or '(1-yr reserved)' variant), so no two rows look alike. A committed price
-is owed for every hour of its term: it sits beside the others, it never orders the rows. Prices per GPU-hour compare an 8-GPU node with a single card.
+is owed for every hour of its term: it sits beside the others, it never orders the rows. Prices
+per GPU-hour compare an 8-GPU node with a single card.
 """
 
 from __future__ import annotations
