@@ -99,3 +99,13 @@ def test_prices_puts_the_reservation_beside_on_demand_and_spot(
     assert main([*argv, "--provider", "aws-reserved", "--offers", "committed", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc and all(o["way"] == "committed" and o["term_years"] == 1 for o in doc)
+
+
+def test_explain_shows_the_commitment_paid_for_every_hour(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["quick", "--gpu", "l40s", "--util", "0.8", *HYPERSCALERS, "--explain", "--wide"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "a 1-year commitment is paid for every hour of its term, used or not" in out
+    assert "$/year = 8,760 h x $1.172/h x 1 instance = $10,270" in out
