@@ -111,3 +111,17 @@ def test_a_run_on_a_commitment_carries_its_share_of_the_year(data: AppData) -> N
     result = run(data, [offer(0.6, term=1)], 0.1, run_hours=10).offers[0]
     assert result.run is not None
     assert result.run.usd == pytest.approx(5256 / 87.6)
+
+
+def test_break_even_utilisation_against_a_commitment_weighs_paying_as_you_go(
+    data: AppData,
+) -> None:
+    """Against the commitment alone the desktop wins at any utilisation (the commitment costs
+    the same at 0.01 %); the flip is where on demand, cheaper below 60 %, stops winning:
+    2,200 $ / (24 h x u x (1.00 $/h - electricity/h)) = 1,095 days at u near 9 %."""
+    pair = run(data, [offer(1.0), offer(0.6, term=1)], 0.8)
+    alone = run(data, [offer(1.0)], 0.8)
+    assert pair.best is not None and pair.best.offer.term_years == 1
+    assert alone.break_even_utilisation is not None and pair.break_even_utilisation is not None
+    assert 0.05 < alone.break_even_utilisation < 0.12
+    assert pair.break_even_utilisation == pytest.approx(alone.break_even_utilisation)

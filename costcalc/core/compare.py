@@ -176,13 +176,26 @@ def compare(
     results = list(map(cost, offers))
     fits = desktop_fits(desk_spec, desktop, w)
     best = pick_best(results, rules, a.horizon_years)
+    # a commitment costs the same at any utilisation: below some utilisation paying as you go is
+    # the verdict's offer again, so the break-even utilisation weighs the cheapest of those too
+    payg = (
+        min(
+            (r for r in candidates(results, rules, a.horizon_years) if r.offer.term_years is None),
+            key=lambda r: r.usd_per_year,
+            default=None,
+        )
+        if best is not None and best.offer.term_years is not None
+        else None
+    )
     return Comparison(
         desktop=desk,
         desktop_run=desktop_run(desktop, desk, a, w) if fits else None,
         offers=tuple(results),
         best=best,
         break_even_utilisation=(
-            _break_even_utilisation(desktop, a, load_w, best) if best is not None and fits else None
+            _break_even_utilisation(desktop, a, load_w, best, payg)
+            if best is not None and fits
+            else None
         ),
         desktop_fits=fits,
         rules=rules,
@@ -426,20 +439,27 @@ def _offer_run(
 
 
 def _break_even_utilisation(
-    desktop: DesktopBuild, a: Assumptions, load_w: float, best: OfferResult
+    desktop: DesktopBuild,
+    a: Assumptions,
+    load_w: float,
+    best: OfferResult,
+    payg: OfferResult | None = None,
 ) -> float | None:
     """The utilisation at which the verdict against `best` flips, by the verdict's own rule
     (engine.pays_back on desktop_break_even_days) at each utilisation tried; None without a
-    desktop price."""
+    desktop price. When `best` is a commitment, `payg` (the cheapest comparable offer paid as
+    you go) stands in wherever it costs less."""
     if desktop.price_usd is None:
         return None
-    offer = best.offer
-    effective = best.effective_speed
+    rivals = [(r.offer, r.effective_speed) for r in (best, payg) if r is not None]
 
     def pays_back_at(u: float) -> bool:
         kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
         electricity = engine.electricity_usd(kwh, a.usd_per_kwh)
-        _, cloud = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
+        cloud = min(
+            cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, a.horizon_years)[1]
+            for offer, speed in rivals
+        )
         days = desktop_break_even_days(desktop.price_usd, a, cloud, electricity)
         return engine.pays_back(days, a.horizon_years)
 
