@@ -109,3 +109,13 @@ def test_explain_shows_the_commitment_paid_for_every_hour(
     out = capsys.readouterr().out
     assert "a 1-year commitment is paid for every hour of its term, used or not" in out
     assert "$/year = 8,760 h x $1.172/h x 1 instance = $10,270" in out
+
+
+def test_prices_names_a_commitment_as_one_in_its_first_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["prices", "--gpu", "l40s", "--region", "us-east-1", "--offers", "committed", "--wide"]
+    assert main([*argv, "--provider", "aws-reserved"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Cheapest: AWS g6e.xlarge (L40S), $1.172 per GPU-hour on a 1-year")
+    assert "owed for every hour of the term" in first

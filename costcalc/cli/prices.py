@@ -219,13 +219,17 @@ def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
     """The first line: the cheapest offer in words (rows are sorted by the lower of on-demand and
     spot per GPU-hour, so it is the first row)."""
     best = row.best
-    way = best.way if best.term_years is None else f"{best.term_years}-yr reserved"
+    if best.term_years is None:
+        way, order = best.way, "the lower of on-demand and spot"
+    else:
+        way = f"on a {best.term_years}-year reservation, owed for every hour of the term"
+        order = "the lower of on-demand and spot, else the shortest commitment"
     gpu = catalog.get(row.gpu).short_name
     count = f"{row.gpu_count}x " if row.gpu_count > 1 else ""
     return (
         f"Cheapest: {labels.get(row.provider, row.provider)} {row.name} ({count}{gpu}), "
-        f"${best.usd_per_hour / row.gpu_count:,.3f} per GPU-hour {way}. Rows are sorted by the "
-        "lower of on-demand and spot."
+        f"${best.usd_per_hour / row.gpu_count:,.3f} per GPU-hour {way}. Rows are sorted by "
+        f"{order}."
     )
 
 
