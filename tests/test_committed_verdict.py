@@ -2,12 +2,14 @@
 decides the verdict at 80 % utilisation where it is the cheapest comparable offer, on-demand
 decides it at 15 %, and `quick` and `prices` name the commitment as its own kind.
 
-The real case: an L40S desktop against the hyperscalers (AWS on-demand, spot and reserved,
-Azure). AWS g6e.xlarge (1x L40S) costs $1.861/h on demand in us-east-1 (Price List 2026-09-24)
-and $1.17243/h on a 1-year Standard no-upfront reservation (ec2instances.info, 2026-01-21):
-at 80 % the reservation costs 1.17243 x 8,760 = $10,270.49 a year, on demand
-0.80 x 8,760 x 1.861 = $13,041.89; at 15 % on demand costs 0.15 x 8,760 x 1.861 = $2,445.35,
-the reservation still $10,270.49."""
+The real case: an L40S desktop owned for 2 years against the hyperscalers (AWS on-demand, spot
+and reserved, Azure). AWS g6e.xlarge (1x L40S) costs $1.861/h on demand in us-east-1 (Price
+List 2026-09-24) and $1.17243/h on a 1-year Standard no-upfront reservation (ec2instances.info,
+2026-01-21), renewed once over the 2 years: at 80 % the reservation costs 1.17243 x 8,760 =
+$10,270.49 a year, on demand 0.80 x 8,760 x 1.861 = $13,041.89; at 15 % on demand costs
+0.15 x 8,760 x 1.861 = $2,445.35, the reservation still $10,270.49. The 3-year term
+($0.80395/h) binds longer than the 2-year horizon, so it is never the verdict there; over a
+3-year horizon it is (0.80395 x 8,760 = $7,042.60 a year)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ import pytest
 from costcalc.cli import main
 
 HYPERSCALERS = [
+    "--horizon",
+    "2",
     "--provider",
     "aws-ondemand",
     "--provider",
@@ -95,10 +99,12 @@ def test_prices_puts_the_reservation_beside_on_demand_and_spot(
     header = next(line for line in lines if "1-yr $/GPU-h" in line)
     row = next(line for line in lines if "g6e.xlarge " in line and "Cheapest" not in line)
     cells = row.split()
-    assert header.split().index("$/GPU-h") == 0 and cells[:2] == ["1.861", "1.172"]
+    assert header.split()[:6] == ["$/GPU-h", "1-yr", "$/GPU-h", "3-yr", "$/GPU-h", "GPU"]
+    assert cells[:3] == ["1.861", "1.172", "0.804"]
     assert main([*argv, "--provider", "aws-reserved", "--offers", "committed", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc and all(o["way"] == "committed" and o["term_years"] == 1 for o in doc)
+    assert doc and all(o["way"] == "committed" for o in doc)
+    assert {o["term_years"] for o in doc} == {1, 3}
 
 
 def test_explain_shows_the_commitment_paid_for_every_hour(
@@ -109,6 +115,15 @@ def test_explain_shows_the_commitment_paid_for_every_hour(
     out = capsys.readouterr().out
     assert "a 1-year commitment is paid for every hour of its term, used or not" in out
     assert "$/year = 8,760 h x $1.172/h x 1 instance = $10,270" in out
+
+
+def test_over_three_years_the_three_year_term_decides_instead(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--gpu", "l40s", "--util", "0.8", *HYPERSCALERS[2:], "--horizon", "3"]
+    best = quick(capsys, *argv)["best"]
+    assert (best["name"], best["term_years"]) == ("g6e.xlarge (3-yr reserved)", 3)
+    assert best["usd_per_year"] == pytest.approx(0.80395 * 8760)
 
 
 def test_prices_names_a_commitment_as_one_in_its_first_line(
