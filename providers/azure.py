@@ -20,6 +20,10 @@ Rules kept here:
   discount anyone can buy;
 - fractional sizes (vGPU slices) and retired sizes are skipped as the size table says; another
   NC/ND/NV size is reported as one no table maps;
+- reservations (type 'Reservation', reservationTerm '1 Year' or '3 Years') are commitments:
+  retailPrice is the price of the whole term, so $/h = retailPrice / (years x 8,760), owed for
+  every hour of the term; a row named '<size> (1-yr reserved)' with term_years. Other terms
+  (some H100 sizes list a third, longer one) are skipped;
 - pages are followed through NextPageLink on the first page's origin only, a repeated link is
   a page loop, and MAX_PAGES bounds the walk;
 - parsers are pure; fetch is the only function that touches the network.
@@ -37,6 +41,7 @@ from urllib.parse import quote
 
 from pydantic import Field
 
+from costcalc.core.engine import HOURS_PER_YEAR
 from costcalc.core.models import Frozen, OfferRow, PriceSnapshot
 from costcalc.edge.resources import load_yaml_resource
 from costcalc.providers.aws_instances import InstanceGpus
@@ -58,6 +63,13 @@ GPU_SIZE = re.compile(r"^Standard_N[CDV]\d")
 _WINDOWS = re.compile(r"\bWin(dows)?\b")
 SPOT = " (spot)"
 """Spot offers are named after their size and this, so a size's two offers never share a name."""
+TERMS = {"1 Year": 1, "3 Years": 3}
+"""reservationTerm -> years: the terms costcalc compares (no upfront is the same total)."""
+
+
+def reserved_suffix(years: int) -> str:
+    """' (1-yr reserved)': a reservation row's name is its size and this."""
+    return f" ({years}-yr reserved)"
 
 
 class AzureSizeTable(Frozen):
@@ -91,7 +103,8 @@ def default_url(wanted: Iterable[str]) -> str:
     places = " or ".join(f"armRegionName eq '{r}'" for r in wanted)
     families = " or ".join(f"contains(armSkuName, 'Standard_N{f}')" for f in "CDV")
     query = (
-        f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ({places}) "
+        "serviceName eq 'Virtual Machines' and (priceType eq 'Consumption' or "
+        f"priceType eq 'Reservation') and ({places}) "
         f"and ({families})"
     )
     return f"{API}?api-version={API_VERSION}&$filter={quote(query)}"
@@ -105,7 +118,7 @@ def _skipped_product(item: dict[str, Any]) -> bool:
     product = str(item.get("productName", ""))
     meter = f"{item.get('meterName', '')} {item.get('skuName', '')}"
     return (
-        item.get("type", "Consumption") != "Consumption"
+        item.get("type", "Consumption") not in ("Consumption", "Reservation")
         or item.get("unitOfMeasure", "1 Hour") != "1 Hour"
         or item.get("currencyCode", "USD") != "USD"
         or bool(_WINDOWS.search(product))
@@ -131,6 +144,8 @@ def _row(item: Any, unknown: dict[str, None]) -> OfferRow | None:
         if size not in table.skipped:
             unknown.setdefault(size[:80], None)
         return None
+    if item.get("type") == "Reservation":
+        return _reserved_row(item, size, region, usd, gpus)
     spot = " Spot" in f"{item.get('meterName', '')} {item.get('skuName', '')}"
     return OfferRow(
         name=size + SPOT if spot else size,
@@ -140,6 +155,26 @@ def _row(item: Any, unknown: dict[str, None]) -> OfferRow | None:
         usd_per_hour=usd,
         spot=spot,
         limits="spot: Azure may evict the VM at any time (30 s notice)" if spot else None,
+    )
+
+
+def _reserved_row(
+    item: dict[str, Any], size: str, region: str, term_usd: float, gpus: InstanceGpus
+) -> OfferRow | None:
+    """A reservation: the whole term's price turned into $/h over every hour of the term."""
+    years = TERMS.get(str(item.get("reservationTerm", "")))
+    if years is None:
+        return None
+    return OfferRow(
+        name=size + reserved_suffix(years),
+        region=region,
+        gpu=gpus.gpu,
+        gpu_count=gpus.gpu_count,
+        usd_per_hour=term_usd / (years * HOURS_PER_YEAR),
+        spot=False,
+        term_years=years,
+        summary=f"${term_usd:,.0f} for {years} year{'s' if years > 1 else ''}, "
+        "owed whether used or not",
     )
 
 
@@ -214,7 +249,8 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     found = fetch(client, first, progress)
     snapshot = PriceSnapshot(
         provider=NAME,
-        source="Azure Retail Prices API (Linux, pay-as-you-go and spot), fetched by costcalc "
+        source="Azure Retail Prices API (Linux, pay-as-you-go, spot and 1- and 3-year "
+        "reservations), fetched by costcalc "
         "refresh; GPUs per size: Microsoft Learn size pages (costcalc/data/azure_sizes.yaml)",
         source_url=API,
         licence="Azure retail prices (c) Microsoft; fetched for the user's own use",

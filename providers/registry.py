@@ -25,6 +25,7 @@ MODULES: dict[str, str] = {
     "paperspace": ".paperspace",
     "aws-spot": ".aws_spot",
     "aws-ondemand": ".aws_ondemand",
+    "aws-reserved": ".aws_reserved",
     "colab": ".colab",
     "runpod": ".runpod",
     "vast": ".vast",

@@ -13,7 +13,20 @@ from typing import Any
 
 from costcalc.cli import output
 
-PRIORITY = ("gpu_hour", "spot", "gpu", "provider", "name", "age", "region", "hour", "mem", "kind")
+PRIORITY = (
+    "gpu_hour",
+    "spot",
+    "gpu",
+    "provider",
+    "name",
+    "term1",
+    "age",
+    "region",
+    "term3",
+    "hour",
+    "mem",
+    "kind",
+)
 """What a narrow terminal keeps: the price per GPU-hour both ways, what and who, how old, where."""
 
 
@@ -27,7 +40,8 @@ def register(sub: Any) -> None:
         description=(
             "Compare the offers in the current price snapshots (refreshed ones override the "
             "bundled ones): one row per provider, offer, GPU and count, its regions folded into "
-            "the cheapest, sorted by $ per GPU-hour, on-demand and spot side by side. Stale "
+            "the cheapest, sorted by $ per GPU-hour, on-demand, spot and committed (1- and 3-year "
+            "reserved: owed for every hour of the term, used or not) side by side. Stale "
             "marks a price older than its provider's policy allows (a spot feed after a day, "
             "list prices after 90 days)."
         ),
@@ -52,9 +66,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--offers",
-        choices=("all", "on-demand", "spot"),
+        choices=("all", "on-demand", "spot", "committed"),
         default="all",
-        help="which prices to compare (default all: on-demand and spot side by side)",
+        help="which prices to compare (default all: on-demand, spot and committed side by side)",
     )
     p.add_argument(
         "--provider",
@@ -123,7 +137,7 @@ def run(ns: argparse.Namespace) -> int:
         if (not gpus or o.gpu in gpus)
         and (not regions or o.region.casefold() in regions)
         and (ns.min_memory is None or catalog.get(o.gpu).memory_gb >= ns.min_memory)
-        and ns.offers in ("all", "spot" if o.spot else "on-demand")
+        and ns.offers in ("all", o.way)
     ]
     for warning in book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
@@ -168,6 +182,8 @@ def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: A
     columns: tuple[Plain, ...] = (
         Plain("gpu_hour", "$/GPU-h"),
         Plain("spot", "spot $/GPU-h"),
+        Plain("term1", "1-yr $/GPU-h"),
+        Plain("term3", "3-yr $/GPU-h"),
         Plain("gpu", "GPU", numeric=False, clip=True),
         Plain("mem", "GB"),
         Plain("provider", "provider", numeric=False),
@@ -190,7 +206,9 @@ def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: A
         for row in rows
     ]
     # a price column with nothing in it (--offers spot, a spot-only provider) only takes room
-    empty = {k for k in ("gpu_hour", "spot") if all(row[k] == "-" for row in table)}
+    empty = {
+        k for k in ("gpu_hour", "spot", "term1", "term3") if all(row[k] == "-" for row in table)
+    }
     columns = tuple(c for c in columns if c.key not in empty)
     width = None if ns.wide else output.width()
     print("\n".join(fill(_answer(rows[0], catalog, labels), width)))
@@ -201,13 +219,17 @@ def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
     """The first line: the cheapest offer in words (rows are sorted by the lower of on-demand and
     spot per GPU-hour, so it is the first row)."""
     best = row.best
-    way = "spot" if best.spot else "on-demand"
+    if best.term_years is None:
+        way, order = best.way, "the lower of on-demand and spot"
+    else:
+        way = f"on a {best.term_years}-year reservation, owed for every hour of the term"
+        order = "the lower of on-demand and spot, else the shortest commitment"
     gpu = catalog.get(row.gpu).short_name
     count = f"{row.gpu_count}x " if row.gpu_count > 1 else ""
     return (
         f"Cheapest: {labels.get(row.provider, row.provider)} {row.name} ({count}{gpu}), "
-        f"${best.usd_per_hour / row.gpu_count:,.3f} per GPU-hour {way}. Rows are sorted by the "
-        "lower of on-demand and spot."
+        f"${best.usd_per_hour / row.gpu_count:,.3f} per GPU-hour {way}. Rows are sorted by "
+        f"{order}."
     )
 
 

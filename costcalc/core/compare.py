@@ -10,7 +10,9 @@ Rules kept here:
   scaling.yaml, and can be the verdict only when the user allows it;
 - prices by kind: an estimate older than ESTIMATE_MAX_AGE_DAYS is never the verdict while a
   comparable observed or list price exists; a spot offer's hours carry its expected
-  interruption overhead.
+  interruption overhead; a commitment is paid for every hour of its term whatever the
+  utilisation, and decides the verdict only when the horizon covers its term
+  (costcalc.core.commitment).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from costcalc.core import engine
+from costcalc.core import commitment, engine
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
@@ -173,14 +175,27 @@ def compare(
     )
     results = list(map(cost, offers))
     fits = desktop_fits(desk_spec, desktop, w)
-    best = pick_best(results, rules)
+    best = pick_best(results, rules, a.horizon_years)
+    # a commitment costs the same at any utilisation: below some utilisation paying as you go is
+    # the verdict's offer again, so the break-even utilisation weighs the cheapest of those too
+    payg = (
+        min(
+            (r for r in candidates(results, rules, a.horizon_years) if r.offer.term_years is None),
+            key=lambda r: r.usd_per_year,
+            default=None,
+        )
+        if best is not None and best.offer.term_years is not None
+        else None
+    )
     return Comparison(
         desktop=desk,
         desktop_run=desktop_run(desktop, desk, a, w) if fits else None,
         offers=tuple(results),
         best=best,
         break_even_utilisation=(
-            _break_even_utilisation(desktop, a, load_w, best) if best is not None and fits else None
+            _break_even_utilisation(desktop, a, load_w, best, payg)
+            if best is not None and fits
+            else None
         ),
         desktop_fits=fits,
         rules=rules,
@@ -318,8 +333,14 @@ def cloud_year(
 ) -> tuple[float, float]:
     """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs
     (`relative_speed` already carries any interruption overhead): servers rented by the month
-    bill whole months, and a setup fee is spread over the horizon."""
+    bill whole months, a setup fee is spread over the horizon, and a commitment is paid for
+    every hour of its term (costcalc.core.commitment)."""
     hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    if offer.term_years is not None:
+        usd = commitment.committed_usd_per_year(
+            offer.usd_per_hour, hours, offer.term_years, horizon_years
+        )
+        return hours, usd + offer.setup_fee_usd / horizon_years
     billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
     usd = engine.cloud_usd_for_hours(
         billed, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
@@ -334,17 +355,35 @@ def is_stale_estimate(result: OfferResult) -> bool:
     return result.offer.price_kind == "estimate" and result.price_age_days > ESTIMATE_MAX_AGE_DAYS
 
 
-def candidates(results: Sequence[OfferResult], rules: Rules) -> list[OfferResult]:
+def candidates(
+    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
+) -> list[OfferResult]:
     """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
-    when allowed), and no stale estimate while an observed or list price is among them."""
+    when allowed), no commitment longer than the horizon, and no stale estimate while an
+    observed or list price is among them."""
     roles = (COMPARABLE, SCALE_OUT) if rules.scale_out else (COMPARABLE,)
-    found = [r for r in results if r.offer.guaranteed and r.fits is not False and r.role in roles]
+    found = [
+        r
+        for r in results
+        if r.offer.guaranteed
+        and r.fits is not False
+        and r.role in roles
+        and (
+            r.offer.term_years is None
+            or horizon_years is None
+            or commitment.fits_horizon(r.offer.term_years, horizon_years)
+        )
+    ]
     trusted = [r for r in found if not is_stale_estimate(r)]
     return trusted or found
 
 
-def pick_best(results: Sequence[OfferResult], rules: Rules) -> OfferResult | None:
-    return min(candidates(results, rules), key=lambda r: r.usd_per_year, default=None)
+def pick_best(
+    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
+) -> OfferResult | None:
+    return min(
+        candidates(results, rules, horizon_years), key=lambda r: r.usd_per_year, default=None
+    )
 
 
 def _fits(spec: GpuSpec, gpu: str, w: Workload) -> bool | None:
@@ -381,6 +420,13 @@ def _offer_run(
         runs = engine.runs_per_month(a.utilisation, w.run_hours)
         share = engine.plan_share_usd(offer.monthly_fee_usd, runs)
     usd = engine.billed_cost_usd(billed_s, offer.usd_per_hour, share)
+    if offer.term_years is not None:
+        # the term is paid whether used or not: a run carries its share of the year's cost
+        runs_a_year = engine.runs_per_month(a.utilisation, w.run_hours) * engine.MONTHS_PER_YEAR
+        year = commitment.committed_usd_per_year(
+            offer.usd_per_hour, hours * runs_a_year, offer.term_years, a.horizon_years
+        )
+        usd = max(usd, year / max(runs_a_year, 1.0))
     kwh = hours * offer_w / 1000
     return RunCost(
         hours=hours,
@@ -393,20 +439,27 @@ def _offer_run(
 
 
 def _break_even_utilisation(
-    desktop: DesktopBuild, a: Assumptions, load_w: float, best: OfferResult
+    desktop: DesktopBuild,
+    a: Assumptions,
+    load_w: float,
+    best: OfferResult,
+    payg: OfferResult | None = None,
 ) -> float | None:
     """The utilisation at which the verdict against `best` flips, by the verdict's own rule
     (engine.pays_back on desktop_break_even_days) at each utilisation tried; None without a
-    desktop price."""
+    desktop price. When `best` is a commitment, `payg` (the cheapest comparable offer paid as
+    you go) stands in wherever it costs less."""
     if desktop.price_usd is None:
         return None
-    offer = best.offer
-    effective = best.effective_speed
+    rivals = [(r.offer, r.effective_speed) for r in (best, payg) if r is not None]
 
     def pays_back_at(u: float) -> bool:
         kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
         electricity = engine.electricity_usd(kwh, a.usd_per_kwh)
-        _, cloud = cloud_year(offer, u * engine.HOURS_PER_YEAR, effective, a.horizon_years)
+        cloud = min(
+            cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, a.horizon_years)[1]
+            for offer, speed in rivals
+        )
         days = desktop_break_even_days(desktop.price_usd, a, cloud, electricity)
         return engine.pays_back(days, a.horizon_years)
 

@@ -22,6 +22,10 @@ best deal across new and second-hand listings)."""
 PriceKind = Literal["observed", "list", "estimate"]
 """observed: read from a feed or a dated page; list: a published list price; estimate: derived
 (e.g. spot = on-demand x (1 - advisor savings)), which no one observed."""
+OfferWay = Literal["on-demand", "spot", "committed"]
+"""How an offer is bought: by the hour with no promise (on-demand), interruptible (spot), or for
+a term paid every hour whether used or not (committed: a reservation, savings plan or
+committed-use discount; CloudOffer.term_years says how long)."""
 Tier = Literal["secure", "community", "marketplace"]
 """How a GPU is rented where it matters: a provider's own data centres (secure), third-party
 hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
@@ -162,6 +166,13 @@ class CloudOffer(Frozen):
         default=None, ge=0, description="The hourly price as the provider states it, in currency."
     )
     setup_fee_usd: float = Field(default=0.0, ge=0, description="One-off fee to start renting.")
+    term_years: int | None = Field(
+        default=None,
+        ge=1,
+        le=5,
+        description="A commitment's term (reservation, savings plan, committed use), no upfront: "
+        "usd_per_hour is owed for every hour of it, used or not. None: pay as you go.",
+    )
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
     stale_after_days: float = Field(
         default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
@@ -171,6 +182,13 @@ class CloudOffer(Frozen):
     @property
     def usd_per_gpu_hour(self) -> float:
         return self.usd_per_hour / self.gpu_count
+
+    @property
+    def way(self) -> OfferWay:
+        """'committed' for a term, else 'spot' or 'on-demand'."""
+        if self.term_years is not None:
+            return "committed"
+        return "spot" if self.spot else "on-demand"
 
 
 class OfferRow(Frozen):
@@ -198,6 +216,8 @@ class OfferRow(Frozen):
     currency: str | None = None
     price_in_currency: float | None = Field(default=None, ge=0)
     setup_fee_usd: float = Field(default=0.0, ge=0)
+    term_years: int | None = Field(default=None, ge=1, le=5)
+    """A commitment's term in years (CloudOffer.term_years); None: pay as you go."""
     fetched_at: UtcDatetime | None = None
     source: Text | None = None
 

@@ -59,6 +59,7 @@ def offers_from_price_snapshot(
                 currency=row.currency or snapshot.currency,
                 price_in_currency=row.price_in_currency,
                 setup_fee_usd=row.setup_fee_usd,
+                term_years=row.term_years,
                 fetched_at=row.fetched_at or snapshot.fetched_at,
                 stale_after_days=stale_after_days,
                 source=row.source or snapshot.source,

@@ -412,7 +412,8 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
             spec.short_name,
             spec.key,
             count,
-            "spot" if offer.spot else "on-demand",
+            offer.way,
+            "reserved" if offer.term_years is not None else "",
             offer.tier or "",
         )
     ).casefold()

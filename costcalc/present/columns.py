@@ -15,6 +15,7 @@ from dataclasses import KW_ONLY, asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+from costcalc.core.commitment import term_label
 from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
@@ -330,9 +331,11 @@ COLUMNS: tuple[Column, ...] = (
         cell=lambda r, _c: (
             "yours"
             if r.offer.provider == CUSTOM_PROVIDER
+            else term_label(r.offer.term_years)
+            if r.offer.term_years is not None
             else r.offer.price_kind + (" spot" if r.offer.spot else "")
         ),
-        sort=lambda r: (r.offer.price_kind, r.offer.spot),
+        sort=lambda r: (r.offer.price_kind, r.offer.spot, r.offer.term_years or 0),
         json=lambda r: {
             "spot": r.offer.spot,
             "spot_overhead": r.overhead if r.offer.spot else None,

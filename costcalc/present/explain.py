@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costcalc.core import engine
+from costcalc.core import commitment, engine
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
@@ -76,7 +76,19 @@ def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanati
             "interruptions: checkpoints, lost work and restarts of a spot offer, priced from its "
             "interruption frequency (costcalc.core.engine.interruption_overhead)"
         )
-    if o.monthly_fee_usd or o.included_usd_per_month:
+    if o.term_years is not None:
+        instances = commitment.instances_needed(result.hours_per_year)
+        terms = commitment.terms_paid(o.term_years, a.horizon_years)
+        spread = terms * o.term_years / a.horizon_years
+        share = f" x {terms} x {o.term_years} / {num(a.horizon_years)} years" if spread != 1 else ""
+        lines += [
+            f"a {o.term_years}-year commitment is paid for every hour of its term, used or not; "
+            f"{terms} term{'s' if terms > 1 else ''} cover your {num(a.horizon_years)}-year horizon"
+            + ("" if o.term_years <= a.horizon_years else ", longer than it: never the verdict"),
+            f"{per_year} = 8,760 h x {cur(o.usd_per_hour, m)}/h x {instances} "
+            f"instance{'s' if instances > 1 else ''}{share} = {fmt.usd(result.usd_per_year, m)}",
+        ]
+    elif o.monthly_fee_usd or o.included_usd_per_month:
         usage = result.hours_per_year * o.usd_per_hour / engine.MONTHS_PER_YEAR
         lines.append(
             f"{per_year} = 12 x (fee {cur(o.monthly_fee_usd, m)} + max(0, "

@@ -1,15 +1,18 @@
-"""`costcalc prices` as a comparison: where is a GPU cheapest, per GPU-hour, on-demand and spot
-side by side.
+"""`costcalc prices` as a comparison: where is a GPU cheapest, per GPU-hour, on-demand, spot and
+committed (1- and 3-year terms) side by side.
 
 Rule kept here: one row per provider x offer x GPU x count. Its regions fold into the row (the
-cheapest named, the others counted), and a spot price sits beside the on-demand one when the
-same offer is sold both ways (AWS's spot and on-demand feeds, a provider's '(spot)' variant), so
-no two rows look alike. Prices per GPU-hour compare an 8-GPU node with a single card.
+cheapest named, the others counted), and a spot or committed price sits beside the on-demand
+one when the same offer is sold several ways (AWS's spot, on-demand and reserved feeds, a
+provider's '(spot)' or '(1-yr reserved)' variant), so no two rows look alike. A committed price
+is owed for every hour of its term: it sits beside the others, it never orders the rows. Prices
+per GPU-hour compare an 8-GPU node with a single card.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,11 +22,14 @@ from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer
 from costcalc.core.offers import age_days, is_stale
 
-Offers = Literal["all", "on-demand", "spot"]
+Offers = Literal["all", "on-demand", "spot", "committed"]
 SortKey = Literal["gpu-hour", "hour", "memory", "age", "provider"]
 SORT_KEYS: tuple[SortKey, ...] = ("gpu-hour", "hour", "memory", "age", "provider")
 
 SPOT_SUFFIX = " (spot)"
+_TERM_SUFFIX = re.compile(r" \(\d+-yr reserved\)$")
+TERMS = (1, 3)
+"""The commitment terms the table has a column for."""
 
 
 @dataclass
@@ -37,12 +43,17 @@ class PriceRow:
     gpu_count: int
     on_demand: CloudOffer | None = None
     spot: CloudOffer | None = None
+    committed: dict[int, CloudOffer] = field(default_factory=dict)
+    """The cheapest reading of each term, by years."""
     regions: set[str] = field(default_factory=set)
 
     @property
     def best(self) -> CloudOffer:
-        """The cheaper of the two readings (the row's place in the table)."""
+        """The cheaper of on-demand and spot (the row's place in the table); the shortest term
+        when the offer is sold only committed."""
         found = [o for o in (self.on_demand, self.spot) if o is not None]
+        if not found:
+            return self.committed[min(self.committed)]
         return min(found, key=lambda o: o.usd_per_hour)
 
     def per_gpu_hour(self, offer: CloudOffer | None) -> float | None:
@@ -50,8 +61,8 @@ class PriceRow:
 
 
 def family(provider: str) -> str:
-    """aws-spot and aws-ondemand are one provider's two ways of selling the same instance."""
-    for suffix in ("-spot", "-ondemand"):
+    """aws-spot, aws-ondemand and aws-reserved are one provider's ways of selling an instance."""
+    for suffix in ("-spot", "-ondemand", "-reserved"):
         if provider.endswith(suffix):
             return provider.removesuffix(suffix)
     return provider
@@ -61,12 +72,18 @@ def fold(offers: Iterable[CloudOffer], which: Offers = "all") -> list[PriceRow]:
     """Offers folded into rows: the cheapest region's reading of each way an offer is sold."""
     rows: dict[tuple[str, str, str, int], PriceRow] = {}
     for offer in offers:
-        if (which == "spot" and not offer.spot) or (which == "on-demand" and offer.spot):
+        way = offer.way
+        if which != "all" and way != which:
             continue
-        name = offer.name.removesuffix(SPOT_SUFFIX) if offer.spot else offer.name
+        name = _TERM_SUFFIX.sub("", offer.name.removesuffix(SPOT_SUFFIX))
         key = (family(offer.provider), name.casefold(), offer.gpu, offer.gpu_count)
         row = rows.setdefault(key, PriceRow(key[0], name, offer.gpu, offer.gpu_count))
         row.regions.add(offer.region)
+        if offer.term_years is not None:
+            held = row.committed.get(offer.term_years)
+            if held is None or offer.usd_per_hour < held.usd_per_hour:
+                row.committed[offer.term_years] = offer
+            continue
         held = row.spot if offer.spot else row.on_demand
         if held is None or offer.usd_per_hour < held.usd_per_hour:
             if offer.spot:
@@ -111,6 +128,7 @@ def cells(
     return {
         "gpu_hour": money(row.per_gpu_hour(row.on_demand)),
         "spot": money(row.per_gpu_hour(row.spot)),
+        **{f"term{t}": money(row.per_gpu_hour(row.committed.get(t))) for t in TERMS},
         "hour": money(best.usd_per_hour),
         "gpu": gpu_label,
         "mem": f"{catalog.get(row.gpu).memory_gb:g}",

@@ -318,6 +318,8 @@ def cloud_offer_json(o: CloudOffer) -> dict[str, Any]:
         "gpu_count": o.gpu_count,
         "usd_per_hour": o.usd_per_hour,
         "spot": o.spot,
+        "way": o.way,
+        "term_years": o.term_years,
         "interruption_bucket": o.interruption_bucket,
         "guaranteed": o.guaranteed,
         "monthly_fee_usd": o.monthly_fee_usd,

@@ -70,14 +70,15 @@ def fold_key(result: OfferResult) -> str:
     return _fold_text(_fold(result))
 
 
-def _fold(result: OfferResult) -> tuple[str, str, int, str | None, bool]:
+def _fold(result: OfferResult) -> tuple[str, str, int, str | None, str]:
     o = result.offer
-    return (o.provider, o.gpu, o.gpu_count, o.tier, o.spot)
+    way = o.way if o.term_years is None else f"{o.term_years}-yr reserved"
+    return (o.provider, o.gpu, o.gpu_count, o.tier, way)
 
 
-def _fold_text(fold: tuple[str, str, int, str | None, bool]) -> str:
-    provider, gpu, count, tier, spot = fold
-    return f"{provider}|{gpu}|{count}|{tier or '-'}|{'spot' if spot else 'on-demand'}"
+def _fold_text(fold: tuple[str, str, int, str | None, str]) -> str:
+    provider, gpu, count, tier, way = fold
+    return f"{provider}|{gpu}|{count}|{tier or '-'}|{way}"
 
 
 def offer_key(result: OfferResult) -> str:
@@ -130,7 +131,7 @@ def build(
     """The table's rows for a comparison, its sort, and which groups are open."""
     best = comparison.best
     pool = comparison.rules.scale_out
-    by_fold: dict[tuple[str, str, int, str | None, bool], list[OfferResult]] = {}
+    by_fold: dict[tuple[str, str, int, str | None, str], list[OfferResult]] = {}
     for result in comparison.offers:
         by_fold.setdefault(_fold(result), []).append(result)
     groups = {_fold_text(fold): results for fold, results in by_fold.items()}

@@ -240,3 +240,46 @@ def test_an_absurd_price_is_held_back(
         pages(azure_feed, PAGE1, _absurd()),
         "azure",
     )
+
+
+# --------------------------------------------------------------------------- reservations
+
+RESERVATIONS = (FEEDS / "azure-prices-reservations.json").read_text()
+
+
+def test_a_reservation_is_the_whole_term_spread_over_every_hour_of_it() -> None:
+    found = {r.name: r for r in azure.parse([RESERVATIONS]).rows}
+    one = found["Standard_NC24ads_A100_v4 (1-yr reserved)"]
+    three = found["Standard_NC24ads_A100_v4 (3-yr reserved)"]
+    # 21,033 $ for 1 year / 8,760 h; 35,821 $ for 3 years / 26,280 h
+    assert (one.term_years, one.usd_per_hour) == (1, pytest.approx(2.401027, abs=1e-6))
+    assert (three.term_years, three.usd_per_hour) == (3, pytest.approx(1.363052, abs=1e-6))
+    assert one.gpu == "a100_pcie_80gb" and not one.spot
+    assert found["Standard_NC24ads_A100_v4"].term_years is None  # pay as you go stays as it was
+    h100 = found["Standard_ND96isr_H100_v5 (1-yr reserved)"]
+    assert (h100.gpu_count, h100.usd_per_hour) == (8, pytest.approx(551221 / 8760))
+
+
+def test_other_terms_and_dedicated_hosts_are_not_reservations_we_compare() -> None:
+    names = {r.name for r in azure.parse([RESERVATIONS]).rows}
+    assert not any("5-yr" in n for n in names)  # the third H100 term
+    assert sum(1 for n in names if n.startswith("Standard_ND96isr_H100_v5")) == 3
+    assert not any(n.startswith("Standard_ND96amsr") for n in names)  # Dedicated Host, 202,094 $
+
+
+def test_the_default_query_asks_for_reservations_too() -> None:
+    query = unquote(azure.default_url(["eastus"]))
+    assert "(priceType eq 'Consumption' or priceType eq 'Reservation')" in query
+
+
+def test_refresh_brings_reservations_as_committed_offers(
+    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    azure_feed.serve(PATH, feedcheck.body(RESERVATIONS))
+    code, report = feedcheck.refresh(capsys, "azure")
+    assert code == 0, report
+    offers = {o["name"]: o for o in feedcheck.prices(capsys, "azure")}
+    reserved = offers["Standard_NC24ads_A100_v4 (1-yr reserved)"]
+    assert reserved["term_years"] == 1 and reserved["way"] == "committed"
+    assert reserved["usd_per_gpu_hour"] == pytest.approx(21033 / 8760)
+    assert offers["Standard_NC24ads_A100_v4"]["way"] == "on-demand"
