@@ -12,6 +12,7 @@ EXAMPLES = (
     "costcalc quick --gpu rtx4090 --util 40% --region DE --currency EUR",
     "costcalc quick --gpu rtx3090 --util 15% --run-hours 12 --explain",
     "costcalc quick --gpu 'RTX 6000 Ada' --cloud-gpu a100 --cloud-gpu h100 --json",
+    "costcalc quick --gpu rtx3090 --util 80% --brief",
 )
 
 
@@ -34,8 +35,20 @@ def register(sub: Any) -> None:
     rows.add_argument(
         "--top", metavar="N", help="rows of comparable offers to show (default 10; --json: all)"
     )
-    rows.add_argument("--all", action="store_true", help="show every offer")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    rows.add_argument(
+        "--all", action="store_true", help="show every offer (with --json: list every offer)"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the decision, its thresholds and price range, the best "
+        "offers (--top N, default 10; --all for every offer)",
+    )
+    p.add_argument(
+        "--brief",
+        action="store_true",
+        help="print only the answer: the verdict, what would flip it, its price's readings",
+    )
     p.add_argument(
         "--explain",
         action="store_true",
@@ -63,7 +76,7 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
-    scenario, note = cli_args.build_scenario(ns)
+    scenario, note, saved = cli_args.scenario_and_saved(ns)
     wanted = [registry.get(p).name for p in scenario.providers if p != CUSTOM_PROVIDER]
     data = load_app_data(wanted or ([] if scenario.providers else None))
     bench = _load_bench(scenario.bench)
@@ -74,23 +87,66 @@ def run(ns: argparse.Namespace) -> int:
     width = output.width()
     for line in calc.notes:
         print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
+    recorded = _recorded(calc)
+    rows = None if ns.all else top or 10
     if ns.json:
         print(
             report.to_json(
-                calc, data, top=top, labels=registry.labels(loaded), with_explain=ns.explain
+                calc,
+                data,
+                top=rows,
+                labels=registry.labels(loaded),
+                with_explain=ns.explain,
+                recorded=recorded,
+                saved_note=note,
+                saved=saved,
             )
         )
         return 0
     if note:
         print("\n".join(fill(note, width)))
-    rows = None if ns.all else top or 10
     short = registry.short_labels(loaded)
     labels = registry.labels(loaded)
-    print(report.to_text(calc, data, rows, labels, width=width, wide=ns.wide, short_labels=short))
+    print(
+        report.to_text(
+            calc,
+            data,
+            rows,
+            labels,
+            width=width,
+            wide=ns.wide,
+            short_labels=short,
+            recorded=recorded,
+            saved=saved,
+            brief=ns.brief,
+        )
+    )
     if ns.explain:
         print()
         print(report.explain_text(calc, data, width, labels))
     return 0
+
+
+def _recorded(calc: Any) -> list[tuple[str, Any, float]]:
+    """The user's refresh history of the verdict's offer (its provider, GPU and region): the
+    readings its price range adds to the prices in use. Nothing without a history file."""
+    best = calc.comparison.best
+    if best is None:
+        return []
+    from costcalc.edge import locations
+
+    if not locations.history_db().exists():
+        return []
+    from costcalc.store import history
+
+    o = best.offer
+    found = history.query(gpu=o.gpu, provider=o.provider, region=o.region)
+    return [
+        (s.name, p.fetched_at, p.usd_per_hour)
+        for s in found
+        if s.gpu_count == o.gpu_count
+        for p in s.points
+    ]
 
 
 def _load_bench(spec: str | None) -> Any:
