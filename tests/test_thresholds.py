@@ -69,7 +69,8 @@ def test_a_rent_held_by_other_offers_names_them_and_stays_rent() -> None:
     t = doc["thresholds"]
     assert doc["decision"] == "rent" and t["offer_flips_verdict"] is False
     assert t["held_by_count"] >= 1
-    nxt = t["held_by"][0]
+    nxt = t["held_by_next"]
+    assert (nxt["provider"], nxt["name"]) == (t["held_by"][0]["provider"], t["held_by"][0]["name"])
     set_runpod_4090(t["offer"]["usd_per_hour"] * (1 + NUDGE))
     moved = quick_json("--util", "0.15")
     assert moved["decision"] == "rent"
@@ -159,12 +160,12 @@ def test_readings_are_one_offers_labels_and_history_never_another_region_or_tier
 def test_the_range_says_which_readings_would_flip_the_verdict() -> None:
     readings = [Reading(p, WHEN, "list price") for p in (0.30, 0.34, 0.50)]
     deciding = OfferThreshold(result=None, usd_per_hour=0.41)  # type: ignore[arg-type]
-    rent = Thresholds("rent", deciding, (), None, None, None, None)
+    rent = Thresholds("rent", deciding, (), None, None, None, None, None)
     spread = price_range(readings, rent)
     assert spread is not None
     assert (spread.low, spread.median, spread.high, spread.count) == (0.30, 0.34, 0.50, 3)
     assert not spread.holds and [r.usd_per_hour for r in spread.flips_at] == [0.50]
-    buy = Thresholds("buy", deciding, (), None, None, None, None)
+    buy = Thresholds("buy", deciding, (), None, None, None, None, None)
     spread = price_range(readings, buy)
     assert spread is not None and [r.usd_per_hour for r in spread.flips_at] == [0.30, 0.34]
 

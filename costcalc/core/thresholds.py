@@ -48,10 +48,11 @@ class Thresholds:
     """None: no verdict (no desktop price, or no comparable offer)."""
     offer: OfferThreshold | None
     """The deciding offer's price threshold."""
-    holders: tuple[OfferThreshold, ...]
+    holders: tuple[OfferResult, ...]
     """Rent only: the other comparable offers the desktop does not pay back against either,
-    cheapest first, each with its own threshold. While any is left, the deciding offer's price
-    alone cannot flip the verdict: above its threshold the next of these decides, still Rent."""
+    cheapest first. While any is left, the deciding offer's price alone cannot flip the
+    verdict: above its threshold the next of these decides, still Rent."""
+    next_holder: OfferThreshold | None
     cloud_usd_per_year: float | None
     """The yearly cloud cost at which the desktop pays back exactly (any offer)."""
     utilisation: float | None
@@ -88,22 +89,22 @@ def thresholds(comparison: Comparison, a: Assumptions) -> Thresholds:
     if found is None and best is not None and comparison.desktop_fits:
         # No desktop price: what it may cost and still pay back is the one threshold.
         at_most = desktop_price_threshold(best.usd_per_year, electricity, a)
-        return Thresholds(None, None, (), None, None, at_most, None)
+        return Thresholds(None, None, (), None, None, None, at_most, None)
     if found in (None, "cannot_fit") or best is None or price is None:
-        return Thresholds(found, None, (), None, None, None, None)
-    holders: tuple[OfferThreshold, ...] = ()
+        return Thresholds(found, None, (), None, None, None, None, None)
+    holders: list[OfferResult] = []
     if found == "rent":
-        others = [
+        holders = [
             r
             for r in candidates(comparison.offers, comparison.rules)
             if r is not best and not engine.pays_back(r.break_even_days, a.horizon_years)
         ]
-        others.sort(key=lambda r: r.usd_per_year)
-        holders = tuple(offer_threshold(r, price, a, electricity) for r in others)
+        holders.sort(key=lambda r: r.usd_per_year)
     return Thresholds(
         decision=found,
         offer=offer_threshold(best, price, a, electricity),
-        holders=holders,
+        holders=tuple(holders),
+        next_holder=offer_threshold(holders[0], price, a, electricity) if holders else None,
         cloud_usd_per_year=electricity + price * (1 - a.resale_fraction) / a.horizon_years,
         utilisation=comparison.break_even_utilisation,
         desktop_price_usd=desktop_price_threshold(best.usd_per_year, electricity, a),

@@ -64,6 +64,38 @@ def threshold_text(
     return " ".join(p for p in (text, nots) if p) or None
 
 
+def compact_text(
+    t: Thresholds, a: Assumptions, money: Money = USD, labels: Mapping[str, str] | None = None
+) -> str | None:
+    """The thresholds in one line, for the app's verdict panel: 'Flips to Buy, each alone:
+    utilisation above 77%, a desktop under $442; not on its price alone (17 other offers rent
+    cheaper too).' ('its': the verdict's offer, named on the line above)."""
+    if t.decision is None and t.desktop_price_usd is not None:
+        price = display.usd_fixed(t.desktop_price_usd, money, 0)
+        return f"Buying would pay back within {years(a)} at a desktop price under {price}."
+    if t.decision not in ("rent", "buy") or t.offer is None:
+        return None
+    buy = t.decision == "buy"
+    up, more = ("below", "over") if buy else ("above", "under")
+    parts: list[str] = []
+    if t.offer_flips_verdict and t.offer.usd_per_hour is not None:
+        parts.append(f"its price {up} {hourly(t.offer.usd_per_hour, money)}")
+    if t.utilisation is not None:
+        parts.append(f"utilisation {up} {display.percent(t.utilisation)}")
+    elif not buy:
+        parts.append(f"no utilisation within {years(a)}")
+    if t.desktop_price_usd is not None:
+        parts.append(f"a desktop {more} {display.usd_fixed(t.desktop_price_usd, money, 0)}")
+    if t.usd_per_kwh is not None:
+        parts.append(f"electricity {more} {per_kwh(t.usd_per_kwh, money)}")
+    text = f"Flips to {'Rent' if buy else 'Buy'}, each alone: {', '.join(parts)}"
+    if not buy and t.holders:
+        count = len(t.holders)
+        others = f"{count} other offers rent" if count > 1 else "another offer rents"
+        text += f"; not on its price alone ({others} cheaper too)"
+    return text + "."
+
+
 def never_text(
     t: Thresholds, a: Assumptions, money: Money, labels: Mapping[str, str] | None
 ) -> str:
@@ -76,8 +108,8 @@ def never_text(
         said.append("No desktop price pays back: renting costs no more than its electricity.")
     elif t.decision == "rent" and t.usd_per_kwh is None:
         said.append("Even free electricity would not make it pay back.")
-    if t.decision == "rent" and t.holders and t.offer is not None:
-        said.append(holders_text(t.offer, t.holders, money, labels))
+    if t.decision == "rent" and t.next_holder is not None and t.offer is not None:
+        said.append(holders_text(t.offer, t.next_holder, len(t.holders), money, labels))
     if t.decision == "buy" and t.offer is not None and t.offer.usd_per_hour is None:
         name = offer_name(t.offer.result, labels)
         said.append(f"No price of {name} would make renting it cheaper.")
@@ -86,13 +118,14 @@ def never_text(
 
 def holders_text(
     offer: OfferThreshold,
-    holders: tuple[OfferThreshold, ...],
+    nxt: OfferThreshold,
+    count: int,
     money: Money,
     labels: Mapping[str, str] | None,
 ) -> str:
-    """Why the deciding offer's price alone does not flip a Rent."""
-    nxt = holders[0]
-    others = f"{len(holders)} other comparable offers" if len(holders) > 1 else "another offer"
+    """Why the deciding offer's price alone does not flip a Rent: `count` other offers (`nxt`
+    the cheapest) keep renting cheaper."""
+    others = f"{count} other comparable offers" if count > 1 else "another offer"
     nxt_until = f" until {hourly(nxt.usd_per_hour, money)}" if nxt.usd_per_hour is not None else ""
     alone = (
         f"; against it alone, buying pays back above {hourly(offer.usd_per_hour, money)}"
@@ -174,7 +207,11 @@ def thresholds_json(t: Thresholds) -> dict[str, Any]:
         ),
         "offer": offer_threshold_json(t.offer),
         "offer_flips_verdict": t.offer_flips_verdict,
-        "held_by": [offer_threshold_json(h) for h in t.holders[:5]],
+        "held_by_next": offer_threshold_json(t.next_holder),
+        "held_by": [
+            {"provider": r.offer.provider, "name": r.offer.name, "region": r.offer.region}
+            for r in t.holders[:5]
+        ],
         "held_by_count": len(t.holders),
         "cloud_usd_per_year": t.cloud_usd_per_year,
         "utilisation": t.utilisation,
