@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, OfferResult
 from costcalc.core.ranges import PriceRange
 from costcalc.core.thresholds import OfferThreshold, Thresholds
-from costcalc.present import display
+from costcalc.present import display, explain
 
 
 def offer_name(result: OfferResult, labels: Mapping[str, str] | None) -> str:
@@ -241,3 +242,76 @@ def range_json(r: PriceRange | None) -> dict[str, Any] | None:
             for x in r.readings
         ],
     }
+
+
+def signed(value_usd: float, money: Money) -> str:
+    """An amount in a formula with its sign before the currency: -$502.4."""
+    return ("-" if value_usd < 0 else "") + explain.cur(abs(value_usd), money)
+
+
+def explain_lines(
+    t: Thresholds,
+    comparison: Comparison,
+    a: Assumptions,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+) -> list[str]:
+    """How each threshold follows from the break-even equation, with the user's numbers:
+    price x (1 - resale) = (cloud - electricity) a year x horizon (engine.break_even_days
+    landing on the horizon)."""
+    best, d = comparison.best, comparison.desktop
+    if t.decision not in ("rent", "buy") or best is None or d.price_usd is None:
+        return []
+    cur = explain.cur
+    num = explain.num
+    cloud, power, price = best.usd_per_year, d.electricity_usd_per_year, d.price_usd
+    own = f"{cur(price, money)} x (1 - {num(a.resale_fraction)})"
+    lines = [
+        "buying pays back when price x (1 - resale) <= (cloud - electricity) a year x "
+        f"{num(a.horizon_years)} years; each threshold solves it for one input:",
+    ]
+    if t.cloud_usd_per_year is not None:
+        lines.append(
+            f"cloud a year at which it pays back = electricity + {own} / "
+            f"{num(a.horizon_years)} = {cur(power, money)} + "
+            f"{cur(price * (1 - a.resale_fraction) / a.horizon_years, money)} = "
+            f"{display.usd(t.cloud_usd_per_year, money)}"
+        )
+    if t.offer is not None and t.offer.usd_per_hour is not None:
+        lines.append(
+            f"{offer_name(best, labels)}: the $/h at which its year (billed as in the table, "
+            f"{num(best.hours_per_year)} h) costs that = {hourly(t.offer.usd_per_hour, money)} "
+            "(bisected on the verdict's rule)"
+        )
+    if t.next_holder is not None:
+        lines.append(
+            f"{len(t.holders)} other offers also cost less than that a year; the cheapest, "
+            f"{offer_name(t.next_holder.result, labels)}, keeps Rent until "
+            + (
+                hourly(t.next_holder.usd_per_hour, money)
+                if t.next_holder.usd_per_hour is not None
+                else "any price"
+            )
+        )
+    if t.desktop_price_usd is not None:
+        lines.append(
+            f"desktop price = ({cur(cloud, money)} - {cur(power, money)}) x "
+            f"{num(a.horizon_years)} / (1 - {num(a.resale_fraction)}) = "
+            f"{display.usd_fixed(t.desktop_price_usd, money, 0)}"
+        )
+    room = cloud - price * (1 - a.resale_fraction) / a.horizon_years
+    kwh_text = (
+        per_kwh(t.usd_per_kwh, money)
+        if t.usd_per_kwh is not None
+        else "none (not above zero: even free electricity leaves it short)"
+    )
+    lines.append(
+        f"electricity = ({cur(cloud, money)} - {own} / {num(a.horizon_years)}) / "
+        f"{num(d.kwh_per_year)} kWh = {signed(room, money)} / {num(d.kwh_per_year)} kWh = "
+        f"{kwh_text}"
+    )
+    util = (
+        display.percent(t.utilisation) if t.utilisation is not None else f"none within {years(a)}"
+    )
+    lines.append(f"utilisation: the verdict's rule bisected over utilisation = {util}")
+    return lines

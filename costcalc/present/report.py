@@ -435,8 +435,16 @@ def explain_text(
     best = calc.comparison.best
     if best is None:
         return "No verdict offer, so no figures to derive (see the filters and --scale-out)."
+    flipping = threshold_lines(calc, labels)
+    before = ["What would flip the verdict:", *flipping, ""] if flipping else []
     head = f"Why these figures, for {display.offer_label(best, labels)}:"
-    return "\n".join(fill_all([head, *lines], width))
+    return "\n".join(fill_all([*before, head, *lines], width))
+
+
+def threshold_lines(calc: Calculation, labels: Mapping[str, str] | None = None) -> list[str]:
+    """How each threshold of the verdict is derived (`--explain`), one string a line."""
+    found = thresholds(calc.comparison, calc.assumptions)
+    return flips.explain_lines(found, calc.comparison, calc.assumptions, calc.money, labels)
 
 
 def to_json(
@@ -523,6 +531,7 @@ def to_json(
     }
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
+        doc["explain_thresholds"] = threshold_lines(calc, labels)
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 
 
