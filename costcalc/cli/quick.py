@@ -9,10 +9,9 @@ from costcalc.cli import args as cli_args
 from costcalc.cli import output
 
 EXAMPLES = (
-    "costcalc quick --gpu rtx4090 --util 40% --region DE --currency EUR",
+    "costcalc quick --gpu rtx4090 --util 40% --region DE --brief",
     "costcalc quick --gpu rtx3090 --util 15% --run-hours 12 --explain",
     "costcalc quick --gpu 'RTX 6000 Ada' --cloud-gpu a100 --cloud-gpu h100 --json",
-    "costcalc quick --gpu rtx3090 --util 80% --brief",
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from costcalc.core.compare import Comparison
+from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, OfferResult
 from costcalc.core.ranges import PriceRange
@@ -21,6 +22,8 @@ from costcalc.present import display, explain
 def offer_name(result: OfferResult, labels: Mapping[str, str] | None) -> str:
     """'RunPod 1x RTX 4090 (Community Cloud)': provider and offer, no more."""
     offer = result.offer
+    if offer.provider == CUSTOM_PROVIDER:
+        return f"your own {offer.name} offer"
     provider = (labels or {}).get(offer.provider, offer.provider)
     return f"{provider} {offer.name}"
 
