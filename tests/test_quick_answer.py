@@ -37,7 +37,13 @@ def test_the_decision_is_on_the_first_three_lines(
     assert any(line.startswith(("Rent:", "Buy:")) for line in lines[:3])
     answer = "\n".join(lines[: lines.index("")])  # the answer, before the desktop's cost
     assert "Rent stays cheaper unless" in answer and "utilisation rises above" in answer
-    assert "reading of its price: $0.340/h (list price, 2026-09-25)" in answer
+    assert (
+        "Readings of its price: low $0.340/h, median $0.340/h, high $0.340/h: 3 readings"
+        in " ".join(x.strip() for x in answer.splitlines())
+    )  # RunPod's list price, and the two other dated sources prices/readings.yaml gives
+    assert "2025-06-21 to 2026-09-25 (list price, 2 from other dated sources)" in " ".join(
+        x.strip() for x in answer.splitlines()
+    )
     assert answer.rstrip().endswith("fetches current prices.")
     assert lines.index("") < next(i for i, x in enumerate(lines) if x.startswith("Desktop:"))
 
@@ -109,19 +115,22 @@ def test_the_history_adds_readings_to_the_range(monkeypatch: pytest.MonkeyPatch)
     doc = json.loads(quick([*BASE, "--no-config", "--json"], monkeypatch))
     spread = doc["price_range"]
     assert (spread["count"], spread["low_usd_per_hour"], spread["high_usd_per_hour"]) == (
-        2,
+        4,
         0.29,
         0.34,
     )
-    assert [r["from_history"] for r in spread["readings"]] == [True, False]
+    origins = [r["origin"] for r in spread["readings"]]  # oldest first
+    assert origins == ["cross-check", "cross-check", "history", "prices"]
     assert spread["verdict_holds"] is (
         threshold > 0.34 or not first["thresholds"]["offer_flips_verdict"]
     )
     text = quick([*BASE, "--no-config", "--brief"], monkeypatch, 200)
+    text = " ".join(x.strip() for x in text.splitlines())
     assert (
-        "low $0.290/h, median $0.315/h, high $0.340/h: 2 readings, 2026-07-01 to 2026-09-25" in text
+        "low $0.290/h, median $0.340/h, high $0.340/h: 4 readings, 2025-06-21 to 2026-09-25" in text
     )
-    assert "1 from your refresh history" in text and "the verdict holds across them" in text
+    assert "1 from your refresh history, 2 from other dated sources" in text
+    assert "the verdict holds across them" in text
 
 
 def test_explain_derives_the_thresholds_json_gives(monkeypatch: pytest.MonkeyPatch) -> None:

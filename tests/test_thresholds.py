@@ -146,7 +146,7 @@ def test_readings_are_one_offers_labels_and_history_never_another_region_or_tier
     bid = offer("1x RTX 4090 (interruptible)", 0.10, spot=True)
     assert same_offer(low, median) and not same_offer(low, elsewhere)
     assert not same_offer(low, bid)
-    history = [("1x RTX 4090 (median)", datetime(2026, 9, 1, tzinfo=timezone.utc), 0.50)]
+    history = [("1x RTX 4090 (median)", datetime(2026, 9, 1, tzinfo=timezone.utc), 0.50, "history")]
     found = readings_of(low, [low, median, elsewhere, bid], history)
     assert [r.usd_per_hour for r in found] == [0.50, 0.30, 0.36]
     assert [r.what for r in found] == [
@@ -174,3 +174,18 @@ def test_marketplace_figures_are_labelled_for_what_they_are() -> None:
     assert what_price(offer("1x RTX 4090 (Vast.ai's quoted rate)", 0.44)) == "quoted rate"
     assert what_price(offer("1x RTX 4090 (median)", 0.4)) == "median of verified offers"
     assert what_price(offer("g6e.xlarge", 1.8, tier=None)) == "list price"
+
+
+def test_every_cross_check_reading_is_of_a_bundled_offer() -> None:
+    """prices/readings.yaml only adds readings to offers that exist: a row renamed in its
+    snapshot file must take its readings with it."""
+    from costcalc.core.ranges import ReadingsFile
+    from costcalc.store.snapshots import load_bundled_file, load_price_book
+
+    readings = load_bundled_file("readings.yaml", ReadingsFile).readings
+    book = load_price_book(overrides=False).offers
+    held = {(o.provider, o.name, o.region, o.gpu, o.gpu_count) for o in book}
+    assert readings
+    for r in readings:
+        assert (r.provider, r.name, r.region, r.gpu, r.gpu_count) in held, r
+        assert r.source and r.observed.year >= 2025

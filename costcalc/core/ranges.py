@@ -19,12 +19,56 @@ import re
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time, timezone
+from typing import Literal
 
-from costcalc.core.models import CloudOffer
+from pydantic import Field
+
+from costcalc.core.models import CloudOffer, Frozen, Text
 from costcalc.core.thresholds import Thresholds
 
 _LABEL = re.compile(r"\s*\([^()]*\)\s*$")
+
+Origin = Literal["prices", "history", "cross-check"]
+Point = tuple[str, datetime, float, Origin]
+"""A reading from outside the price book: (offer name, when, $/h, where it comes from)."""
+
+
+class CrossReading(Frozen):
+    """Another dated source's figure for a bundled offer's price (prices/readings.yaml)."""
+
+    provider: str
+    name: Text
+    region: Text
+    gpu: str
+    gpu_count: int = Field(default=1, ge=1)
+    usd_per_hour: float = Field(gt=0)
+    observed: date = Field(description="The date the figure was true.")
+    source: Text
+
+
+class ReadingsFile(Frozen):
+    """prices/readings.yaml: other dated readings of the bundled offers' prices."""
+
+    schema_version: Literal[1] = 1
+    source: Text
+    as_of: date
+    readings: tuple[CrossReading, ...]
+
+
+def cross_points(offer: CloudOffer, found: Iterable[CrossReading]) -> list[Point]:
+    """The cross-check readings of `offer` (its provider, GPUs and region), as points."""
+    return [
+        (
+            r.name,
+            datetime.combine(r.observed, time(), tzinfo=timezone.utc),
+            r.usd_per_hour,
+            "cross-check",
+        )
+        for r in found
+        if (r.provider, r.gpu, r.gpu_count, r.region)
+        == (offer.provider, offer.gpu, offer.gpu_count, offer.region)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +79,13 @@ class Reading:
     observed: datetime
     what: str
     """What the figure is: 'median of verified offers', 'quoted rate', 'list price', ..."""
-    recorded: bool = False
-    """True: from the user's refresh history; False: a row of the prices in use."""
+    origin: Origin = "prices"
+    """prices: a row of the prices in use; history: the user's refresh history; cross-check:
+    another dated source of the same price (prices/readings.yaml)."""
+
+    @property
+    def recorded(self) -> bool:
+        return self.origin == "history"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +151,10 @@ def what_price(offer: CloudOffer) -> str:
 
 
 def readings_of(
-    offer: CloudOffer,
-    book: Iterable[CloudOffer],
-    recorded: Iterable[tuple[str, datetime, float]] = (),
+    offer: CloudOffer, book: Iterable[CloudOffer], points: Iterable[Point] = ()
 ) -> tuple[Reading, ...]:
     """Every reading of `offer`: the rows of the prices in use that are the same offer, and
-    `recorded` points (name, when, $/h) of the user's history whose name is one of them."""
+    the `points` (the user's history, other sources) whose name is one of theirs."""
     rows = [o for o in book if same_offer(o, offer)]
     if not any(o is offer for o in rows):
         rows.append(offer)
@@ -115,9 +162,9 @@ def readings_of(
     for o in rows:
         found[(o.fetched_at, o.usd_per_hour)] = Reading(o.usd_per_hour, o.fetched_at, what_price(o))
     kinds = {o.name: what_price(o) for o in rows}
-    for name, when, usd in recorded:
+    for name, when, usd, origin in points:
         if name in kinds and (when, usd) not in found:
-            found[(when, usd)] = Reading(usd, when, kinds[name], recorded=True)
+            found[(when, usd)] = Reading(usd, when, kinds[name], origin)
     return tuple(sorted(found.values(), key=lambda r: (r.observed, r.usd_per_hour)))
 
 

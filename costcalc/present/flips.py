@@ -158,7 +158,7 @@ def range_text(
 ) -> str | None:
     """'Readings of its price: $0.31-0.34-0.44/h (low-median-high), 4 from 2025-06-21 to
     2026-09-25 ...; the verdict holds across them.'"""
-    if r is None or t.decision not in ("rent", "buy"):
+    if r is None or t.decision == "cannot_fit":
         return None
     whats = sorted({x.what for x in r.readings})
     kinds = "; ".join(whats)
@@ -172,12 +172,17 @@ def range_text(
     span = f"{r.first:%Y-%m-%d}"
     if r.last != r.first:
         span += f" to {r.last:%Y-%m-%d}"
-    recorded = sum(x.recorded for x in r.readings)
+    recorded = sum(x.origin == "history" for x in r.readings)
+    crossed = sum(x.origin == "cross-check" for x in r.readings)
     history = f", {recorded} from your refresh history" if recorded else ""
+    if crossed:
+        history += f", {crossed} from other dated sources"
     head = (
         f"Readings of {name}: low {hourly(r.low, money)}, median {hourly(r.median, money)}, "
         f"high {hourly(r.high, money)}: {r.count} readings, {span} ({kinds}{history})"
     )
+    if t.decision is None:
+        return f"{head}."
     if r.holds:
         return f"{head}; the verdict holds across them."
     other = "Rent" if t.decision == "buy" else "Buy"
@@ -240,7 +245,8 @@ def range_json(r: PriceRange | None) -> dict[str, Any] | None:
                 "usd_per_hour": x.usd_per_hour,
                 "observed": x.observed.isoformat(),
                 "what": x.what,
-                "from_history": x.recorded,
+                "from_history": x.origin == "history",
+                "origin": x.origin,
             }
             for x in r.readings
         ],

@@ -12,7 +12,6 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import Any, Protocol
 
 from costcalc.core import engine
@@ -22,15 +21,16 @@ from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.offers import is_stale
-from costcalc.core.ranges import PriceRange, price_range, readings_of
+from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
 from costcalc.present import display, explain, flips
 
-Recorded = Iterable[tuple[str, datetime, float]]
-"""Points of the user's refresh history for the verdict's offer: (offer name, when, $/h)."""
+Recorded = Iterable[Point]
+"""Readings of the verdict's offer from outside the prices in use: the user's refresh history
+and other dated sources, as (offer name, when, $/h, origin)."""
 
 
 class TableColumn(Protocol):
