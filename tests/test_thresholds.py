@@ -189,3 +189,28 @@ def test_every_cross_check_reading_is_of_a_bundled_offer() -> None:
     for r in readings:
         assert (r.provider, r.name, r.region, r.gpu, r.gpu_count) in held, r
         assert r.source and r.observed.year >= 2025
+
+
+def test_the_price_bisection_costs_every_offer_as_the_engine_does() -> None:
+    """The bisection prices an offer without copying it; at any price its year is what
+    compare.cloud_year gives the offer at that price (whole months, fees, setup, spot)."""
+    from costcalc.core.compare import cloud_year
+    from costcalc.core.engine import HOURS_PER_YEAR
+    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.core.thresholds import year_at_price
+    from costcalc.store.loaders import load_app_data
+
+    data = load_app_data()
+    calc = evaluate(Scenario(gpu="rtx3090", utilisation=0.4), data, WHEN)
+    a = calc.assumptions
+    kinds = set()
+    for result in calc.comparison.offers:
+        year = year_at_price(result, a)
+        assert year.__name__ == "fast", result.offer  # no copy needed: the formula held
+        kinds.add((result.offer.billing_increment_s >= 86_400, result.offer.spot))
+        for price in (0.0, 0.5, result.offer.usd_per_hour * 3):
+            priced = result.offer.model_copy(update={"usd_per_hour": price})
+            busy = a.utilisation * HOURS_PER_YEAR
+            want = cloud_year(priced, busy, result.effective_speed, a.horizon_years)[1]
+            assert year(price) == pytest.approx(want, rel=1e-12, abs=1e-9)
+    assert {(True, False), (False, True), (False, False)} <= kinds  # monthly, spot, hourly

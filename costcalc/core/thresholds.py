@@ -16,6 +16,8 @@ Rules kept here:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -112,13 +114,37 @@ def thresholds(comparison: Comparison, a: Assumptions) -> Thresholds:
     )
 
 
+def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], float]:
+    """The offer's cloud cost a year as a function of its $/h: `compare.cloud_year`'s bill
+    with the hours (and so the billed hours) fixed, which is all a price changes. Checked
+    against `cloud_year` at the offer's own price; should the two ever differ, every price is
+    costed through `cloud_year` itself (slower: a copy of the offer each time)."""
+    offer = result.offer
+    busy = a.utilisation * engine.HOURS_PER_YEAR
+    hours = engine.cloud_hours_for(busy, result.effective_speed)
+    billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
+    setup = offer.setup_fee_usd / a.horizon_years if offer.setup_fee_usd else 0.0
+
+    def fast(p: float) -> float:
+        bill = engine.cloud_usd_for_hours(
+            billed, p, offer.monthly_fee_usd, offer.included_usd_per_month
+        )
+        return bill + setup
+
+    def exact(p: float) -> float:
+        priced = offer.model_copy(update={"usd_per_hour": p})
+        return cloud_year(priced, busy, result.effective_speed, a.horizon_years)[1]
+
+    now = offer.usd_per_hour
+    same = math.isclose(fast(now), exact(now), rel_tol=1e-12, abs_tol=1e-9)
+    return fast if same else exact
+
+
 def pays_back_against(
     result: OfferResult, usd_per_hour: float, price_usd: float, a: Assumptions, electricity: float
 ) -> bool:
     """The verdict's rule against `result`'s offer priced at `usd_per_hour`."""
-    offer = result.offer.model_copy(update={"usd_per_hour": usd_per_hour})
-    busy = a.utilisation * engine.HOURS_PER_YEAR
-    _, usd_year = cloud_year(offer, busy, result.effective_speed, a.horizon_years)
+    usd_year = year_at_price(result, a)(usd_per_hour)
     days = desktop_break_even_days(price_usd, a, usd_year, electricity)
     return engine.pays_back(days, a.horizon_years)
 
@@ -129,8 +155,11 @@ def offer_threshold(
     """The offer's $/h at which the rule's answer against it changes, by bisection: the cloud
     cost grows with the price (whole months, fees and all), so the answer changes once."""
 
-    def wins(p: float) -> bool:
-        return pays_back_against(result, p, price_usd, a, electricity)
+    year = year_at_price(result, a)
+
+    def wins(p: float) -> bool:  # the verdict's rule against the offer at p
+        days = desktop_break_even_days(price_usd, a, year(p), electricity)
+        return engine.pays_back(days, a.horizon_years)
 
     now = result.offer.usd_per_hour
     if wins(now):  # Buy: search down for the price below which renting wins

@@ -45,7 +45,8 @@ def flips_text(calc: Calculation) -> str | None:
     return flips.compact_text(found, calc.assumptions, calc.money, labels())
 
 
-def desktop_text(calc: Calculation) -> str:
+def desktop_text(calc: Calculation, flip: str | None = None) -> str:
+    """The desktop's cost, then `flip` (what would flip the verdict) on a line of its own."""
     c, a, m = calc.comparison, calc.assumptions, calc.money
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
@@ -58,7 +59,6 @@ def desktop_text(calc: Calculation) -> str:
     if c.desktop_run is not None:
         r = c.desktop_run
         desk += f" One {r.hours:g} h run: {fmt.usd(r.usd, m)} (electricity + hardware share)."
-    flip = flips_text(calc)
     if flip is not None:
         desk += f"\n{flip}"
     return desk
@@ -103,11 +103,11 @@ class VerdictBar(Vertical):
         )
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
+        flip = flips_text(calc)
         if self.narrow:  # no desktop line: what flips the verdict, then its price's age
-            flip = flips_text(calc)
             if "That is" in basis:
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
                 basis = basis.rstrip(".") + "."
             basis = f"{flip} {basis}" if flip else basis
         update_text(self.query_one("#basis-line", Static), basis)
-        update_text(self.query_one("#desktop-line", Static), desktop_text(calc))
+        update_text(self.query_one("#desktop-line", Static), desktop_text(calc, flip))
