@@ -86,18 +86,20 @@ def compact_text(
         parts.append(f"its price {up} {hourly(t.offer.usd_per_hour, money)}")
     if t.utilisation is not None:
         parts.append(f"utilisation {up} {display.percent(t.utilisation)}")
-    elif not buy:
-        parts.append(f"no utilisation within {years(a)}")
     if t.desktop_price_usd is not None:
         parts.append(f"a desktop {more} {display.usd_fixed(t.desktop_price_usd, money, 0)}")
     if t.usd_per_kwh is not None:
         parts.append(f"electricity {more} {per_kwh(t.usd_per_kwh, money)}")
-    text = f"Flips to {'Rent' if buy else 'Buy'}, each alone: {', '.join(parts)}"
+    other = "Rent" if buy else "Buy"
+    said = [f"Flips to {other}, each alone: {', '.join(parts)}" if parts else ""]
+    if not buy and t.utilisation is None:
+        said.append(f"no utilisation pays back within {years(a)}")
     if not buy and t.holders:
         count = len(t.holders)
         others = f"{count} other offers rent" if count > 1 else "another offer rents"
-        text += f"; not on its price alone ({others} cheaper too)"
-    return text + "."
+        said.append(f"not on its price alone ({others} cheaper too)")
+    text = "; ".join(x for x in said if x)
+    return text[:1].upper() + text[1:] + "." if text else None
 
 
 def never_text(
