@@ -70,9 +70,11 @@ def test_reference_case_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
     assert "591.3 kWh" in out
     assert "$70.96" in out
     assert "~293 days (about 10 months)" in out
-    verdict, price = out.strip().splitlines()[-2:]
+    lines = out.strip().splitlines()
+    verdict = lines[0]  # the answer comes first
     assert verdict.startswith("Buy:") and "custom $2.14/h (RTX 3090)" in verdict
-    assert price == "  That is your own price (--cloud-price)."
+    answer = lines[: lines.index("")]
+    assert answer[-1] == "  That is your own price (--cloud-price)."
 
 
 def test_cheaper_cloud_than_electricity_never_breaks_even(
@@ -187,7 +189,9 @@ def test_run_hours_table_shows_run_columns(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_memory_need_marks_small_gpus_as_not_fitting(capsys: pytest.CaptureFixture[str]) -> None:
-    doc = run_json(["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2"], capsys)
+    doc = run_json(
+        ["quick", "--gpu", "rtx3090", "--memory-gb", "40", "--run-hours", "2", "--all"], capsys
+    )
     small = [o for o in doc["offers"] if o["gpu"] == "t4"]
     assert small and all(o["fits"] is False and o["run"] is None for o in small)
     assert all(o["role"] == "less memory" for o in small)
@@ -198,7 +202,7 @@ def test_memory_need_marks_small_gpus_as_not_fitting(capsys: pytest.CaptureFixtu
 
 
 def test_free_tier_is_shown_but_never_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
-    doc = run_json(["quick", "--gpu", "rtx3090"], capsys)
+    doc = run_json(["quick", "--gpu", "rtx3090", "--all"], capsys)
     free = [o for o in doc["offers"] if o["usd_per_hour"] == 0]
     assert free and not any(o["guaranteed"] for o in free)
     assert doc["best"]["guaranteed"] is True
@@ -283,7 +287,7 @@ def test_a_stale_verdict_price_says_how_to_refresh(capsys: pytest.CaptureFixture
 
 
 def test_json_offers_carry_the_cost_efficiency_ratios(capsys: pytest.CaptureFixture[str]) -> None:
-    doc = run_json(["quick", "--gpu", "rtx3090", "--provider", "paperspace"], capsys)
+    doc = run_json(["quick", "--gpu", "rtx3090", "--provider", "paperspace", "--all"], capsys)
     (m4000,) = [o for o in doc["offers"] if o["gpu"] == "quadro_m4000" and o["gpu_count"] == 1]
     assert m4000["usd_per_hour"] == 0.45  # the DOMAIN.md section 2 example, from the snapshot
     ratios = m4000["cost_efficiency"]
@@ -335,7 +339,7 @@ def test_a_desktop_a100_is_the_pcie_card_and_the_output_says_so(
 ) -> None:
     code, out, err = run(["quick", "--gpu", "a100", "--desktop-price", "9000"], capsys)
     assert code == 0, err
-    assert out.startswith("Desktop: 1x A100 PCIe 40GB, $9,000 up front")
+    assert "\nDesktop: 1x A100 PCIe 40GB, $9,000 up front" in out
     lines = err.splitlines()
     # the first note, wrapped to the terminal with a hanging indent (the next one says that a
     # passive data-centre card does not work in a desktop)
@@ -380,7 +384,8 @@ def test_a_desktop_without_a_price_answers_all_but_break_even(
     assert "kWh and $" in out and "CO2e a year" in out  # the desktop's running costs
     asked = [line for line in out.splitlines() if "--desktop-price" in line]
     assert len(asked) == 1 and out.count("No verdict: no desktop price is known") == 1
-    table = out[out.index("break-even") : out.index("--wide shows")].splitlines()[1:]
+    tables = out.index("Comparable cloud offers")
+    table = out[out.index("break-even", tables) : out.index("--wide shows")].splitlines()[1:]
     rows = [row for row in table if row.strip()]
     assert rows and all(row.endswith("  -") for row in rows)  # unknown: not "never", no days
     assert "beats the cheapest" not in out  # no break-even utilisation either

@@ -119,7 +119,7 @@ def test_prose_wraps_with_a_hanging_indent(
     at = next(i for i, line in enumerate(lines) if line.startswith("  at 15% utilisation"))
     assert lines[at + 1].startswith("    ") and not lines[at + 1].startswith("     ")
     verdict = next(i for i, line in enumerate(lines) if line.startswith("Rent: "))
-    end = next(i for i in range(verdict, len(lines)) if lines[i].startswith("  That is"))
+    end = next(i for i in range(verdict, len(lines)) if lines[i].startswith("  "))
     paragraph = lines[verdict:end]
     assert len(paragraph) > 1 and not any(line.startswith(" ") for line in paragraph)
     doc = json.loads(run(["quick", "--gpu", "rtx3090", "--json"], 80, capsys, monkeypatch))

@@ -196,7 +196,7 @@ def test_quick_explain_derives_the_json_figures(capsys: pytest.CaptureFixture[st
     assert formula(lines, "d =").endswith(f"= {best['break_even_days']:,.2f} days")
     assert result_of(formula(lines, "cloud:")) == pytest.approx(best["co2_kg_per_year"], abs=0.05)
     assert result_of(formula(lines, "cost =")) == pytest.approx(best["run"]["usd"], abs=0.005)
-    assert {k for k in doc if k != "explain"} == set(
+    assert {k for k in doc if k not in ("explain", "explain_thresholds")} == set(
         json.loads(quick([*REFERENCE, "--json"], capsys))
     )  # --explain adds a field and changes none
 
@@ -212,8 +212,10 @@ def test_quick_explain_text_is_the_json_lines_and_the_apps_panel(
     monkeypatch.setenv("COLUMNS", "200")
     text = quick([*REFERENCE, "--explain"], capsys)
     head, derivation = text.split("\nWhy these figures, for custom $2.14/h (RTX 3090):\n")
-    assert head.rstrip().endswith("That is your own price (--cloud-price).")  # after the answer
+    answer, flipping = head.split("\nWhat would flip the verdict:\n")  # after the answer
+    assert answer.startswith("Buy:") and "\n  That is your own price (--cloud-price).\n" in answer
     doc = json.loads(quick([*REFERENCE, "--json", "--explain"], capsys))
+    assert flipping.rstrip("\n").split("\n") == doc["explain_thresholds"]
     assert derivation.rstrip("\n").split("\n") == doc["explain"]
     scenario = Scenario(gpu="rtx3090", run_hours=10, items_per_run=1000, utilisation=0.4)
     calc = evaluate(scenario, data, NOW)

@@ -45,7 +45,8 @@ def test_a_home_region_brings_its_household_price_with_its_date(
     assert doc["electricity"]["period"]
     assert doc["currency"]["code"] == currency
     _, out, _ = quick(["--region", region], capsys)
-    assert label.split(",")[0] in out.splitlines()[1]
+    at = next(line for line in out.splitlines() if line.startswith("  at "))  # the desktop's
+    assert label.split(",")[0] in at
 
 
 def test_the_region_and_currency_default_and_override(capsys: pytest.CaptureFixture[str]) -> None:

@@ -582,6 +582,7 @@ def test_quick_with_a_cpu_bench_marks_offers_that_do_not_fit() -> None:
         "--run-hours",
         "10",
         "--json",
+        "--all",
     )
     assert code == 0 and "memory fit" in err
     offers = json.loads(out)["offers"]

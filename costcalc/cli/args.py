@@ -81,7 +81,16 @@ def saved_note(saved_values: dict[str, Any], used: set[str], path: str) -> str |
 def build_scenario(
     ns: argparse.Namespace, fields: tuple[str, ...] | None = None
 ) -> tuple[Any, str | None]:
-    """The scenario of a command line, and the note to print when saved settings were used.
+    """The scenario of a command line, and the note to print when saved settings were used."""
+    scenario, note, _ = scenario_and_saved(ns, fields)
+    return scenario, note
+
+
+def scenario_and_saved(
+    ns: argparse.Namespace, fields: tuple[str, ...] | None = None
+) -> tuple[Any, str | None, frozenset[str]]:
+    """The scenario of a command line, the note to print when saved settings were used, and
+    the inputs they filled (the verdict names a filter that came from them).
 
     `fields` (the inputs a command uses, as given to `add_inputs`) keeps the saved settings and
     the environment to those inputs, so a command never reports or applies one it ignores."""
@@ -106,4 +115,4 @@ def build_scenario(
     merged = inputs.merge(saved, env, flags)
     scenario = validate_scenario(merged)
     used = {k for k in saved if k not in env and k not in flags and k in merged}
-    return scenario, saved_note(saved, used, path)
+    return scenario, saved_note(saved, used, path), frozenset(used)

@@ -9,7 +9,7 @@ from costcalc.cli import args as cli_args
 from costcalc.cli import output
 
 EXAMPLES = (
-    "costcalc quick --gpu rtx4090 --util 40% --region DE --currency EUR",
+    "costcalc quick --gpu rtx4090 --util 40% --region DE --brief",
     "costcalc quick --gpu rtx3090 --util 15% --run-hours 12 --explain",
     "costcalc quick --gpu 'RTX 6000 Ada' --cloud-gpu a100 --cloud-gpu h100 --json",
 )
@@ -34,8 +34,20 @@ def register(sub: Any) -> None:
     rows.add_argument(
         "--top", metavar="N", help="rows of comparable offers to show (default 10; --json: all)"
     )
-    rows.add_argument("--all", action="store_true", help="show every offer")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    rows.add_argument(
+        "--all", action="store_true", help="show every offer (with --json: list every offer)"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the decision, its thresholds and price range, the best "
+        "offers (--top N, default 10; --all for every offer)",
+    )
+    p.add_argument(
+        "--brief",
+        action="store_true",
+        help="print only the answer: the verdict, what would flip it, its price's readings",
+    )
     p.add_argument(
         "--explain",
         action="store_true",
@@ -63,7 +75,7 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
-    scenario, note = cli_args.build_scenario(ns)
+    scenario, note, saved = cli_args.scenario_and_saved(ns)
     wanted = [registry.get(p).name for p in scenario.providers if p != CUSTOM_PROVIDER]
     data = load_app_data(wanted or ([] if scenario.providers else None))
     bench = _load_bench(scenario.bench)
@@ -74,23 +86,71 @@ def run(ns: argparse.Namespace) -> int:
     width = output.width()
     for line in calc.notes:
         print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
+    recorded = _recorded(calc)
+    rows = None if ns.all else top or 10
     if ns.json:
         print(
             report.to_json(
-                calc, data, top=top, labels=registry.labels(loaded), with_explain=ns.explain
+                calc,
+                data,
+                top=rows,
+                labels=registry.labels(loaded),
+                with_explain=ns.explain,
+                recorded=recorded,
+                saved_note=note,
+                saved=saved,
             )
         )
         return 0
     if note:
         print("\n".join(fill(note, width)))
-    rows = None if ns.all else top or 10
     short = registry.short_labels(loaded)
     labels = registry.labels(loaded)
-    print(report.to_text(calc, data, rows, labels, width=width, wide=ns.wide, short_labels=short))
+    print(
+        report.to_text(
+            calc,
+            data,
+            rows,
+            labels,
+            width=width,
+            wide=ns.wide,
+            short_labels=short,
+            recorded=recorded,
+            saved=saved,
+            brief=ns.brief,
+        )
+    )
     if ns.explain:
         print()
         print(report.explain_text(calc, data, width, labels))
     return 0
+
+
+def _recorded(calc: Any) -> list[Any]:
+    """Readings of the verdict's offer beyond the prices in use: other dated sources of the
+    bundled prices (prices/readings.yaml) and the user's refresh history (its provider, GPU and
+    region). The history is read only when its file exists."""
+    best = calc.comparison.best
+    if best is None:
+        return []
+    from costcalc.core.ranges import ReadingsFile, cross_points
+    from costcalc.edge import locations
+    from costcalc.store.snapshots import load_bundled_file
+
+    o = best.offer
+    points = cross_points(o, load_bundled_file("readings.yaml", ReadingsFile).readings)
+    if not locations.history_db().exists():
+        return points
+    from costcalc.store import history
+
+    found = history.query(gpu=o.gpu, provider=o.provider, region=o.region)
+    points += [
+        (s.name, p.fetched_at, p.usd_per_hour, "history")
+        for s in found
+        if s.gpu_count == o.gpu_count
+        for p in s.points
+    ]
+    return points
 
 
 def _load_bench(spec: str | None) -> Any:

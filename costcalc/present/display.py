@@ -6,13 +6,17 @@ Rule kept here: formatting only, no arithmetic of its own beyond rounding for di
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, GpuSpec, OfferResult
 from costcalc.core.terminal import printable
+
+if TYPE_CHECKING:
+    from costcalc.core.scenario import Scenario
 
 safe = printable
 """Text from a feed, a file or the history database, fit for a terminal (no control characters)."""
@@ -215,6 +219,44 @@ def verdict(
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
         f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
     )
+
+
+FILTER_FIELDS = (
+    "providers",
+    "offer_kind",
+    "cloud_regions",
+    "cloud_gpus",
+    "min_memory_gb",
+    "offer_match",
+)
+"""The scenario's inputs that narrow the offers the verdict is chosen among."""
+
+
+def filters_text(scenario: Scenario, saved: Collection[str] = ()) -> str:
+    """'Chosen among offers filtered to providers vast; GPUs h100 (from your saved settings;
+    --no-config ignores them).', or '' with no filter. `saved`: the inputs saved settings
+    filled, named as such."""
+    s = scenario
+    active = []
+    if s.providers:
+        active.append(("providers", "providers " + ", ".join(s.providers)))
+    if s.offer_kind != "all":
+        active.append(("offer_kind", s.offer_kind))
+    if s.cloud_regions:
+        active.append(("cloud_regions", "regions " + ", ".join(s.cloud_regions)))
+    if s.cloud_gpus:
+        active.append(("cloud_gpus", "GPUs " + ", ".join(s.cloud_gpus)))
+    if s.min_memory_gb is not None:
+        active.append(("min_memory_gb", f"at least {s.min_memory_gb:g} GB"))
+    if s.offer_match:
+        active.append(("offer_match", f"matching '{s.offer_match}'"))
+    if not active:
+        return ""
+    text = "; ".join(safe(what) for _, what in active)
+    from_saved = [key for key, _ in active if key in saved]
+    if from_saved:
+        text += " (from your saved settings; --no-config ignores them)"
+    return f"Chosen among offers filtered to {text}."
 
 
 def no_price_reason(gpu_name: str) -> str:

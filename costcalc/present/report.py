@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from costcalc.core import engine
 from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.offers import is_stale
+from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.terminal import fill, fill_all
+from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
-from costcalc.present import display, explain
+from costcalc.present import display, explain, flips
+
+Recorded = Iterable[Point]
+"""Readings of the verdict's offer from outside the prices in use: the user's refresh history
+and other dated sources, as (offer name, when, $/h, origin)."""
 
 
 class TableColumn(Protocol):
@@ -153,11 +160,16 @@ def to_text(
     width: int | None = None,
     wide: bool = False,
     short_labels: Mapping[str, str] | None = None,
+    recorded: Recorded = (),
+    saved: frozenset[str] = frozenset(),
+    brief: bool = False,
 ) -> str:
-    """The answer as text. `labels`: the providers' names for the verdict (the CLI passes
-    them); `short_labels`: the names a table's provider column gives them; `width`: the
-    terminal's, which prose wraps to and tables fit (None: no limit); `wide`: tables show every
-    column whatever the width."""
+    """The answer as text, the verdict first: the verdict, what would flip it, its price's
+    readings and age; then the desktop's cost; then the tables. `labels`: the providers' names
+    for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
+    gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
+    `wide`: tables show every column whatever the width; `recorded`: the user's history of the
+    verdict's offer; `saved`: the inputs saved settings filled; `brief`: the verdict alone."""
     c, w = calc.comparison, calc.workload
     run = w.run_hours is not None
     comparable, scale_out, rest = groups(c)
@@ -175,9 +187,13 @@ def to_text(
     def prose(*texts: str) -> list[str]:  # tables are fit to the width, never wrapped
         return fill_all(texts, width)
 
+    out = prose(*verdict_lines(calc, data, labels, recorded, saved))
+    if brief:
+        return "\n".join(out)
     which = "all offers" if top is None else "cheapest offers"
     order = "cost per run" if run else "cost per year"
-    out = prose(
+    out += prose(
+        "",
         *desktop_lines(calc, data),
         "",
         f"Comparable cloud offers: {display.comparable_text(c, calc.spec, calc.desktop.gpu_count)}"
@@ -202,8 +218,49 @@ def to_text(
         )
         scale_table = [cols.cells(r, shown, ctx) for r in scale_rows]
         out.append(render_table(shown, scale_table, ctx, width=table_width))
-    out += prose(*closing_lines(calc, len(rest), labels))
+    out += prose(*closing_lines(calc, len(rest)))
     return "\n".join(out)
+
+
+def verdict_parts(
+    calc: Calculation, data: AppData, recorded: Recorded = ()
+) -> tuple[Thresholds, PriceRange | None]:
+    """What would flip the verdict, and the readings of its offer's price."""
+    c = calc.comparison
+    found = thresholds(c, calc.assumptions)
+    if c.best is None or c.best.offer.provider == CUSTOM_PROVIDER:
+        return found, None  # the user's own price has no readings but itself
+    readings = readings_of(c.best.offer, data.book.offers, recorded)
+    return found, price_range(readings, found)
+
+
+def verdict_lines(
+    calc: Calculation,
+    data: AppData,
+    labels: Mapping[str, str] | None = None,
+    recorded: Recorded = (),
+    saved: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The answer: the verdict (naming the filters it was chosen under), the values that
+    would flip it, the readings of its price, and the kind and age of that price."""
+    c, a = calc.comparison, calc.assumptions
+    line = display.verdict(c, a, calc.spec, calc.money, labels)
+    among = display.filters_text(calc.scenario, saved)
+    if among:
+        line = f"{line} {among}"
+    lines = [line]
+    found, prices = verdict_parts(calc, data, recorded)
+    flip = flips.threshold_text(found, a, calc.money, labels)
+    if flip is not None:
+        lines.append(f"  {flip}")
+    if c.best is not None and c.best.offer.provider != CUSTOM_PROVIDER:
+        name = "its price"
+        spread = flips.range_text(prices, found, calc.money, name)
+        if spread is not None:
+            lines.append(f"  {spread}")
+    if c.best is not None:
+        lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
+    return lines
 
 
 def desktop_lines(calc: Calculation, data: AppData) -> list[str]:
@@ -247,25 +304,15 @@ def table_context(
     )
 
 
-def closing_lines(
-    calc: Calculation, left_out: int, labels: Mapping[str, str] | None = None
-) -> list[str]:
-    """Under the tables: what was left out, the break-even utilisation, the verdict and the
-    price it rests on."""
-    c, a = calc.comparison, calc.assumptions
-    lines = []
-    if left_out:
-        lines.append(
-            f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
-            "(--memory-gb admits smaller cards when the job needs less; --json lists them all)."
-        )
-    crossing = display.break_even_utilisation_text(c, a)
-    if crossing is not None:
-        lines.append(f"  {crossing}")
-    lines += ["", display.verdict(c, a, calc.spec, calc.money, labels)]
-    if c.best is not None:
-        lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
-    return lines
+def closing_lines(calc: Calculation, left_out: int) -> list[str]:
+    """Under the tables: what was left out of them."""
+    if not left_out:
+        return []
+    return [
+        f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
+        "(--memory-gb admits smaller cards when the job needs less; --json --all lists them "
+        "all)."
+    ]
 
 
 def card_text(calc: Calculation) -> str:
@@ -396,8 +443,16 @@ def explain_text(
     best = calc.comparison.best
     if best is None:
         return "No verdict offer, so no figures to derive (see the filters and --scale-out)."
+    flipping = threshold_lines(calc, labels)
+    before = ["What would flip the verdict:", *flipping, ""] if flipping else []
     head = f"Why these figures, for {display.offer_label(best, labels)}:"
-    return "\n".join(fill_all([head, *lines], width))
+    return "\n".join(fill_all([*before, head, *lines], width))
+
+
+def threshold_lines(calc: Calculation, labels: Mapping[str, str] | None = None) -> list[str]:
+    """How each threshold of the verdict is derived (`--explain`), one string a line."""
+    found = thresholds(calc.comparison, calc.assumptions)
+    return flips.explain_lines(found, calc.comparison, calc.assumptions, calc.money, labels)
 
 
 def to_json(
@@ -407,16 +462,31 @@ def to_json(
     labels: Mapping[str, str] | None = None,
     *,
     with_explain: bool = False,
+    recorded: Recorded = (),
+    saved_note: str | None = None,
+    saved: frozenset[str] = frozenset(),
 ) -> str:
-    """The whole answer as one JSON document; `with_explain` adds the derivation of the verdict
-    offer's figures ("explain": the lines `--explain` prints)."""
+    """The whole answer as one JSON document, the decision first; `top`: the offers listed (the
+    best of each provider and the cheapest; None: every offer); `with_explain` adds the
+    derivation of the verdict offer's figures ("explain": the lines `--explain` prints);
+    `recorded`: the user's history of the verdict's offer; `saved_note`: the line saying which
+    saved settings were used."""
     c = calc.comparison
+    found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
     rows = pick_rows(comparable, top, run) + pick_rows(scale_out, top, run)
     if top is None:
         rows += ranked(rest, run)
     doc = {
+        "decision": found.decision,
+        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money, labels),
+        "thresholds": flips.thresholds_json(found),
+        "thresholds_text": flips.threshold_text(found, calc.assumptions, calc.money, labels),
+        "price_range": flips.range_json(prices),
+        "filters": display.filters_text(calc.scenario, saved) or None,
+        "saved_settings": saved_note,
+        "offers_listed": "all" if top is None else f"top {top} (--all for every offer)",
         "inputs": {
             "scenario": calc.scenario.model_dump(mode="json"),
             "desktop": calc.desktop.model_dump(),
@@ -441,7 +511,6 @@ def to_json(
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
-        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money, labels),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,
@@ -474,6 +543,7 @@ def to_json(
     }
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
+        doc["explain_thresholds"] = threshold_lines(calc, labels)
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 
 

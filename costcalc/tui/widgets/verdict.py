@@ -9,7 +9,9 @@ from textual.widgets import Static
 
 from costcalc.core.offers import is_stale
 from costcalc.core.scenario import Calculation
+from costcalc.core.thresholds import thresholds
 from costcalc.present import display as fmt
+from costcalc.present import flips
 from costcalc.tui.widgets.field import update_text
 
 
@@ -29,24 +31,22 @@ def basis_text(calc: Calculation) -> str:
 
 
 def filters_text(calc: Calculation) -> str:
-    s = calc.scenario
-    active = []
-    if s.providers:
-        active.append("providers " + ", ".join(s.providers))
-    if s.offer_kind != "all":
-        active.append(s.offer_kind)
-    if s.cloud_regions:
-        active.append("regions " + ", ".join(s.cloud_regions))
-    if s.cloud_gpus:
-        active.append("GPUs " + ", ".join(s.cloud_gpus))
-    if s.min_memory_gb is not None:
-        active.append(f"at least {s.min_memory_gb:g} GB")
-    if s.offer_match:
-        active.append(f"matching '{s.offer_match}'")
-    return f", among offers filtered to {'; '.join(active)}" if active else ""
+    """', among offers filtered to ...' (the CLI's words: display.filters_text)."""
+    text = fmt.filters_text(calc.scenario)
+    prefix = "Chosen among offers filtered to "
+    return f", among offers filtered to {text[len(prefix) : -1]}" if text else ""
 
 
-def desktop_text(calc: Calculation) -> str:
+def flips_text(calc: Calculation) -> str | None:
+    """What would flip the verdict, in one line (the CLI's thresholds, shorter)."""
+    from costcalc.providers.registry import labels
+
+    found = thresholds(calc.comparison, calc.assumptions)
+    return flips.compact_text(found, calc.assumptions, calc.money, labels())
+
+
+def desktop_text(calc: Calculation, flip: str | None = None) -> str:
+    """The desktop's cost, then `flip` (what would flip the verdict) on a line of its own."""
     c, a, m = calc.comparison, calc.assumptions, calc.money
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
@@ -63,7 +63,11 @@ def desktop_text(calc: Calculation) -> str:
     if crossing is not None:
         desk += f" {crossing}"
     unfit = calc.fit.feasibility.failed if calc.fit is not None else None
-    return desk if unfit is None else f"{desk} {unfit}"
+    if unfit is not None:
+        desk += f" {unfit}"
+    if flip is not None:
+        desk += f"\n{flip}"
+    return desk
 
 
 class VerdictBar(Vertical):
@@ -105,7 +109,11 @@ class VerdictBar(Vertical):
         )
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
-        if self.narrow and "That is" in basis:
-            basis = "That is" + basis.split("That is", 1)[1]
+        flip = flips_text(calc)
+        if self.narrow:  # no desktop line: what flips the verdict, then its price's age
+            if "That is" in basis:
+                basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
+                basis = basis.rstrip(".") + "."
+            basis = f"{flip} {basis}" if flip else basis
         update_text(self.query_one("#basis-line", Static), basis)
-        update_text(self.query_one("#desktop-line", Static), desktop_text(calc))
+        update_text(self.query_one("#desktop-line", Static), desktop_text(calc, flip))
