@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from costcalc.core import engine
+from costcalc.core import commitment, engine
 from costcalc.core.compare import Comparison, candidates, cloud_year, desktop_break_even_days
 from costcalc.core.models import Assumptions, OfferResult
 
@@ -126,9 +126,12 @@ def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], floa
     setup = offer.setup_fee_usd / a.horizon_years if offer.setup_fee_usd else 0.0
 
     def fast(p: float) -> float:
-        bill = engine.cloud_usd_for_hours(
-            billed, p, offer.monthly_fee_usd, offer.included_usd_per_month
-        )
+        if offer.term_years is not None:  # paid for every hour of the term, used or not
+            bill = commitment.committed_usd_per_year(p, hours, offer.term_years, a.horizon_years)
+        else:
+            bill = engine.cloud_usd_for_hours(
+                billed, p, offer.monthly_fee_usd, offer.included_usd_per_month
+            )
         return bill + setup
 
     def exact(p: float) -> float:
