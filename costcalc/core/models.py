@@ -163,9 +163,6 @@ class CloudOffer(Frozen):
     )
     setup_fee_usd: float = Field(default=0.0, ge=0, description="One-off fee to start renting.")
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
-    stale_after_days: float = Field(
-        default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
-    )
     source: Text
 
     @property
