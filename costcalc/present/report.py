@@ -19,8 +19,8 @@ from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
-from costcalc.core.offers import is_stale
 from costcalc.core.scenario import AppData, Calculation
+from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.present import columns as cols
 from costcalc.present import display, explain
@@ -264,7 +264,12 @@ def closing_lines(
         lines.append(f"  {crossing}")
     lines += ["", display.verdict(c, a, calc.spec, calc.money, labels)]
     if c.best is not None:
-        lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
+        lines.append(display.price_line(c.best, is_stale_result(c.best)))
+    weighed = display.weighed_text(calc.weighed)
+    if weighed is not None:
+        lines.append(f"  {weighed}")
+    if any(is_stale_result(r) for r in c.offers if r.role in (COMPARABLE, SCALE_OUT)):
+        lines.append(f"  {CLOUD_LEGEND}.")
     return lines
 
 
@@ -434,6 +439,7 @@ def to_json(
             "spot_restart_hours": c.rules.restart_h,
         },
         "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money, labels),
+        "tiers": asdict(calc.weighed),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,
