@@ -70,7 +70,7 @@ def test_one_table_feeds_every_limit_and_the_legend() -> None:
     assert CARD_PRICE_STALE_DAYS == staleness.MAX_AGE_DAYS["street"] == 180
     from costcalc.core.compare import ESTIMATE_MAX_AGE_DAYS
 
-    assert ESTIMATE_MAX_AGE_DAYS == staleness.MAX_AGE_DAYS["estimate"]
+    assert staleness.MAX_AGE_DAYS["estimate"] == ESTIMATE_MAX_AGE_DAYS
     assert staleness.LEGEND == (
         "stale: observed spot/marketplace prices over 7 d, estimates over 30 d, list prices "
         "over 90 d, desktop card prices over 180 d"

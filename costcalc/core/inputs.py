@@ -545,7 +545,7 @@ INPUTS: tuple[Input, ...] = (
         "exclude_tiers",
         "--exclude",
         "Leave out",
-        "tier",
+        "excluded tiers",
         "leave out offers in these tiers (comma-separated, repeatable): "
         + ", ".join(TIER_NAMES)
         + "; e.g. community,marketplace for a data-centre SLA",
