@@ -41,6 +41,7 @@ on-demand prices read from a price page or API (Azure's retail API, Paperspace's
 burn rates), whoever publishes them."""
 
 MAX_AGE_DAYS: dict[StaleKind, float] = {rule.kind: rule.max_age_days for rule in RULES}
+WHAT: dict[StaleKind, str] = {rule.kind: rule.what for rule in RULES}
 
 LEGEND = "stale: " + ", ".join(f"{r.what} over {r.max_age_days:g} d" for r in RULES)
 """The one-line legend printed wherever 'stale' appears."""

@@ -12,14 +12,12 @@ from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, GpuSpec, OfferResult
-from costcalc.core.staleness import RULES, max_age_days, stale_kind
+from costcalc.core.staleness import WHAT, max_age_days, stale_kind
 from costcalc.core.terminal import printable
 from costcalc.core.tiers import Weighed
 
 safe = printable
 """Text from a feed, a file or the history database, fit for a terminal (no control characters)."""
-
-STALE_WHAT = {rule.kind: rule.what for rule in RULES}
 
 DOES_NOT_FIT = "does not fit"
 NEVER = "never"
@@ -149,7 +147,7 @@ def price_line(result: OfferResult, now_stale: bool) -> str:
         line += f", {offer.price_in_currency:,.4g} {offer.currency}/h converted"
     if now_stale:
         line += (
-            f", stale ({STALE_WHAT[stale_kind(offer)]} over {max_age_days(offer):g} d): "
+            f", stale ({WHAT[stale_kind(offer)]} over {max_age_days(offer):g} d): "
             "`costcalc refresh` fetches current prices"
         )
     return line + "."

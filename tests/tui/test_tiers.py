@@ -112,3 +112,18 @@ async def test_the_help_lists_the_key_the_tiers_and_the_legend(app_factory: Make
         assert "T Leave out" in text
         assert all(name in text for name in TIER_NAMES)
         assert staleness.LEGEND in text
+
+
+async def test_why_this_number_says_the_price_rule(app_factory: MakeApp) -> None:
+    from costcalc.tui.widgets.why import why_text
+
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        screen = main_of(app)
+        assert screen.calc is not None
+        for result in screen.calc.comparison.offers[:40]:
+            text = why_text(screen.calc, result, app.data).plain  # type: ignore[attr-defined]
+            assert staleness.CLOUD_LEGEND in text
+            rule = f"stale ({staleness.WHAT[staleness.stale_kind(result.offer)]}"
+            assert (rule in text) == staleness.is_stale(result.offer, FIXED_NOW), text
