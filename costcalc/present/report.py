@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from costcalc.core import engine
 from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.scenario import AppData, Calculation
@@ -361,7 +362,7 @@ def explain_parts(
         calc.workload.kind,
         calc.workload.dtype,
     )
-    return explain.explain_offer(
+    parts = explain.explain_offer(
         result,
         calc.comparison,
         calc.desktop,
@@ -372,6 +373,16 @@ def explain_parts(
         calc.money,
         why_speed,
     )
+    return [*parts, price_part(result)]
+
+
+def price_part(result: OfferResult) -> explain.Explanation:
+    """The offer's price: its kind and age, the rule that makes it stale when it is, and the
+    legend (the app's table says 'stale' without room for it)."""
+    line = display.price_line(result, is_stale_result(result)).strip()
+    if result.offer.provider == CUSTOM_PROVIDER:
+        return explain.Explanation("Price", (line,))
+    return explain.Explanation("Price", (line, f"{CLOUD_LEGEND}."))
 
 
 def explain_lines(calc: Calculation, data: AppData) -> list[str]:

@@ -7,11 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import AppData, Calculation
-from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
-from costcalc.present.display import price_line
 from costcalc.present.report import explain_parts
 
 
@@ -24,10 +21,6 @@ def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
         text.append(part.title + "\n", style="bold underline")
         for line in part.lines:
             text.append("  " + line + "\n")
-    if result.offer.provider != CUSTOM_PROVIDER:  # the price's kind and age, and the rule
-        text.append("\nPrice\n", style="bold underline")
-        text.append("  " + price_line(result, is_stale_result(result)).strip() + "\n")
-        text.append(f"  {CLOUD_LEGEND}.\n")
     return text
 
 
