@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.constants import INTERRUPTION_BUCKETS
@@ -162,7 +162,6 @@ PROVIDER = FeedProvider(
     short="AWS spot",
     snapshot_file="aws_spot.yaml",
     fetch=refresh,
-    stale_after=timedelta(days=1),
     env=(
         EnvVar(URL_ENV, "spot price feed URL"),
         EnvVar("COSTCALC_AWS_ADVISOR_URL", "Spot Instance Advisor feed URL"),

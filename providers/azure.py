@@ -35,7 +35,7 @@ import functools
 import os
 import re
 from collections.abc import Iterable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -267,7 +267,6 @@ PROVIDER = FeedProvider(
     label="Azure",
     snapshot_file="azure.yaml",
     fetch=refresh,
-    stale_after=timedelta(days=30),
     env=(
         EnvVar(URL_ENV, "Retail Prices API URL of the first page"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
@@ -88,8 +88,6 @@ class Provider(Protocol):
     @property
     def guaranteed_gpu(self) -> bool: ...
     @property
-    def stale_after(self) -> timedelta: ...
-    @property
     def env(self) -> tuple[EnvVar, ...]: ...
     @property
     def gpu_names(self) -> Mapping[str, Choice]:
@@ -127,7 +125,6 @@ class FeedProvider:
     """None: a curated table only; `refresh` reports it as skipped, with its age."""
     short: str = ""
     guaranteed_gpu: bool = True
-    stale_after: timedelta = timedelta(days=90)
     env: tuple[EnvVar, ...] = ()
     # The tables are dicts: left out of the hash, so a provider stays a hashable value.
     gpu_names: Mapping[str, Choice] = field(default_factory=dict, hash=False)
@@ -135,7 +132,7 @@ class FeedProvider:
     curated table writes catalog keys itself and needs none."""
     ignored_gpus: Mapping[str, str] = field(default_factory=dict, hash=False)
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
-    to_offers: Callable[[Snapshot, float], list[CloudOffer]] | None = None
+    to_offers: Callable[[Snapshot], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE
 
     @property
@@ -143,12 +140,11 @@ class FeedProvider:
         return self.fetch is not None
 
     def offers(self, snapshot: Snapshot) -> list[CloudOffer]:
-        stale_days = self.stale_after.total_seconds() / 86400
         if self.to_offers is not None:
-            found = self.to_offers(snapshot, stale_days)
+            found = self.to_offers(snapshot)
         else:
             assert isinstance(snapshot, PriceSnapshot)
-            found = offers_from_price_snapshot(snapshot, stale_days)
+            found = offers_from_price_snapshot(snapshot)
         if self.guaranteed_gpu:
             return found
         return [o.model_copy(update={"guaranteed": False}) for o in found]

@@ -12,9 +12,9 @@ from costcalc.core.offers import Snapshot, offers_from_colab
 from costcalc.providers.base import FeedProvider
 
 
-def _offers(snapshot: Snapshot, stale_after_days: float) -> list[CloudOffer]:
+def _offers(snapshot: Snapshot) -> list[CloudOffer]:
     assert isinstance(snapshot, ColabSnapshot)
-    return offers_from_colab(snapshot, stale_after_days)
+    return offers_from_colab(snapshot)
 
 
 PROVIDER = FeedProvider(

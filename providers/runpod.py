@@ -20,7 +20,7 @@ touches the network.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot, Tier
@@ -182,7 +182,6 @@ PROVIDER = FeedProvider(
     label="RunPod",
     snapshot_file="runpod.yaml",
     fetch=refresh,
-    stale_after=timedelta(days=30),
     env=(EnvVar(URL_ENV, "GraphQL API URL"),),
     gpu_names=GPU_NAMES,
     ignored_gpus=IGNORED_GPUS,

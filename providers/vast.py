@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot
@@ -311,7 +311,6 @@ PROVIDER = FeedProvider(
     label="Vast.ai",
     snapshot_file="vast.yaml",
     fetch=refresh,
-    stale_after=timedelta(days=7),
     env=(
         EnvVar(URL_ENV, "offer search (bundles) API URL"),
         EnvVar(

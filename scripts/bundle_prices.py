@@ -112,8 +112,7 @@ def freshness_report(prices_dir: Path, now: datetime, width: int | None) -> str:
     book = PriceBook()
     for p in PROVIDERS:
         snapshot = load_yaml_file(prices_dir / p.snapshot_file, p.snapshot_model)
-        days = p.stale_after.total_seconds() / 86400
-        book.snapshots[p.name] = LoadedSnapshot(p.name, snapshot, "bundled", days)
+        book.snapshots[p.name] = LoadedSnapshot(p.name, snapshot, "bundled")
         book.offers += p.offers(snapshot)
     data = freshness.with_book(load_app_data(), book)
     others = freshness.other_ages(

@@ -16,7 +16,7 @@ from costcalc.store.snapshots import load_bundled
 
 HEADER = (
     "| name | provider | bundled snapshot | prices true on | licence | live in `refresh` "
-    "| stale after | settings |"
+    "| settings |"
 )
 
 
@@ -31,7 +31,6 @@ def _settings(p: Provider) -> str:
 
 def row(p: Provider) -> str:
     snapshot = load_bundled(p)
-    days = p.stale_after.total_seconds() / 86400
     cells = (
         f"`{p.name}`",
         p.label,
@@ -39,7 +38,6 @@ def row(p: Provider) -> str:
         snapshot.fetched_at.date().isoformat(),
         (snapshot.licence or "-").replace("|", "/"),
         _live(p),
-        f"{days:g} d",
         _settings(p),
     )
     return "| " + " | ".join(cells) + " |"

@@ -245,7 +245,7 @@ def test_prices_gpu_filter_and_staleness(capsys: pytest.CaptureFixture[str]) -> 
     assert offers and {o["gpu"] for o in offers} == {"a100_sxm4_80gb", "a100_pcie_80gb"}
     code, out, _ = run(["prices", "--provider", "aws-spot", "--sources"], capsys)
     (source,) = [line for line in out.splitlines() if line.startswith("aws-spot: ")]
-    assert "STALE" in source  # bundled spot estimates are older than a day
+    assert "95 of 95 rows stale" in source  # bundled spot estimates are older than 30 days
     assert "stale" in out.splitlines()[3]  # and each row says so (--wide not needed at 80)
 
 
@@ -280,8 +280,10 @@ def test_misspelt_country_name_suggests_its_code(capsys: pytest.CaptureFixture[s
 
 def test_a_stale_verdict_price_says_how_to_refresh(capsys: pytest.CaptureFixture[str]) -> None:
     _, stale, _ = run(["quick", "--gpu", "rtx3090", "--provider", "aws-spot"], capsys)
+    stale = " ".join(stale.split())  # as read, not as wrapped
     assert "an estimate (derived, never observed)" in stale
-    assert "stale: `costcalc refresh` fetches current prices." in stale
+    assert "stale (estimates over 30 d): `costcalc refresh` fetches current prices." in stale
+    assert "stale: observed spot/marketplace prices over 7 d, estimates over 30 d" in stale
     _, fresh, _ = run([*REFERENCE, "--provider", "custom"], capsys)
     assert "costcalc refresh" not in fresh  # a price given just now is not stale
 

@@ -31,6 +31,8 @@ PRIORITY = (
 
 
 def register(sub: Any) -> None:
+    from costcalc.core.inputs import BY_FIELD
+    from costcalc.core.staleness import CLOUD_LEGEND
     from costcalc.present.price_table import SORT_KEYS
     from costcalc.providers.registry import names
 
@@ -41,13 +43,12 @@ def register(sub: Any) -> None:
             "Compare the offers in the current price snapshots (refreshed ones override the "
             "bundled ones): one row per provider, offer, GPU and count, its regions folded into "
             "the cheapest, sorted by $ per GPU-hour, on-demand, spot and committed (1- and 3-year "
-            "reserved: owed for every hour of the term, used or not) side by side. Stale "
-            "marks a price older than its provider's policy allows (a spot feed after a day, "
-            "list prices after 90 days)."
+            "reserved: owed for every hour of the term, used or not) side by side. A price "
+            f"older than its kind allows is marked {CLOUD_LEGEND}."
         ),
         **output.examples(
             "costcalc prices --gpu h100",
-            "costcalc prices --min-memory 48 --offers on-demand --sort gpu-hour",
+            "costcalc prices --min-memory 48 --exclude community,marketplace,spot",
             "costcalc prices --provider runpod --gpu rtx4090 --json",
         ),
     )
@@ -69,6 +70,13 @@ def register(sub: Any) -> None:
         choices=("all", "on-demand", "spot", "committed"),
         default="all",
         help="which prices to compare (default all: on-demand, spot and committed side by side)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="TIERS",
+        help=BY_FIELD["exclude_tiers"].help,
     )
     p.add_argument(
         "--provider",
@@ -116,8 +124,16 @@ def _gigabytes(text: str) -> float:
     return value
 
 
+def _excluded(texts: list[str]) -> tuple[Any, ...]:
+    """The tiers --exclude names, read as `quick` reads them (an unknown one: one line, exit 2)."""
+    from costcalc.core.inputs import parse_texts
+
+    return tuple(parse_texts({"exclude_tiers": texts}).get("exclude_tiers", ()))
+
+
 def run(ns: argparse.Namespace) -> int:
-    from costcalc.core.offers import is_stale
+    from costcalc.core import tiers
+    from costcalc.core.staleness import is_stale
     from costcalc.present.report import cloud_offer_json
     from costcalc.providers import registry
     from costcalc.store.bundled import load_catalog
@@ -127,6 +143,7 @@ def run(ns: argparse.Namespace) -> int:
     now = utc_now()
     if ns.ages:
         return _print_ages(ns, now)
+    excluded = tiers.left_out(_excluded(ns.exclude), ns.offers)
     catalog = load_catalog()
     gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
     regions = {r.casefold() for r in ns.region}
@@ -137,7 +154,7 @@ def run(ns: argparse.Namespace) -> int:
         if (not gpus or o.gpu in gpus)
         and (not regions or o.region.casefold() in regions)
         and (ns.min_memory is None or catalog.get(o.gpu).memory_gb >= ns.min_memory)
-        and ns.offers in ("all", o.way)
+        and tiers.keeps(o, excluded)
     ]
     for warning in book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
@@ -165,6 +182,7 @@ def run(ns: argparse.Namespace) -> int:
 
 def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: Any) -> None:
     from costcalc.core.offers import age_days
+    from costcalc.core.staleness import CLOUD_LEGEND
     from costcalc.core.terminal import fill
     from costcalc.present import display
     from costcalc.present.price_table import cells, family, fold, sort_rows
@@ -201,7 +219,7 @@ def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: A
             labels,
             now,
             display.gpus(catalog.get(row.gpu).short_name, row.gpu_count),
-            display.age_days(age_days(row.best.fetched_at, now)),
+            display.age(age_days(row.best.fetched_at, now)),
         )
         for row in rows
     ]
@@ -213,6 +231,8 @@ def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: A
     width = None if ns.wide else output.width()
     print("\n".join(fill(_answer(rows[0], catalog, labels), width)))
     print(render_table(columns, table, width=width, priority=PRIORITY))
+    if any(row["age"].endswith(" stale") for row in table):
+        print("\n".join(fill(f"{CLOUD_LEGEND}.", width, hang="  ")))
 
 
 def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
@@ -235,7 +255,10 @@ def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
 
 def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
     """One line on where the prices come from, or (`--sources`) a paragraph per provider."""
+    from collections import Counter
+
     from costcalc.core.offers import age_days
+    from costcalc.core.staleness import CLOUD_LEGEND, is_stale
     from costcalc.core.terminal import fill_all
     from costcalc.present import display
 
@@ -248,14 +271,19 @@ def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
         )
         print("\n".join(fill_all([line], output.width())))
         return
+    rows = Counter(o.provider for o in book.offers)
+    stale = Counter(o.provider for o in book.offers if is_stale(o, now))
     lines = []
     for provider, loaded in snapshots:
-        stale = ", STALE" if loaded.is_stale(now) else ""
+        count = stale[provider]
+        flag = f", {count:,} of {rows[provider]:,} rows stale" if count else ""
         lines.append(
             f"{provider}: {loaded.origin}, prices of {loaded.fetched_at:%Y-%m-%d} "
-            f"(age {display.age(age_days(loaded.fetched_at, now))}{stale})"
+            f"(age {display.age(age_days(loaded.fetched_at, now))}{flag})"
         )
         lines.append(f"  source: {loaded.snapshot.source}")
+    if stale:
+        lines.append(f"{CLOUD_LEGEND}.")
     print()
     print("\n".join(fill_all(lines, output.width())))
 

@@ -16,6 +16,8 @@ EXAMPLES = (
 
 
 def register(sub: Any) -> None:
+    from costcalc.core.staleness import CLOUD_LEGEND
+
     p = sub.add_parser(
         "quick",
         help="one-shot comparison: desktop GPU versus every cloud offer",
@@ -25,7 +27,8 @@ def register(sub: Any) -> None:
             "leave out come from your saved settings (the app's config.yaml) when there are any "
             "- the first line of the output says which - then from the environment "
             "(COSTCALC_UTIL, COSTCALC_REGION, ... : COSTCALC_ and the option's name), then from "
-            "the bundled defaults. --no-config ignores the saved settings."
+            "the bundled defaults. --no-config ignores the saved settings. A price older than "
+            f"its kind allows is marked {CLOUD_LEGEND}."
         ),
         **output.examples(*EXAMPLES),
     )

@@ -9,12 +9,15 @@ from costcalc.cli import output
 
 
 def register(sub: Any) -> None:
+    from costcalc.core.tiers import TIERS_TEXT
+
     p = sub.add_parser(
         "tui",
         help="open the interactive app (the default when no command is given)",
         description=(
             "Explore rent versus buy interactively: your setup, every offer, the break-even "
-            "curves and the formulas behind each number. Settings are saved in your config file."
+            "curves and the formulas behind each number. Settings are saved in your config "
+            f"file. In the app, T leaves tiers out, as --exclude does in quick: {TIERS_TEXT}."
         ),
         **output.examples("costcalc", "costcalc tui"),
     )

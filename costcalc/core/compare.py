@@ -8,9 +8,9 @@ Rules kept here:
   least the memory the job needs (the desktop GPU's memory when the user gives none). Offers
   with more GPUs are *scale-out* options, costed with the sourced scaling of costcalc/data/
   scaling.yaml, and can be the verdict only when the user allows it;
-- prices by kind: an estimate older than ESTIMATE_MAX_AGE_DAYS is never the verdict while a
-  comparable observed or list price exists; a spot offer's hours carry its expected
-  interruption overhead; a commitment is paid for every hour of its term whatever the
+- prices by kind: a stale estimate (older than its limit in costcalc.core.staleness) is never
+  the verdict while a comparable observed or list price exists; a spot offer's hours carry its
+  expected interruption overhead; a commitment is paid for every hour of its term whatever the
   utilisation, and decides the verdict only when the horizon covers its term
   (costcalc.core.commitment).
 """
@@ -37,11 +37,12 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
+from costcalc.core.staleness import MAX_AGE_DAYS
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""
 
-ESTIMATE_MAX_AGE_DAYS = 30.0
+ESTIMATE_MAX_AGE_DAYS = MAX_AGE_DAYS["estimate"]
 SPOT_RISK_BY_BUCKET = (0.025, 0.075, 0.125, 0.175, 0.25)
 """Share of instances reclaimed in a month, at the middle of each AWS Spot Advisor bucket
 (<5 %, 5-10 %, 10-15 %, 15-20 %, >20 %: the last taken as 25 %)."""
@@ -351,7 +352,7 @@ def cloud_year(
 
 
 def is_stale_estimate(result: OfferResult) -> bool:
-    """An estimate (a derived price no one observed) older than ESTIMATE_MAX_AGE_DAYS."""
+    """An estimate (a derived price no one observed) past the estimates' staleness limit."""
     return result.offer.price_kind == "estimate" and result.price_age_days > ESTIMATE_MAX_AGE_DAYS
 
 

@@ -19,6 +19,13 @@ DTYPES: tuple[Dtype, ...] = get_args(Dtype)
 OfferKind = Literal["all", "spot", "on-demand"]
 OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
 
+TierName = Literal[
+    "secure", "community", "marketplace", "on-demand", "spot", "committed", "free", "estimate"
+]
+"""The tiers an offer can be in, and `--exclude` can leave out (costcalc.core.tiers): who hosts
+it, how it is priced, and whether anyone charges or observed the price."""
+TIER_NAMES: tuple[TierName, ...] = get_args(TierName)
+
 CUSTOM_PROVIDER = "custom"
 """Offers the user prices on the command line or in the app."""
 

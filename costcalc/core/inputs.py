@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from annotated_types import Ge, Gt, Le, Lt
 
-from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS
+from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import BASE_TIERS
 from costcalc.core.scenario import Scenario
@@ -553,6 +553,20 @@ INPUTS: tuple[Input, ...] = (
         "offers",
         choices=OFFER_KINDS,
         alias=("--no-spot", "on-demand"),
+    ),
+    Input(
+        "exclude_tiers",
+        "--exclude",
+        "Leave out",
+        "excluded tiers",
+        "leave out offers in these tiers (comma-separated, repeatable): "
+        + ", ".join(TIER_NAMES)
+        + "; e.g. community,marketplace for a data-centre SLA",
+        "list",
+        "offers",
+        metavar="TIERS",
+        choices=TIER_NAMES,
+        item="choice",
     ),
     Input(
         "cloud_regions",

@@ -174,9 +174,6 @@ class CloudOffer(Frozen):
         "usd_per_hour is owed for every hour of it, used or not. None: pay as you go.",
     )
     fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
-    stale_after_days: float = Field(
-        default=90.0, gt=0, description="Age past which the price is stale (provider's policy)."
-    )
     source: Text
 
     @property

@@ -19,14 +19,7 @@ def age_days(fetched_at: datetime, now: datetime) -> float:
     return max(0.0, (now - fetched_at).total_seconds() / 86400)
 
 
-def is_stale(offer: CloudOffer, now: datetime) -> bool:
-    """Older than its provider's staleness policy allows (a spot feed: a day; list prices: 90)."""
-    return age_days(offer.fetched_at, now) > offer.stale_after_days
-
-
-def offers_from_price_snapshot(
-    snapshot: PriceSnapshot, stale_after_days: float
-) -> list[CloudOffer]:
+def offers_from_price_snapshot(snapshot: PriceSnapshot) -> list[CloudOffer]:
     fees = {plan.name: plan.monthly_fee_usd for plan in snapshot.plans}
     offers = []
     for row in snapshot.offers:
@@ -61,14 +54,13 @@ def offers_from_price_snapshot(
                 setup_fee_usd=row.setup_fee_usd,
                 term_years=row.term_years,
                 fetched_at=row.fetched_at or snapshot.fetched_at,
-                stale_after_days=stale_after_days,
                 source=row.source or snapshot.source,
             )
         )
     return offers
 
 
-def offers_from_colab(snapshot: ColabSnapshot, stale_after_days: float) -> list[CloudOffer]:
+def offers_from_colab(snapshot: ColabSnapshot) -> list[CloudOffer]:
     """Each tier x each accelerator it may use: $/h = units per hour x $ per unit."""
     offers = []
     for tier in snapshot.tiers:
@@ -90,7 +82,6 @@ def offers_from_colab(snapshot: ColabSnapshot, stale_after_days: float) -> list[
                     price_kind="observed",
                     # The hourly price is the observed burn rate; its date is the price's age.
                     fetched_at=datetime.combine(rate.observed, time(), tzinfo=timezone.utc),
-                    stale_after_days=stale_after_days,
                     source=f"{tier.source}; rate: {rate.source}",
                 )
             )
@@ -119,15 +110,11 @@ class LoadedSnapshot:
     snapshot: Snapshot
     origin: str
     """'bundled' or the path of the refreshed file."""
-    stale_after_days: float
     warning: str | None = None
 
     @property
     def fetched_at(self) -> datetime:
         return self.snapshot.fetched_at
-
-    def is_stale(self, now: datetime) -> bool:
-        return age_days(self.fetched_at, now) > self.stale_after_days
 
 
 @dataclass

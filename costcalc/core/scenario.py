@@ -18,11 +18,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from costcalc.core import tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
-from costcalc.core.constants import CUSTOM_PROVIDER, MIN_UTILISATION, Dtype, Kind, OfferKind
+from costcalc.core.constants import (
+    CUSTOM_PROVIDER,
+    MIN_UTILISATION,
+    TIER_NAMES,
+    Dtype,
+    Kind,
+    OfferKind,
+    TierName,
+)
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError
 from costcalc.core.feasibility import Feasibility
@@ -41,6 +50,7 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, default_dtype
+from costcalc.core.staleness import MAX_AGE_DAYS
 
 if TYPE_CHECKING:
     from costcalc.core.bench_apply import BenchEffects
@@ -159,6 +169,10 @@ class Scenario(BaseModel):
         default=(), description="Only offers from these providers; empty: all."
     )
     offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
+    exclude_tiers: tuple[TierName, ...] = Field(
+        default=(),
+        description="Leave out offers in these tiers (community, marketplace, spot, free, ...).",
+    )
     cloud_regions: tuple[str, ...] = Field(
         default=(), description="Only offers in these cloud regions; empty: all."
     )
@@ -186,6 +200,12 @@ class Scenario(BaseModel):
     spot_restart_minutes: float = Field(
         default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
     )
+
+    @field_validator("exclude_tiers")
+    @classmethod
+    def _tiers_once(cls, value: tuple[TierName, ...]) -> tuple[TierName, ...]:
+        """Each tier once, in the vocabulary's order: the same exclusion reads the same."""
+        return tuple(t for t in TIER_NAMES if t in value)
 
     @model_validator(mode="before")
     @classmethod
@@ -358,11 +378,11 @@ def build_assumptions(
 def offers_for(
     scenario: Scenario, offers: Sequence[CloudOffer], catalog: GpuCatalog
 ) -> list[CloudOffer]:
-    """Offers the comparison considers: every filter of the scenario (providers, spot or
-    on-demand, cloud regions, GPU families, memory per GPU, words). Filters narrow the answer,
-    not only the rows: the verdict is chosen among what passes."""
+    """Offers the comparison considers: every filter of the scenario (providers, tiers left out
+    and spot or on-demand, cloud regions, GPU families, memory per GPU, words). Filters narrow
+    the answer, not only the rows: the verdict is chosen among what passes."""
     providers = set(scenario.providers) - {CUSTOM_PROVIDER}
-    spot = {"all": None, "spot": True, "on-demand": False}[scenario.offer_kind]
+    excluded = tiers.left_out(scenario.exclude_tiers, scenario.offer_kind)
     regions = {r.casefold() for r in scenario.cloud_regions}
     gpus = {s.key for name in scenario.cloud_gpus for s in catalog.family(name)}
     words = match_words(scenario.offer_match)
@@ -370,7 +390,7 @@ def offers_for(
     for o in offers:
         if providers and o.provider not in providers:
             continue
-        if (spot is not None and o.spot is not spot) or (
+        if (excluded and not tiers.keeps(o, excluded)) or (
             regions and o.region.casefold() not in regions
         ):
             continue
@@ -468,6 +488,12 @@ class Calculation:
     fit: DesktopFit | None = None
     """Whether the build physically works (slots, cooling, PSU, wall circuit); None when the
     hardware facts are not loaded."""
+
+    @property
+    def weighed(self) -> tiers.Weighed:
+        """The tiers the answer weighed and those it left out (--exclude, --offers)."""
+        s = self.scenario
+        return tiers.weighed(self.offers, tiers.left_out(s.exclude_tiers, s.offer_kind))
 
     @property
     def electricity_text(self) -> str:
@@ -732,8 +758,8 @@ def scenario_rules(scenario: Scenario, spec: GpuSpec) -> Rules:
     )
 
 
-CARD_PRICE_STALE_DAYS = 180
-"""A card price older than this gets a warning, as a cloud list price older than 90 days does."""
+CARD_PRICE_STALE_DAYS = MAX_AGE_DAYS["street"]
+"""A card price older than this gets a warning (the staleness table, costcalc.core.staleness)."""
 
 
 def desktop_card(spec: GpuSpec, used: bool, now: datetime) -> tuple[CardPrice | None, list[str]]:

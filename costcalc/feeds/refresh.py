@@ -29,6 +29,7 @@ from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
 from costcalc.core.plausible import Readings, doubt
 from costcalc.edge import locations
+from costcalc.present.display import age
 from costcalc.providers import registry
 from costcalc.providers.base import Fetched, Provider, Skip
 from costcalc.store.bundled import load_catalog
@@ -315,14 +316,14 @@ def _previous(provider: Provider) -> PriceSnapshot | None:
 def _skipped(provider: Provider, now: datetime, hint: str) -> ProviderResult:
     """What a provider without a fetch keeps: its curated prices, and their age."""
     bundled = load_bundled(provider)
-    days = age_days(bundled.fetched_at, now)
+    old = age(age_days(bundled.fetched_at, now))
     also = f"{hint}, or " if hint else ""
     message = (
         f"no machine-readable price list; kept the curated prices of "
-        f"{bundled.fetched_at:%Y-%m-%d} ({days:.0f} days old); {also}"
+        f"{bundled.fetched_at:%Y-%m-%d} ({old} old); {also}"
         f"override any price in {locations.price_overrides_file()}"
     )
-    summary = f"curated table, {days:.0f} d old ({hint or 'no public price feed'})"
+    summary = f"curated table, {old} old ({hint or 'no public price feed'})"
     return ProviderResult(
         provider.name, True, message, skipped=True, label=provider.label, summary=summary
     )

@@ -19,7 +19,7 @@ from costcalc.core.commitment import term_label
 from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
-from costcalc.core.offers import is_stale
+from costcalc.core.staleness import is_stale_result, max_age_days
 from costcalc.present import display
 
 Width = Literal["name", "label", "figure"]
@@ -125,8 +125,8 @@ class Column:
 
 
 def _age(r: OfferResult, ctx: Context) -> str:
-    text = display.age_days(r.price_age_days)
-    if ctx.now is not None and is_stale(r.offer, ctx.now):
+    text = display.age(r.price_age_days)
+    if is_stale_result(r):
         text += " stale"
     return text
 
@@ -312,6 +312,8 @@ COLUMNS: tuple[Column, ...] = (
         sort=lambda r: r.price_age_days,
         json=lambda r: {
             "price_age_days": r.price_age_days,
+            "stale": is_stale_result(r),
+            "stale_after_days": max_age_days(r.offer),
             "price_kind": r.offer.price_kind,
             "tier": r.offer.tier,
             "summary": r.offer.summary,

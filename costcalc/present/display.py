@@ -6,14 +6,16 @@ Rule kept here: formatting only, no arithmetic of its own beyond rounding for di
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, GpuSpec, OfferResult
+from costcalc.core.staleness import WHAT, max_age_days, stale_kind
 from costcalc.core.terminal import printable
+from costcalc.core.tiers import Weighed
 
 if TYPE_CHECKING:
     from costcalc.core.scenario import Scenario
@@ -71,13 +73,9 @@ def days_short(value: float | None) -> str:
 
 
 def age(value_days: float) -> str:
-    if value_days < 1 / 24:
-        return "now"
-    if value_days < 1:
-        return f"{value_days * 24:.0f} h"
-    if value_days < 365:
-        return f"{value_days:.0f} d"
-    return f"{value_days / 365:.1f} y"
+    """A price's age, in one format everywhere (tables, verdict, sources, --ages): '<1 d',
+    '60 d', '1,059 d'; the staleness limits are in days too."""
+    return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
 
 
 def kwh(value: float) -> str:
@@ -148,13 +146,31 @@ def price_line(result: OfferResult, now_stale: bool) -> str:
         "list": "a list price",
         "estimate": "an estimate (derived, never observed)",
     }[offer.price_kind]
-    old = "just now" if result.price_age_days < 1 / 24 else f"{age(result.price_age_days)} old"
-    line = f"  That is {kind} of {offer.fetched_at:%Y-%m-%d} ({old})"
+    line = f"  That is {kind} of {offer.fetched_at:%Y-%m-%d} ({age(result.price_age_days)} old)"
     if offer.currency != "USD" and offer.price_in_currency is not None:
         line += f", {offer.price_in_currency:,.4g} {offer.currency}/h converted"
     if now_stale:
-        line += ", stale: `costcalc refresh` fetches current prices"
+        line += (
+            f", stale ({WHAT[stale_kind(offer)]} over {max_age_days(offer):g} d): "
+            "`costcalc refresh` fetches current prices"
+        )
     return line + "."
+
+
+def and_join(words: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def weighed_text(w: Weighed) -> str | None:
+    """'Weighed: secure on-demand and spot offers; left out: community, marketplace.' when a
+    tier is left out (--exclude, --offers); None when every tier was weighed."""
+    if not w.left_out:
+        return None
+    offers = f"{and_join(w.hosts)} {and_join(w.pricing)} offers" if w.hosts else "no offers"
+    return f"Weighed: {offers}; left out: {', '.join(w.left_out)}."
 
 
 def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) -> str:
@@ -358,11 +374,6 @@ def amount(value: float, decimals: int) -> str:
     """A plain amount (the header names the currency) with its table's decimals
     (`money_decimals` of every amount shown): 68.80 beside 6.57, not 68.8 beside 6.571."""
     return f"{value:,.{decimals}f}"
-
-
-def age_days(value_days: float) -> str:
-    """A price's age in days whatever its size ('<1 d', '60 d', '514 d'), for a column."""
-    return "<1 d" if value_days < 1 else f"{value_days:,.0f} d"
 
 
 def clip(text: str, width: int) -> str:

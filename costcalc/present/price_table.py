@@ -20,7 +20,8 @@ from typing import Literal
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer
-from costcalc.core.offers import age_days, is_stale
+from costcalc.core.offers import age_days
+from costcalc.core.staleness import is_stale
 
 Offers = Literal["all", "on-demand", "spot", "committed"]
 SortKey = Literal["gpu-hour", "hour", "memory", "age", "provider"]

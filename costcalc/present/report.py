@@ -20,9 +20,9 @@ from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
-from costcalc.core.offers import is_stale
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.scenario import AppData, Calculation
+from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
@@ -259,7 +259,10 @@ def verdict_lines(
         if spread is not None:
             lines.append(f"  {spread}")
     if c.best is not None:
-        lines.append(display.price_line(c.best, is_stale(c.best.offer, calc.now)))
+        lines.append(display.price_line(c.best, is_stale_result(c.best)))
+    weighed = display.weighed_text(calc.weighed)
+    if weighed is not None:
+        lines.append(f"  {weighed}")
     return lines
 
 
@@ -305,14 +308,18 @@ def table_context(
 
 
 def closing_lines(calc: Calculation, left_out: int) -> list[str]:
-    """Under the tables: what was left out of them."""
-    if not left_out:
-        return []
-    return [
-        f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
-        "(--memory-gb admits smaller cards when the job needs less; --json --all lists them "
-        "all)."
-    ]
+    """Under the tables: what was left out of them, and what "stale" in them means."""
+    c = calc.comparison
+    lines = []
+    if left_out:
+        lines.append(
+            f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
+            "(--memory-gb admits smaller cards when the job needs less; --json --all lists them "
+            "all)."
+        )
+    if any(is_stale_result(r) for r in c.offers if r.role in (COMPARABLE, SCALE_OUT)):
+        lines.append(f"  {CLOUD_LEGEND}.")
+    return lines
 
 
 def card_text(calc: Calculation) -> str:
@@ -411,7 +418,7 @@ def explain_parts(
         calc.workload.kind,
         calc.workload.dtype,
     )
-    return explain.explain_offer(
+    parts = explain.explain_offer(
         result,
         calc.comparison,
         calc.desktop,
@@ -422,6 +429,16 @@ def explain_parts(
         calc.money,
         why_speed,
     )
+    return [*parts, price_part(result)]
+
+
+def price_part(result: OfferResult) -> explain.Explanation:
+    """The offer's price: its kind and age, the rule that makes it stale when it is, and the
+    legend (the app's table says 'stale' without room for it)."""
+    line = display.price_line(result, is_stale_result(result)).strip()
+    if result.offer.provider == CUSTOM_PROVIDER:
+        return explain.Explanation("Price", (line,))
+    return explain.Explanation("Price", (line, f"{CLOUD_LEGEND}."))
 
 
 def explain_lines(calc: Calculation, data: AppData) -> list[str]:
@@ -511,6 +528,7 @@ def to_json(
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
+        "tiers": asdict(calc.weighed),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,

@@ -21,6 +21,7 @@ from datetime import date, datetime, timezone
 from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, FxRates
 from costcalc.core.offers import LoadedSnapshot, PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
+from costcalc.core.staleness import CLOUD_LEGEND, is_stale
 from costcalc.providers import registry
 
 DESKTOP_CARDS = ("rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "rtx6000_ada", "rtx_pro6000")
@@ -196,7 +197,8 @@ def deciding_table(rows: Iterable[DecidingRow], now: datetime, width: int | None
             "offer": f"{r.offer.provider}: {r.offer.name} ({r.offer.region})",
             "price": f"{r.offer.usd_per_hour:,.2f}",
             "date": f"{r.offer.fetched_at:%Y-%m-%d}",
-            "age": age(age_days(r.offer.fetched_at, now)),
+            "age": age(age_days(r.offer.fetched_at, now))
+            + (" stale" if is_stale(r.offer, now) else ""),
             "readings": r.readings,
         }
         for r in rows
@@ -217,6 +219,8 @@ def report(data: AppData, now: datetime, width: int | None, others: Iterable[Fil
         if lonely
         else "every deciding row has two sources or a live feed"
     )
+    if any(is_stale(r.offer, now) for r in deciding):
+        tail += f"; {CLOUD_LEGEND}"
     from costcalc.core.terminal import fill
 
     return "\n\n".join(

@@ -182,9 +182,6 @@ def _added(
         gpu = catalog.resolve(offer.gpu).key
     except CostcalcError as exc:
         raise DataFileError(f"{path}: offers[{index}].gpu: {exc}") from exc
-    from costcalc.providers.registry import get
-
-    policy = get(offer.provider).stale_after.total_seconds() / 86400
     return CloudOffer(
         provider=offer.provider,
         name=offer.name,
@@ -195,7 +192,6 @@ def _added(
         spot=offer.spot,
         monthly_fee_usd=offer.monthly_fee_usd,
         fetched_at=_when(offer.as_of, file_time),
-        stale_after_days=policy,
         source=_source(path, offer.note),
     )
 

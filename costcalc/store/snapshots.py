@@ -147,16 +147,15 @@ def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
     """The refreshed snapshot when there is a good one, else the bundled one (DataFileError when
     neither can be read)."""
     provider = _provider(ref)
-    stale_days = provider.stale_after.total_seconds() / 86400
     path = refreshed_path(provider)
     warning = None
     if path.exists():
         try:
             snapshot = load_refreshed(path, provider.snapshot_model)
-            return LoadedSnapshot(provider.name, snapshot, str(path), stale_days)
+            return LoadedSnapshot(provider.name, snapshot, str(path))
         except DataFileError as exc:
             warning = f"{exc}; using the bundled {provider.name} prices instead"
-    return LoadedSnapshot(provider.name, load_bundled(provider), "bundled", stale_days, warning)
+    return LoadedSnapshot(provider.name, load_bundled(provider), "bundled", warning)
 
 
 def load_price_book(

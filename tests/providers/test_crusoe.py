@@ -44,7 +44,7 @@ def test_refresh_keeps_the_table_and_reports_its_age(capsys: pytest.CaptureFixtu
     code, report = feedcheck.refresh(capsys, "crusoe")
     result = feedcheck.result(report, "crusoe")
     assert code == 0 and result["skipped"] and result["ok"]
-    assert re.search(r"kept the curated prices of 2026-09-20 \(\d+ days old\)", result["message"])
+    assert re.search(r"kept the curated prices of 2026-09-20 \([\d,]+ d old\)", result["message"])
     assert not refreshed_path("crusoe").exists()
 
 

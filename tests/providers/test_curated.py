@@ -27,7 +27,7 @@ def test_refresh_keeps_the_table_and_reports_its_age(
     code, report = feedcheck.refresh(capsys, name)
     result = feedcheck.result(report, name)
     assert code == 0 and result["skipped"] and result["ok"]
-    kept = r"kept the curated prices of 2026-\d\d-\d\d \(\d+ days old\)"
+    kept = r"kept the curated prices of 2026-\d\d-\d\d \([\d,]+ d old\)"
     assert re.search(kept, result["message"])
     assert not refreshed_path(name).exists()
 

@@ -61,8 +61,19 @@ def field_keys() -> tuple[tuple[str, str], ...]:
     )
 
 
+TIERS_TITLE = "Tiers T leaves out (as --exclude community,marketplace does in the CLI):"
+
+
+def tier_lines() -> tuple[tuple[str, str], ...]:
+    from costcalc.core.tiers import TIER_HELP
+
+    return tuple(TIER_HELP.items())
+
+
 def help_text() -> Group:
     """Keys in a grid, so a long line wraps under its own column."""
+    from costcalc.core.staleness import LEGEND
+
     keys = Table.grid(padding=(0, 2))
     keys.add_column(justify="right", style="bold", no_wrap=True)
     keys.add_column()
@@ -73,7 +84,19 @@ def help_text() -> Group:
     fields.add_column()
     for key, what in field_keys():
         fields.add_row(key, what)
-    return Group(keys, Text("\n" + FIELDS_TITLE), fields, Text(NOTES))
+    tiers = Table.grid(padding=(0, 1))
+    tiers.add_column(justify="right", style="bold", no_wrap=True)
+    tiers.add_column()
+    for name, what in tier_lines():
+        tiers.add_row(name, what)
+    return Group(
+        keys,
+        Text("\n" + FIELDS_TITLE),
+        fields,
+        Text("\n" + TIERS_TITLE),
+        tiers,
+        Text(NOTES.rstrip("\n") + f"\nA price's age is in days; {LEGEND}.\n"),
+    )
 
 
 class HelpScreen(ModalScreen[None]):

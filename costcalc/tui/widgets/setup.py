@@ -80,6 +80,7 @@ FIELD_KEYS: dict[str, str] = {
     "cloud_prices": "dollar_sign",
     "cloud_gpus": "C",
     "min_memory_gb": "M",
+    "exclude_tiers": "T",
     "scale_out": "O",
     "spot_checkpoint_minutes": "z",
     "spot_restart_minutes": "Z",
@@ -102,6 +103,7 @@ PLACEHOLDERS = {
     "horizon_years": "3",
     "cloud_prices": "none",
     "cloud_gpus": "any",
+    "exclude_tiers": "none: every tier",
     "min_memory_gb": "any",
     "spot_checkpoint_minutes": "5",
     "spot_restart_minutes": "30",
@@ -267,7 +269,7 @@ class SetupPanel(VerticalScroll):
                 value: Any = widget.resolve().key
             else:
                 value = self._parse(field, widget.value)
-                if field in ("cloud_prices", "cloud_gpus") and value is None:
+                if field in ("cloud_prices", "cloud_gpus", "exclude_tiers") and value is None:
                     value = ()
                 if field == "cloud_gpus":
                     for name in value:

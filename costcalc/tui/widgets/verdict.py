@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc.core.offers import is_stale
 from costcalc.core.scenario import Calculation
 from costcalc.core.thresholds import thresholds
+from costcalc.core.staleness import is_stale_result
 from costcalc.present import display as fmt
 from costcalc.present import flips
 from costcalc.tui.widgets.field import update_text
@@ -26,7 +26,10 @@ def basis_text(calc: Calculation) -> str:
         + "."
     ]
     if c.best is not None:
-        parts.append(fmt.price_line(c.best, is_stale(c.best.offer, calc.now)).strip())
+        parts.append(fmt.price_line(c.best, is_stale_result(c.best)).strip())
+    weighed = fmt.weighed_text(calc.weighed)
+    if weighed is not None:
+        parts.append(weighed)
     return " ".join(parts)
 
 
