@@ -32,7 +32,10 @@ def register(sub: Any) -> None:
     cli_args.add_inputs(p)
     rows = p.add_mutually_exclusive_group()
     rows.add_argument(
-        "--top", metavar="N", help="rows of comparable offers to show (default 10; --json: all)"
+        "--top",
+        metavar="N",
+        help="rows in each table of offers, no more (default: each provider's cheapest, at "
+        "least 10; --json: all)",
     )
     rows.add_argument("--all", action="store_true", help="show every offer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -86,7 +89,17 @@ def run(ns: argparse.Namespace) -> int:
     rows = None if ns.all else top or 10
     short = registry.short_labels(loaded)
     labels = registry.labels(loaded)
-    print(report.to_text(calc, data, rows, labels, width=width, wide=ns.wide, short_labels=short))
+    text = report.to_text(
+        calc,
+        data,
+        rows,
+        labels,
+        width=width,
+        wide=ns.wide,
+        short_labels=short,
+        exact_top=top is not None and not ns.all,
+    )
+    print(text)
     if ns.explain:
         print()
         print(report.explain_text(calc, data, width, labels))
