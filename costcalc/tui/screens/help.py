@@ -24,7 +24,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("e", "break-even view: both curves, full size"),
     ("w", "switch between the curves and 'why this number' (80 columns: show them)"),
     ("D", "compare desktop builds: n x card, consumer and pro, with their fit"),
-    ("x", "export the table as shown to a CSV file (the palette also has Markdown)"),
+    ("x", "export the table as shown: CSV of plain numbers (the palette has Markdown)"),
     ("r", "refresh prices from the providers (in the background)"),
     ("b", "benchmark this machine, quick mode (in the background)"),
     ("F2", "show or hide the setup panel (80 columns)"),

@@ -427,7 +427,7 @@ class MainScreen(Screen[None]):
 
     def action_export(self, kind: str) -> None:
         """Write the table as it is shown (rows, order, filters; every column) to a file in the
-        working directory."""
+        working directory: CSV with plain numbers, Markdown as on screen."""
         from pathlib import Path
 
         from costcalc.present.export import export_text

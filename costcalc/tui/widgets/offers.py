@@ -27,6 +27,7 @@ from costcalc.core.scenario import Calculation
 from costcalc.present import columns as cols
 from costcalc.present import display
 from costcalc.present.columns import Column
+from costcalc.present.export import ExportRow, desktop_values, offer_values
 from costcalc.present.report import desktop_cells, table_context
 from costcalc.tui import rows as tables
 from costcalc.tui._compat import SteadyScrollbars
@@ -525,23 +526,24 @@ class OffersTable(SteadyScrollbars, can_focus=True):
 
     # ------------------------------------------------------------------ export
 
-    def export_rows(self) -> list[dict[str, str]]:
-        """The rows as shown (pinned first, open groups open), every column's cell, and which
-        part of the table each row is in."""
-        out: list[dict[str, str]] = []
+    def export_rows(self) -> list[ExportRow]:
+        """The rows as shown (pinned first, open groups open): every column's cell, its figures
+        as numbers, and which part of the table each row is in."""
+        out: list[ExportRow] = []
         part = ""
+        calc = self.calc
         for row in self.rows:
             if row.kind == "section":
                 part = row.title
                 continue
-            cells = dict(self.cell_text_all(row))
-            if row.kind == "desktop":
-                cells["part"] = "your desktop"
-            elif self._is_best(row):
-                cells["part"] = "verdict"
-            else:
-                cells["part"] = part
-            out.append(cells)
+            cells = self.cell_text_all(row)
+            if row.kind == "desktop" and calc is not None:
+                out.append(ExportRow("your desktop", cells, desktop_values(calc, self.ctx)))
+                continue
+            assert row.result is not None
+            where = "verdict" if self._is_best(row) else part
+            values = offer_values(row.result, self.candidates, self.ctx)
+            out.append(ExportRow(where, cells, values))
         return out
 
     def cell_text_all(self, row: Row, columns: tuple[Column, ...] | None = None) -> dict[str, str]:
