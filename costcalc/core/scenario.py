@@ -358,21 +358,29 @@ def match_words(text: str | None) -> tuple[tuple[str, ...], ...]:
 
 
 def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
-    """What the words filter looks in: what the user sees of the offer."""
+    """What the words filter looks in: what the offers table shows of the offer, and nothing
+    it hides (an offer must not match `free` through a plan name no column shows): the
+    provider, the offer's name, its GPU as shown ('2x A100 SXM4 40GB'), the region, the
+    plan/host words and the price kind. tests/tui/test_filter_words.py holds it to the cells."""
     spec = catalog.get(offer.gpu)
     count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
+    if offer.monthly_fee_usd:
+        host = "plan"
+    elif offer.provider == "colab":
+        host = "no plan" if offer.guaranteed else "free"
+    else:
+        host = "vcpu" if offer.vcpus is not None else ""
+    kind = "yours" if offer.provider == CUSTOM_PROVIDER else offer.price_kind
     return " ".join(
         (
             offer.provider,
             offer.name,
             offer.region,
-            offer.plan or "",
-            spec.name,
-            spec.short_name,
-            spec.key,
             count,
-            "spot" if offer.spot else "on-demand",
-            offer.tier or "",
+            spec.short_name,
+            host,
+            kind,
+            "spot" if offer.spot else "",
         )
     ).casefold()
 
