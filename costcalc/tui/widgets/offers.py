@@ -138,6 +138,8 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         self.cursor = 0
         self.ctx = cols.Context()
         self.candidates: tuple[Column, ...] = ()
+        self.priority: tuple[str, ...] = cols.PRIORITY
+        """Which columns a narrow table keeps first: with a run, $ a run before $ a year."""
         self.fitted = cols.Fitted((), (), 0)
         self._natural: dict[str, int] = {}
         self._segments: dict[str, list[Segment]] = {}
@@ -155,8 +157,9 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         self.calc = calc
         run = calc.workload.run_hours is not None
         self.ctx = table_context(calc, calc.comparison.offers, self.labels)
+        self.priority = cols.RUN_PRIORITY if run else cols.PRIORITY
         self.candidates = cols.shown(
-            ORDER,
+            cols.APP_RUN_COLUMNS if run else ORDER,
             run=run,
             batch=any(r.usd_per_batch_item is not None for r in calc.comparison.offers),
             items=calc.workload.items_per_run is not None,
@@ -252,7 +255,14 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         if self._fitted_for == (width, self.skip):
             return
         available = max(width - MARK_WIDTH - GAP - 1, 10)
-        self.fitted = cols.fit(self.candidates, self._natural, available, gap=GAP, skip=self.skip)
+        self.fitted = cols.fit(
+            self.candidates,
+            self._natural,
+            available,
+            gap=GAP,
+            skip=self.skip,
+            priority=self.priority,
+        )
         self._fitted_for = (width, self.skip)
         self._segments = {}
         self._subtitle()  # it counts the columns left out
@@ -520,7 +530,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         """Best first, then the figures on screen by importance, then the names."""
         shown = sorted(
             self.fitted.columns,
-            key=lambda c: (not c.numeric, cols.PRIORITY.index(c.key)),
+            key=lambda c: (not c.numeric, self.priority.index(c.key)),
         )
         keys: list[str | None] = [None, *(c.key for c in shown)]
         current = keys.index(self.sort_column) if self.sort_column in keys else 0
@@ -576,7 +586,12 @@ class OffersTable(SteadyScrollbars, can_focus=True):
 
     def _subtitle(self) -> None:
         view = self.view
-        order = "best first" if self.sort_column is None else "sorted"
+        run = self.calc is not None and self.calc.workload.run_hours is not None
+        order = (
+            ("best first by $/run" if run else "best first")
+            if self.sort_column is None
+            else "sorted"
+        )
         if self.show_all:
             shown = f"all {view.offers:,} offers"
         else:
