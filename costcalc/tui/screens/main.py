@@ -315,8 +315,9 @@ class MainScreen(Screen[None]):
                 else:
                     focused.replace(event.character, *selection)
                 return True
-        elif not isinstance(focused, OffersTable):
+        elif focused is not None and not isinstance(focused, OffersTable):
             return False  # a select and its menu keep Textual's handling
+        # (No focus yet, in the first moments of the app: the screen's keys, at once, too.)
         if key in ("tab", "shift+tab"):
             return False
         if active is not None and active.enabled:

@@ -193,6 +193,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
             self._natural = self._natural_widths()
             self._fitted_for = None
         self._fit()
+        self._subtitle()  # the order it names, whether or not the columns were fitted again
         rows = self.view.all_rows()
         keys = [row.key for row in rows]
         if keep in keys:
@@ -587,11 +588,11 @@ class OffersTable(SteadyScrollbars, can_focus=True):
     def _subtitle(self) -> None:
         view = self.view
         run = self.calc is not None and self.calc.workload.run_hours is not None
-        order = (
-            ("best first by $/run" if run else "best first")
-            if self.sort_column is None
-            else "sorted"
-        )
+        if self.sort_column is None:
+            order = "best first by $/run" if run else "best first"
+        else:
+            title = cols.BY_KEY[self.sort_column].title_in(self.ctx)
+            order = f"by {title}" + (", reversed" if self.sort_reverse else "")
         if self.show_all:
             shown = f"all {view.offers:,} offers"
         else:
