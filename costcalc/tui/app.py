@@ -24,6 +24,7 @@ from costcalc.core.errors import CostcalcError
 from costcalc.core.scenario import AppData
 from costcalc.store.loaders import load_app_data, utc_now
 from costcalc.store.settings import Settings, load_saved, save_settings
+from costcalc.tui._compat import escape_then_key
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer, cancelled
@@ -61,6 +62,7 @@ class CostcalcApp(App[None]):
         load_bench: bool = True,
     ) -> None:
         super().__init__()
+        escape_then_key()
         self.data = data
         self.settings = settings
         self.clock = clock

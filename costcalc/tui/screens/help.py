@@ -19,7 +19,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("← →", "show the columns that did not fit, one at a time"),
     ("Enter", "open or fold a row: the same GPU's other tiers and regions"),
     ("a", "every offer on its own row / folded again"),
-    ("1-9", "sort by the n-th column on screen (below); again: reversed"),
+    ("1-9", "sort by the n-th column on screen; again: reversed"),
     ("0", "best first: the verdict, the cheapest of each provider, then by cost"),
     ("s / S", "sort: best first, then each column in turn / reverse (or click a header)"),
     ("/", "filter by words as shown: 'a100|rtx 4090' (| between alternatives)"),
@@ -73,8 +73,8 @@ def help_text(sort_keys: Sequence[tuple[str, str]] = ()) -> Group:
     keys.add_column()
     for key, does in KEYS:
         keys.add_row(key, does)
-    if sort_keys:
-        keys.add_row("", "  ".join(f"{n} {title}" for n, title in sort_keys))
+        if key == "1-9" and sort_keys:
+            keys.add_row("", "now: " + "  ".join(f"{n} {title}" for n, title in sort_keys))
     fields = Table.grid(padding=(0, 1))
     fields.add_column(justify="right", style="bold", no_wrap=True)
     fields.add_column()
