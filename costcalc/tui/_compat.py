@@ -11,7 +11,7 @@ pyproject.toml, because plotext's internals are used here).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual.geometry import Size
@@ -99,5 +99,6 @@ def escape_then_key() -> None:
     jump or a pound sign. No public API reaches the parser's table; the entries are removed,
     process-wide, once (the app is the only Textual app in its process). Seen in tmux 3.x:
     `tmux send-keys Escape f` arrives as 'ctrl+right'."""
+    table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # typed as a Mapping; a dict
     for sequence in ESCAPE_AND_KEY:
-        ANSI_SEQUENCES_KEYS.pop(sequence, None)
+        table.pop(sequence, None)
