@@ -82,3 +82,11 @@ def _json(argv: list[str]) -> str:
     with contextlib.redirect_stdout(buffer):
         assert main([*argv, "--json"]) == 0
     return buffer.getvalue()
+
+
+def test_items_with_a_bench_are_timed_by_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """`quick --bench latest --items N` (the README's): the bench's items per second give the
+    run's hours, so --items needs no --run-hours there (here no bench is saved: another error)."""
+    main(["quick", "--gpu", "rtx3090", "--items", "1000", "--bench", "latest"])
+    err = capsys.readouterr().err
+    assert "--items gives" not in err
