@@ -71,3 +71,19 @@ def test_every_help_fits_80_columns(
         main([command, "--help"] if command else ["--help"])
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80  # examples kept short enough
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    """Seen: `gpus --segment` listed its choices and nothing else. argparse keeps a parser's
+    options on `_actions` and its subcommands on the subparsers action's `choices`: private
+    names, read here because argparse offers no public walk of what it was given."""
+    import argparse
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    bare = []
+    for name, sub in commands.choices.items():
+        for action in sub._actions:
+            if action.option_strings and not (action.help or "").strip():
+                bare.append(f"{name} {action.option_strings[0]}")
+    assert bare == []

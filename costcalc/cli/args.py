@@ -114,5 +114,14 @@ def scenario_and_saved(
             print(f"costcalc: warning: {warning}", file=sys.stderr)
     merged = inputs.merge(saved, env, flags)
     scenario = validate_scenario(merged)
+    if "items_per_run" in flags and scenario.run_hours is None and scenario.bench is None:
+        # Typed now, so wanted now; a standing COSTCALC_ITEMS or saved value waits for a run.
+        # With a bench, its measured items per second give the run's hours.
+        from costcalc.core.errors import CostcalcError
+
+        raise CostcalcError(
+            "--items gives $ per item of one run: add --run-hours H, the hours one run takes "
+            "on your desktop (e.g. --run-hours 12), or --bench latest to time the items"
+        )
     used = {k for k in saved if k not in env and k not in flags and k in merged}
     return scenario, saved_note(saved, used, path), frozenset(used)

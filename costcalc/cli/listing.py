@@ -7,8 +7,21 @@ from typing import Any
 
 from costcalc.cli import output
 
-GPUS_PRIORITY = ("key", "name", "mem", "price", "fp16", "fp32", "bw", "watts", "arch")
-"""What a narrow terminal keeps of `costcalc gpus`: the name you type, then memory and price."""
+GPUS_PRIORITY = (
+    "key",
+    "name",
+    "mem",
+    "price",
+    "price_is",
+    "aliases",
+    "fp16",
+    "fp32",
+    "bw",
+    "watts",
+    "arch",
+)
+"""What a narrow terminal keeps of `costcalc gpus`: the name you type, then memory and price
+(and what that price is), then the other names it accepts."""
 
 
 def register(sub: Any) -> None:
@@ -22,8 +35,18 @@ def register(sub: Any) -> None:
             "costcalc gpus --json",
         ),
     )
-    g.add_argument("--segment", choices=("consumer", "workstation", "datacenter"))
-    g.add_argument("--json", action="store_true", help="print a JSON list")
+    g.add_argument(
+        "--segment",
+        choices=("consumer", "workstation", "datacenter"),
+        help="only the cards of one market segment (GeForce / RTX Ax000 and Quadro / "
+        "data-centre cards)",
+    )
+    g.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list: every spec, its aliases, and the card price the desktop uses "
+        '("card_price": dollars, date, new/used/launch)',
+    )
     output.add_wide(g)
     g.set_defaults(run=run_gpus)
 
@@ -31,11 +54,14 @@ def register(sub: Any) -> None:
 def run_gpus(ns: argparse.Namespace) -> int:
     import json
 
+    from costcalc.core.catalog import card_price
     from costcalc.store.bundled import load_catalog
 
     specs = [s for s in load_catalog() if ns.segment in (None, s.segment)]
     if ns.json:
-        print(json.dumps([s.model_dump(mode="json") for s in specs], indent=2))
+        print(
+            json.dumps([{**s.model_dump(mode="json"), **_price_json(s)} for s in specs], indent=2)
+        )
         return 0
     from costcalc.present.report import Plain, render_table
 
@@ -49,6 +75,8 @@ def run_gpus(ns: argparse.Namespace) -> int:
         Plain("fp16", "FP16 tensor TF"),
         Plain("watts", "W"),
         Plain("price", "price $"),
+        Plain("price_is", "price is", numeric=False),
+        Plain("aliases", "also written", numeric=False, clip=True),
     )
     rows = [
         {
@@ -57,13 +85,42 @@ def run_gpus(ns: argparse.Namespace) -> int:
             "arch": s.architecture,
             "mem": f"{s.memory_gb:g}",
             "bw": f"{s.bandwidth_gbs:,.0f}",
-            "fp32": f"{s.fp32_tflops:.1f}",
-            "fp16": f"{s.fp16_tensor_tflops:.1f}" if s.fp16_tensor_tflops else "-",
+            "fp32": f"{s.fp32_tflops:,.1f}",
+            "fp16": f"{s.fp16_tensor_tflops:,.1f}" if s.fp16_tensor_tflops else "-",
             "watts": f"{s.board_power_w:g}",
-            "price": f"{s.desktop_price_usd:,.0f}" if s.desktop_price_usd else "-",
+            **_price_cells(card_price(s), s.release_year),
+            "aliases": ", ".join(s.aliases) or "-",
         }
         for s in specs
     ]
     width = None if ns.wide else output.width()
     print(render_table(columns, rows, width=width, priority=GPUS_PRIORITY))
     return 0
+
+
+def _price_cells(price: Any, release_year: int) -> dict[str, str]:
+    """A card's price and what it is: 'new 2026-09-30', 'used 2026-09-30', 'launch 2020'."""
+    if price is None:
+        return {"price": "-", "price_is": "-"}
+    if price.observed is None:
+        what = f"launch {release_year}"
+    else:
+        what = f"{price.condition} {price.observed:%Y-%m-%d}"
+    return {"price": f"{price.usd:,.0f}", "price_is": what}
+
+
+def _price_json(spec: Any) -> dict[str, Any]:
+    from costcalc.core.catalog import card_price
+
+    price = card_price(spec)
+    if price is None:
+        return {"card_price": None}
+    return {
+        "card_price": {
+            "usd": price.usd,
+            "date": price.observed.isoformat() if price.observed else None,
+            "kind": "launch" if price.observed is None else price.condition,
+            "launch_year": spec.release_year if price.observed is None else None,
+            "source": price.source,
+        }
+    }

@@ -35,7 +35,10 @@ def register(sub: Any) -> None:
     cli_args.add_inputs(p)
     rows = p.add_mutually_exclusive_group()
     rows.add_argument(
-        "--top", metavar="N", help="rows of comparable offers to show (default 10; --json: all)"
+        "--top",
+        metavar="N",
+        help="rows in each table of offers, no more (default: each provider's cheapest, at "
+        "least 10; --json: all)",
     )
     rows.add_argument(
         "--all", action="store_true", help="show every offer (with --json: list every offer)"
@@ -121,6 +124,7 @@ def run(ns: argparse.Namespace) -> int:
             recorded=recorded,
             saved=saved,
             brief=ns.brief,
+            exact_top=top is not None and not ns.all,
         )
     )
     if ns.explain:

@@ -603,7 +603,8 @@ INPUTS: tuple[Input, ...] = (
         "--match",
         "Match",
         "words",
-        "only offers whose provider, name, GPU or region hold these words; | separates "
+        "only offers whose provider, name, GPU, region, plan/host or price kind as shown hold "
+        "these words; | separates "
         "alternatives: 'a100|h100', 'rtx 4090|l40s'",
         "text",
         "offers",

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from costcalc.core import tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
+from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.core.constants import (
     CUSTOM_PROVIDER,
@@ -419,22 +420,30 @@ def match_words(text: str | None) -> tuple[tuple[str, ...], ...]:
 
 
 def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
-    """What the words filter looks in: what the user sees of the offer."""
+    """What the words filter looks in: what the offers table shows of the offer, and nothing
+    it hides (an offer must not match `free` through a plan name no column shows): the
+    provider, the offer's name, its GPU as shown ('2x A100 SXM4 40GB'), the region, the
+    plan/host words and the price kind. tests/tui/test_filter_words.py holds it to the cells."""
     spec = catalog.get(offer.gpu)
     count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
+    if offer.monthly_fee_usd:
+        host = "plan"
+    elif offer.provider == "colab":
+        host = "no plan" if offer.guaranteed else "free"
+    else:
+        host = "vcpu" if offer.vcpus is not None else ""
+    kind = "yours" if offer.provider == CUSTOM_PROVIDER else offer.price_kind
     return " ".join(
         (
             offer.provider,
             offer.name,
             offer.region,
-            offer.plan or "",
-            spec.name,
-            spec.short_name,
-            spec.key,
             count,
-            offer.way,
-            "reserved" if offer.term_years is not None else "",
-            offer.tier or "",
+            spec.short_name,
+            host,
+            kind,
+            term_label(offer.term_years) if offer.term_years is not None else "",
+            "spot" if offer.spot else "",
         )
     ).casefold()
 

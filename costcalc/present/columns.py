@@ -457,6 +457,21 @@ CLI_RUN_COLUMNS: tuple[str, ...] = _keys_by(lambda c: c.cli_run)
 APP_COLUMNS: tuple[str, ...] = _keys_by(lambda c: c.app)
 """The app's offers table, left to right; which of them show depends on the width (PRIORITY)."""
 
+RUN_FIRST = ("run_usd", "run_usd_per_items")
+"""With a run, what one run costs leads: before $ a year, in place and in priority (the CLI's
+run table has no $/year at all)."""
+
+
+def run_first(keys: Sequence[str]) -> tuple[str, ...]:
+    """`keys` with RUN_FIRST's columns moved just before $ a year."""
+    rest = [k for k in keys if k not in RUN_FIRST]
+    at = rest.index("usd_per_year") if "usd_per_year" in rest else len(rest)
+    return (*rest[:at], *(k for k in RUN_FIRST if k in keys), *rest[at:])
+
+
+APP_RUN_COLUMNS: tuple[str, ...] = run_first(APP_COLUMNS)
+"""The app's offers table when a run is given."""
+
 APP_ROOM: dict[str, int] = {c.key: c.room for c in COLUMNS}
 """The least width the app gives each column."""
 
@@ -505,6 +520,9 @@ PRIORITY: tuple[str, ...] = _keys_by(lambda c: c.priority)
 """Which columns a narrow table keeps: the offer, its GPU and the figures that decide first
 (the app and the CLI drop from the end). A test checks every column has a place here."""
 
+RUN_PRIORITY: tuple[str, ...] = run_first(PRIORITY)
+"""PRIORITY when a run is given: $ a run and $ an item before $ a year."""
+
 MIN_NAME = 12
 """A name column narrower than this says too little."""
 COMFORT_NAME = 20
@@ -528,6 +546,7 @@ def fit(
     *,
     gap: int = 2,
     skip: int = 0,
+    priority: Sequence[str] = PRIORITY,
 ) -> Fitted:
     """The highest-priority columns of `columns` that fit in `available` characters.
 
@@ -538,7 +557,7 @@ def fit(
     first (the offer's name stays), which is how a table moves right one column at a time.
     """
     shown, widths, hidden = fit_columns(
-        columns, natural, available, priority=PRIORITY, gap=gap, skip=skip
+        columns, natural, available, priority=priority, gap=gap, skip=skip
     )
     return Fitted(shown, widths, hidden)
 

@@ -67,23 +67,30 @@ def ranked(results: Sequence[OfferResult], run: bool) -> list[OfferResult]:
 
 
 def pick_rows(
-    results: Sequence[OfferResult], top: int | None, run: bool = False
+    results: Sequence[OfferResult], top: int | None, run: bool = False, *, exact: bool = False
 ) -> list[OfferResult]:
     """The rows of a listing: all of them ranked, or (`top`) the best of each provider and then
     the cheapest offers with a guaranteed GPU (a free tier without one shows once, as its
-    provider's row)."""
+    provider's row). `exact`: `top` rows at most (`--top N`), the verdict's offer first, then
+    each provider's best in price order, then the cheapest of the rest."""
     order = ranked(results, run)
     if top is None:
         return order
     chosen: list[OfferResult] = []
     seen: set[str] = set()
+    verdict = next((r for r in order if r.offer.guaranteed and r.fits is not False), None)
+    if exact and verdict is not None:
+        seen.add(verdict.offer.provider)
+        chosen.append(verdict)
     for result in order:
         if result.offer.provider not in seen and result.fits is not False:
             seen.add(result.offer.provider)
             chosen.append(result)
+    if exact:
+        chosen = chosen[:top]
     fill = sorted(order, key=lambda r: (not r.offer.guaranteed, r.fits is False))
     for result in fill:
-        if len(chosen) >= max(top, len(seen)):
+        if len(chosen) >= (top if exact else max(top, len(seen))):
             break
         if result not in chosen:
             chosen.append(result)
@@ -163,13 +170,16 @@ def to_text(
     recorded: Recorded = (),
     saved: frozenset[str] = frozenset(),
     brief: bool = False,
+    exact_top: bool = False,
 ) -> str:
     """The answer as text, the verdict first: the verdict, what would flip it, its price's
     readings and age; then the desktop's cost; then the tables. `labels`: the providers' names
     for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
     gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
     `wide`: tables show every column whatever the width; `recorded`: the user's history of the
-    verdict's offer; `saved`: the inputs saved settings filled; `brief`: the verdict alone."""
+    verdict's offer; `saved`: the inputs saved settings filled; `brief`: the verdict alone;
+    `exact_top`: `top` rows in each table, no more (`--top N`; without it, every provider's
+    best shows, at least `top` rows)."""
     c, w = calc.comparison, calc.workload
     run = w.run_hours is not None
     comparable, scale_out, rest = groups(c)
@@ -179,8 +189,9 @@ def to_text(
         batch=False,
         items=w.items_per_run is not None,
     )
-    rows = pick_rows(comparable, top, run)
-    scale_rows = pick_rows(scale_out, 3 if top else None, run)
+    rows = pick_rows(comparable, top, run, exact=exact_top)
+    scale_top = top if exact_top else (3 if top else None)
+    scale_rows = pick_rows(scale_out, scale_top, run, exact=exact_top)
     ctx = table_context(calc, [*rows, *scale_rows], short_labels)
     table_width = None if wide else width
 
@@ -492,7 +503,7 @@ def to_json(
     found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
-    rows = pick_rows(comparable, top, run) + pick_rows(scale_out, top, run)
+    rows = pick_rows(comparable, top, run, exact=True) + pick_rows(scale_out, top, run, exact=True)
     if top is None:
         rows += ranked(rest, run)
     doc = {

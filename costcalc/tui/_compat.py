@@ -11,8 +11,9 @@ pyproject.toml, because plotext's internals are used here).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
@@ -25,10 +26,12 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 __all__ = [
+    "ESCAPE_AND_KEY",
     "SelectCurrent",
     "SelectOverlay",
     "SteadyScrollbars",
     "canvas_grid",
+    "escape_then_key",
     "focus_without_repaint",
     "plotext_theme_name",
     "set_plot_size",
@@ -80,3 +83,22 @@ def plotext_theme_name(plot: Any, app_theme: str) -> str:
     """The plotext theme textual-plotext registers for an app theme (it registers it too)."""
     name: str = plot._get_plotext_theme_name(app_theme)
     return name
+
+
+ESCAPE_AND_KEY = ("\x1bf", "\x1bb", *(f"\x1b{digit}" for digit in "0123456789"))
+"""Escape then f, b or a digit, as a terminal sends them in one write."""
+
+
+def escape_then_key() -> None:
+    """Read Escape then f, b or a digit in one write as Alt+key, which the app takes as Escape,
+    then the key (MainScreen.route_key, CostcalcApp.view_key), as it does every other letter.
+
+    Textual's key table maps ESC f / ESC b to Ctrl+Right / Ctrl+Left (iTerm's 'natural text
+    editing' Option+arrows) and ESC digit to the character Option+digit types on a Mac
+    ('£' for ESC 3): `/ a100 Escape 3` or `e Escape f` from tmux or a fast typist became a word
+    jump or a pound sign. No public API reaches the parser's table; the entries are removed,
+    process-wide, once (the app is the only Textual app in its process). Seen in tmux 3.x:
+    `tmux send-keys Escape f` arrives as 'ctrl+right'."""
+    table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # typed as a Mapping; a dict
+    for sequence in ESCAPE_AND_KEY:
+        table.pop(sequence, None)

@@ -18,11 +18,13 @@ from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input, Select
 
 from costcalc.core.errors import CostcalcError
 from costcalc.core.scenario import AppData
 from costcalc.store.loaders import load_app_data, utc_now
 from costcalc.store.settings import Settings, load_saved, save_settings
+from costcalc.tui._compat import escape_then_key
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer, cancelled
@@ -60,6 +62,7 @@ class CostcalcApp(App[None]):
         load_bench: bool = True,
     ) -> None:
         super().__init__()
+        escape_then_key()
         self.data = data
         self.settings = settings
         self.clock = clock
@@ -86,13 +89,43 @@ class CostcalcApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         """Keys go to the main screen first, which handles them in arrival order
-        (MainScreen.route_key says why)."""
+        (MainScreen.route_key says why); on a view over it, the same holds (view_key)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             screen = self.screen
-            if isinstance(screen, MainScreen) and await screen.route_key(event):
+            if isinstance(screen, MainScreen):
+                handled = await screen.route_key(event)
+            else:
+                handled = await self.view_key(event)
+            if handled:
                 self.app_focus = True
                 return
         await super().on_event(event)
+
+    async def view_key(self, event: events.Key) -> bool:
+        """A key on a view (break-even, help, desktops, a job's window), handled before the
+        next key is read, as on the main screen: Escape and a key in one write (`e Escape w`
+        from a fast typist or tmux arrives as 'e', 'alt+w') is Escape, then the key, and a key
+        bound here acts at once, so the key after an Escape that closes the view reaches the
+        screen under it. False leaves the key to Textual: text typed into a field, a select's
+        menu."""
+        focused = self.focused
+        if focused is not None and (
+            isinstance(focused, Select) or any(isinstance(a, Select) for a in focused.ancestors)
+        ):
+            return False
+        key = event.key
+        if key.startswith("alt+"):
+            await self.on_event(events.Key("escape", None))
+            char = event.character if event.character and event.character.isprintable() else None
+            await self.on_event(events.Key(key.removeprefix("alt+"), char))
+            return True
+        if isinstance(focused, Input) and event.is_printable:
+            return False
+        active = self.screen.active_bindings.get(key)
+        if active is None or not active.enabled:
+            return False
+        # The action's result is awaited: a closing screen is gone before the next key.
+        return bool(await self.run_action(active.binding.action, active.node))
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
@@ -284,11 +317,17 @@ class CostcalcApp(App[None]):
             yield from main.commands()
         yield from super().get_system_commands(screen)
 
-    def action_help(self) -> None:
+    def action_help(self) -> Any:
+        """The help, with the sort digit of each column on the main screen's table; awaited
+        (the action returns the mount), so the next key of a burst reaches it."""
         from costcalc.tui.screens.help import HelpScreen
+        from costcalc.tui.widgets.offers import OffersTable
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            main = self.main
+            sort_keys = main.query_one(OffersTable).sort_keys() if main is not None else []
+            return self.push_screen(HelpScreen(sort_keys))
+        return None
 
 
 def make_app(

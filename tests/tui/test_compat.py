@@ -90,3 +90,27 @@ def test_the_private_parts_the_test_helpers_use_still_exist() -> None:
     assert _character_to_key("/") == "slash"
     assert _get_unicode_name_from_key("percent_sign") == "PERCENT SIGN"
     assert "_notifications" in vars(App(None))
+
+
+def test_escape_then_f_b_or_a_digit_in_one_write_reads_as_alt() -> None:
+    """_compat.escape_then_key: Textual's key table maps ESC f / ESC b to Ctrl+Right / Left and
+    ESC 3 to '£'; once the app removed them, its parser (private, `XTermParser`; the only way to
+    feed it bytes as a terminal sends them) reads them as Alt+key, as ESC w already is."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual._xterm_parser import XTermParser
+
+    from costcalc.tui._compat import ESCAPE_AND_KEY, escape_then_key
+
+    assert isinstance(ANSI_SEQUENCES_KEYS, dict)
+    escape_then_key()
+    assert not set(ESCAPE_AND_KEY) & set(ANSI_SEQUENCES_KEYS)
+
+    def keys(data: str) -> list[str]:
+        parser = XTermParser(debug=False)
+        events = [*parser.feed(data), *parser.feed("")]
+        return [e.key for e in events if hasattr(e, "key")]
+
+    assert keys("e\x1bw") == ["e", "alt+w"]
+    assert keys("e\x1bf") == ["e", "alt+f"]
+    assert keys("\x1bb") == ["alt+b"]
+    assert keys("a\x1b3") == ["a", "alt+3"]

@@ -299,9 +299,68 @@ async def test_export_writes_the_rows_shown(
         body = lines[1:] if kind == "csv" else lines[2:]
         assert len(body) == len([r for r in table.rows if r.kind != "section"])
         assert "RunPod" in text and "verdict" in text
-        assert "$/year" in lines[0]
+        assert ("cost_per_year_usd" if kind == "csv" else "$/year") in lines[0]
         if kind == "markdown":
             assert lines[1].startswith("|---")
+
+
+NUMBER_HEADERS = ("_usd", "_eur", "_days", "_x", "_kg_per_year", "_kg_per_run", "_per_run")
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        Settings(gpu="rtx3090"),
+        Settings(gpu="rtx3090", run_hours=12, items_per_run=1e6, currency="EUR"),
+    ],
+    ids=["per-year", "per-run-in-euros"],
+)
+async def test_the_csv_export_loads_as_numbers(
+    app_factory: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    """Seen: the CSV held "$5,509", "340 d" and "2.29x", which a spreadsheet cannot sum. Every
+    figure is now a plain number under a header with its unit, loadable with csv + float()."""
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    app = app_factory(settings)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        screen = main_of(app)
+        screen.action_export("csv")
+        await pilot.pause()
+        (path,) = tmp_path.glob("costcalc-offers-*.csv")
+        with path.open(encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+        calc = screen.calc
+        assert calc is not None and calc.comparison.best is not None
+        headers = list(rows[0])
+        cur = settings.currency.lower() if settings.currency else "usd"
+        wanted = {"speed_x", "break_even_days", f"cost_per_year_{cur}", f"price_per_hour_{cur}"}
+        if settings.run_hours:
+            wanted = {"speed_x", f"cost_per_run_{cur}", "hours_per_run", f"cost_per_item_{cur}"}
+        assert wanted <= set(headers)
+        numeric = [h for h in headers if h.endswith(NUMBER_HEADERS) or h in wanted]
+        figures = 0
+        for row in rows:
+            for header in numeric:
+                if row[header]:
+                    float(row[header])  # a plain number or an empty cell, nothing else
+                    figures += 1
+        assert figures > len(rows) * 3
+        verdict = next(r for r in rows if r["part"] == "verdict")
+        best = calc.comparison.best
+        assert float(verdict["speed_x"]) == pytest.approx(best.relative_speed)
+        if settings.run_hours:
+            assert best.run is not None
+            money = float(verdict[f"cost_per_run_{cur}"])
+            assert money == pytest.approx(calc.money.of(best.run.usd))
+            desk = next(r for r in rows if r["part"] == "your desktop")
+            assert float(desk["hours_per_run"]) == pytest.approx(12)
+        else:
+            money = float(verdict[f"cost_per_year_{cur}"])
+            assert money == pytest.approx(calc.money.of(best.usd_per_year))
+            assert float(verdict["break_even_days"]) == pytest.approx(best.break_even_days)
 
 
 async def test_the_palette_offers_the_apps_commands(app_factory: MakeApp) -> None:

@@ -23,6 +23,11 @@ def summary(calc: Calculation, selected: OfferResult | None) -> str:
     lines = []
     if calc.desktop.price_usd is None:  # every break-even below would read "never"
         return fmt.no_price_reason(calc.spec.name)
+    if calc.comparison.desktop_fits is False:
+        return (
+            f"no break-even: your {calc.spec.short_name} cannot hold the job (it needs more "
+            "memory than the card has); buying it does not do this work"
+        )
     for label, result in (("selected", selected), ("cheapest", calc.comparison.best)):
         if result is None:
             continue

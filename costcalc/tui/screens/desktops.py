@@ -7,7 +7,7 @@ recomputes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -48,6 +48,10 @@ class DesktopsScreen(Screen[None]):
         Binding("c", "focus('#cards')", "Cards"),
         Binding("n", "focus('#counts')", "Counts"),
     ]
+
+    AUTO_FOCUS = "#builds"
+    """The table, from the start: Escape in a burst right after D then closes the view (it
+    would first leave a field that still had the focus)."""
 
     app: CostcalcApp
 
@@ -120,8 +124,8 @@ class DesktopsScreen(Screen[None]):
         self.compute()
         self.query_one("#builds", DataTable).focus()
 
-    def action_back(self) -> None:
+    def action_back(self) -> Any:
         if isinstance(self.focused, Input):
-            self.query_one("#builds", DataTable).focus()
-            return
-        self.app.pop_screen()
+            self.set_focus(self.query_one("#builds", DataTable))
+            return None
+        return self.app.pop_screen()  # awaited by run_action: gone before the next key

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
@@ -14,17 +15,20 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS: tuple[tuple[str, str], ...] = (
-    ("↑ ↓ PgUp PgDn", "move in the offers table (Home / End: first / last)"),
+    ("↑ ↓ j k PgUp PgDn", "move in the offers table (Home / End: first / last)"),
     ("← →", "show the columns that did not fit, one at a time"),
     ("Enter", "open or fold a row: the same GPU's other tiers and regions"),
     ("a", "every offer on its own row / folded again"),
+    ("1-9", "sort by the n-th column on screen; again: reversed"),
+    ("0", "best first: the verdict, the cheapest of each provider, then by cost"),
     ("s / S", "sort: best first, then each column in turn / reverse (or click a header)"),
-    ("/", "filter by words: 'a100|rtx 4090' (| between alternatives); Enter applies"),
+    ("/", "filter by words as shown: 'a100|rtx 4090' (| between alternatives)"),
+    ("f F G", "filters: provider, all prices / spot / on-demand, cloud region (Enter opens)"),
     ("Esc", "leave a field for the table (a setup field goes back to its value)"),
     ("e", "break-even view: both curves, full size"),
     ("w", "switch between the curves and 'why this number' (80 columns: show them)"),
     ("D", "compare desktop builds: n x card, consumer and pro, with their fit"),
-    ("x", "export the table as shown to a CSV file (the palette also has Markdown)"),
+    ("x", "export the table as shown: CSV of plain numbers (the palette has Markdown)"),
     ("r", "refresh prices from the providers (in the background)"),
     ("b", "benchmark this machine, quick mode (in the background)"),
     ("F2", "show or hide the setup panel (80 columns)"),
@@ -70,8 +74,9 @@ def tier_lines() -> tuple[tuple[str, str], ...]:
     return tuple(TIER_HELP.items())
 
 
-def help_text() -> Group:
-    """Keys in a grid, so a long line wraps under its own column."""
+def help_text(sort_keys: Sequence[tuple[str, str]] = ()) -> Group:
+    """Keys in a grid, so a long line wraps under its own column; `sort_keys`: the digit of
+    each column on screen now, and its title."""
     from costcalc.core.staleness import LEGEND
 
     keys = Table.grid(padding=(0, 2))
@@ -79,6 +84,8 @@ def help_text() -> Group:
     keys.add_column()
     for key, does in KEYS:
         keys.add_row(key, does)
+        if key == "1-9" and sort_keys:
+            keys.add_row("", "now: " + "  ".join(f"{n} {title}" for n, title in sort_keys))
     fields = Table.grid(padding=(0, 1))
     fields.add_column(justify="right", style="bold", no_wrap=True)
     fields.add_column()
@@ -108,11 +115,15 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False),
     ]
 
+    def __init__(self, sort_keys: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__()
+        self.sort_keys = tuple(sort_keys)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Help"
             body.border_subtitle = "Esc to close"
-            yield Static(help_text())
+            yield Static(help_text(self.sort_keys))
 
-    def action_close(self) -> None:
-        self.dismiss()
+    def action_close(self) -> Any:
+        return self.dismiss()  # awaited by run_action: closed before the next key of a burst

@@ -8,7 +8,7 @@ or bar goes, the status line gives the outcome and the subtitle reads "Done — 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -28,8 +28,8 @@ class JobScreen(ModalScreen[None]):
     finished = False
     """True once the job has ended, well or not."""
 
-    def action_close(self) -> None:
-        self.dismiss()
+    def action_close(self) -> Any:
+        return self.dismiss()  # awaited by run_action: closed before the next key of a burst
 
     def _status(self, text: str) -> None:
         if self.is_attached:

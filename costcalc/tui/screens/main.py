@@ -49,7 +49,7 @@ from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
 from costcalc.tui.widgets.keybar import KeyBar
 from costcalc.tui.widgets.offers import OffersTable
-from costcalc.tui.widgets.setup import FIELD_KEYS, SetupPanel, key_text
+from costcalc.tui.widgets.setup import FIELD_KEYS, FILTER_KEYS, SetupPanel, key_text
 from costcalc.tui.widgets.verdict import VerdictBar
 from costcalc.tui.widgets.why import WhyPanel
 
@@ -100,6 +100,10 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(_field_binding(field, key) for field, key in FIELD_KEYS.items()),
         Binding("slash", "focus_field('text')", "Filter", key_display="/"),
+        *(
+            Binding(key, f"focus_field('{select}')", what.split(" (")[0].split(":")[0], show=False)
+            for select, (key, what) in FILTER_KEYS.items()
+        ),
         Binding("escape", "leave_field", "Table", show=False),
         Binding("t", "focus_table", "Table", show=False),
         Binding("e", "break_even", "Break-even", show=False),
@@ -311,8 +315,9 @@ class MainScreen(Screen[None]):
                 else:
                     focused.replace(event.character, *selection)
                 return True
-        elif not isinstance(focused, OffersTable):
+        elif focused is not None and not isinstance(focused, OffersTable):
             return False  # a select and its menu keep Textual's handling
+        # (No focus yet, in the first moments of the app: the screen's keys, at once, too.)
         if key in ("tab", "shift+tab"):
             return False
         if active is not None and active.enabled:
@@ -404,30 +409,34 @@ class MainScreen(Screen[None]):
             return
         tabs.active = "breakeven-pane" if tabs.active == "why-pane" else "why-pane"
 
-    def action_break_even(self) -> None:
+    # A view's action returns the screen's mount, which run_action awaits: the keys after it in
+    # a burst (`e Escape w`) then reach the view, not this screen.
+
+    def action_break_even(self) -> Any:
         from costcalc.tui.screens.breakeven import BreakEvenScreen
 
-        if self.calc is not None:
-            self.app.push_screen(BreakEvenScreen(self.calc, self.selected))
+        if self.calc is None:
+            return None
+        return self.app.push_screen(BreakEvenScreen(self.calc, self.selected))
 
-    def action_desktops(self) -> None:
+    def action_desktops(self) -> Any:
         from costcalc.tui.screens.desktops import DesktopsScreen
 
-        self.app.push_screen(DesktopsScreen(self.settings))
+        return self.app.push_screen(DesktopsScreen(self.settings))
 
-    def action_refresh(self) -> None:
+    def action_refresh(self) -> Any:
         from costcalc.tui.screens.refresh import RefreshScreen
 
-        self.app.push_screen(RefreshScreen(self.settings.providers or None))
+        return self.app.push_screen(RefreshScreen(self.settings.providers or None))
 
-    def action_bench(self) -> None:
+    def action_bench(self) -> Any:
         from costcalc.tui.screens.bench import BenchScreen
 
-        self.app.push_screen(BenchScreen())
+        return self.app.push_screen(BenchScreen())
 
     def action_export(self, kind: str) -> None:
         """Write the table as it is shown (rows, order, filters; every column) to a file in the
-        working directory."""
+        working directory: CSV with plain numbers, Markdown as on screen."""
         from pathlib import Path
 
         from costcalc.present.export import export_text
@@ -460,6 +469,12 @@ class MainScreen(Screen[None]):
                 f"{spec.help} ({key_text(field)})",
                 partial(self.action_focus_field, field),
             )
+        for select, (key, what) in FILTER_KEYS.items():
+            yield SystemCommand(
+                f"Choose the {what.split(':')[0].split(' (')[0]}",
+                f"{what} ({key})",
+                partial(self.action_focus_field, select),
+            )
         yield SystemCommand(
             "Filter the offers by words",
             "a100|rtx 4090 (/)",
@@ -468,11 +483,13 @@ class MainScreen(Screen[None]):
         yield SystemCommand(
             "Sort: best first", "the cheapest of each provider first", partial(table.sort_by, None)
         )
+        digits = {title: n for n, title in table.sort_keys()}
         for column in table.candidates:
             title = column.title_in(table.ctx)
+            key = f" ({digits[title]})" if title in digits else ""
             yield SystemCommand(
                 f"Sort by {title}",
-                f"order the offers by {title}",
+                f"order the offers by {title}{key}",
                 partial(table.sort_by, column.key),
             )
         yield SystemCommand(

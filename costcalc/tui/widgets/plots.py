@@ -196,6 +196,14 @@ class FigurePlot(PlotextPlot):
 # --------------------------------------------------------------------------- cumulative cost
 
 
+def no_break_even(calc: Calculation) -> str | None:
+    """Why the desktop has no break-even to draw: it cannot hold the job (the job needs more
+    memory than its GPU has), so buying it does not do the work the offers are priced for."""
+    if calc.comparison.desktop_fits is False:
+        return "none, your desktop cannot hold the job"
+    return None
+
+
 @dataclass(frozen=True)
 class CumulativeFigure:
     money: Money
@@ -204,18 +212,22 @@ class CumulativeFigure:
     electricity_usd_per_year: float
     horizon_years: float
     offers: tuple[OfferLine, ...]
+    note: str | None = None
+    """Why nothing is drawn (the desktop cannot hold the job); None when the curves are."""
 
     @classmethod
     def of(
         cls, calc: Calculation, offers: Sequence[OfferResult], labels: Sequence[str]
     ) -> CumulativeFigure:
         outlay = curves.desktop_outlay_usd(calc)  # None: no price, so no line of the desktop
+        note = no_break_even(calc)
         return cls(
             calc.money,
             0.0 if outlay is None else outlay,
             calc.comparison.desktop.electricity_usd_per_year,
             calc.assumptions.horizon_years,
-            offer_lines(offers, labels) if outlay is not None else (),
+            offer_lines(offers, labels) if outlay is not None and note is None else (),
+            note,
         )
 
     def lines(self, end_days: float) -> list[curves.Cumulative]:
@@ -238,7 +250,7 @@ class CumulativePlot(FigurePlot):
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         assert isinstance(figure, CumulativeFigure)
         plt, money = self.plt, figure.money
-        plt.title(f"Cumulative cost ({money.code})")
+        plt.title(f"Cumulative cost ({money.code})" + (f": {figure.note}" if figure.note else ""))
         if not figure.offers:
             return
         rows = height - FRAME_ROWS
@@ -290,17 +302,21 @@ class UtilisationFigure:
     """With utilisation fixed at 1: the curves do not depend on it (see `utilisation`)."""
     utilisation: float
     offers: tuple[OfferLine, ...]
+    note: str | None = None
+    """Why no curve is drawn (the desktop cannot hold the job)."""
 
     @classmethod
     def of(
         cls, calc: Calculation, offers: Sequence[OfferResult], labels: Sequence[str]
     ) -> UtilisationFigure:
         a = calc.assumptions
+        note = no_break_even(calc)
         return cls(
             calc.desktop,
             a.model_copy(update={"utilisation": 1.0}),
             a.utilisation,
-            offer_lines(offers, labels),
+            offer_lines(offers, labels) if note is None else (),
+            note,
         )
 
 
@@ -310,7 +326,7 @@ class UtilisationPlot(FigurePlot):
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         assert isinstance(figure, UtilisationFigure)
         plt, a = self.plt, figure.assumptions
-        plt.title("Break-even days by utilisation")
+        plt.title("Break-even days by utilisation" + (f": {figure.note}" if figure.note else ""))
         horizon_days = a.horizon_years * engine.DAYS_PER_YEAR
         rows = height - FRAME_ROWS
         cap = horizon_days * 3

@@ -61,7 +61,7 @@ FIELD_KEYS: dict[str, str] = {
     "system_watts": "R",
     "idle_watts": "I",
     "used": "U",
-    "base": "T",
+    "base": "H",
     "psu_efficiency": "P",
     "resale_share": "v",
     "horizon_years": "y",
@@ -69,7 +69,7 @@ FIELD_KEYS: dict[str, str] = {
     "utilisation": "u",
     "always_on": "o",
     "home_region": "l",
-    "usd_per_kwh": "k",
+    "usd_per_kwh": "L",
     "currency": "c",
     "run_hours": "h",
     "items_per_run": "i",
@@ -85,7 +85,14 @@ FIELD_KEYS: dict[str, str] = {
     "spot_checkpoint_minutes": "z",
     "spot_restart_minutes": "Z",
 }
-"""The key that jumps to each field (shown beside its label, in the help and the palette)."""
+"""The key that jumps to each field (shown beside its label, in the help and the palette). j and
+k move in the offers table, digits sort it; the electricity price sits beside `l`, its place."""
+FILTER_KEYS: dict[str, tuple[str, str]] = {
+    "provider": ("f", "provider filter (the offers from one provider)"),
+    "offer_kind": ("F", "price filter: all prices, spot or on-demand"),
+    "region": ("G", "cloud region filter"),
+}
+"""The keys of the selects above the offers table, by their id: Enter opens one, Escape leaves."""
 KEY_SHOWN = {"dollar_sign": "$"}
 SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
 PLACEHOLDERS = {
