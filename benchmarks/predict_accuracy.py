@@ -314,6 +314,19 @@ HEADER = """\
 #    catalog the power rule was fitted on (2026-11-24, 83 GPUs), kept with the fit so that new
 #    catalog rows (the RTX Ada / PRO Blackwell workstation cards and the A16 of issue 25) do not
 #    move the speed of GPUs already there; a family missing here takes the catalog's median.
+#  - Tried and dropped (2026-11-25, issue 26): a fitted efficiency of FP32 CUDA-core matmuls on
+#    SMs whose second FP32 pipe also runs integer work (compute capability 8.6-8.9 and 12.x),
+#    which torch.mm supports (FP32 at 62-70 % of the doubled peak on RTX 3090, 4090, 5090,
+#    A6000 and PRO 6000 against 93-98 % on an A100; zzc0721/torch-performance-test-data). It
+#    fits to 0.78 on all pairs, but leave-one-source-out it does not hold: LOSO medians cnn
+#    19.9 / 12.0 %, transformer 15.9 / 17.0 % (fp32 / 16-bit) against 20.1 / 12.1 %,
+#    15.9 / 13.5 % without it, the Ada FP32 transformer bias -28.9 % against -17.5 %, and
+#    LOGO transformer 11.9 / 11.6 % against 9.9 / 10.3 %. Its refit moves the transformer
+#    split and 16-bit factors that llm-foundry's A100 / H100 pairs rest on (24.1 % on that
+#    fold), and without NeuSight, which holds most FP32 transformer pairs, nothing pins it.
+#    On every 128-lane SM (Hopper too; an H100's torch.mm FP32 reaches 78 %) it fitted to
+#    0.84: LOSO transformer 14.6 / 14.6 %, Ada FP32 -12.9 %, but L4 / T4 at fp16 fell to
+#    1.596x, under the published 1.6x.
 #  - Tried and dropped (leave-one-GPU-out): a separate element-wise efficiency for the doubled
 #    FP32 pipes (the lanes table does it without a fit), an effective-bandwidth bonus for
 #    GPUs with large L2 caches (fitted to 1.09, no gain; as (L2 / 6 MB) ** 0.15 it raises L4/T4
