@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from costcalc.core.models import OfferRow, PriceSnapshot
@@ -140,6 +140,5 @@ PROVIDER = FeedProvider(
     short="AWS reserved",
     snapshot_file="aws_reserved.yaml",
     fetch=refresh,
-    stale_after=timedelta(days=90),
     env=(EnvVar(URL_ENV, "Price List bulk CSV URL ({region} template) with Reserved rows"),),
 )

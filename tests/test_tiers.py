@@ -40,8 +40,8 @@ MARKET = offer("market", provider="vast", tier="marketplace", price_kind="observ
 SPOT = offer("spot estimate", provider="aws-spot", spot=True, price_kind="estimate")
 FREE = offer("free", provider="colab", usd_per_hour=0.0, guaranteed=False)
 PLAN = offer("plan", provider="colab", usd_per_hour=0.0, monthly_fee_usd=9.99)
-COMMITTED = offer("1-year", provider="aws-ondemand").model_copy(
-    update={"price_kind": "committed"}  # the kind another branch adds (issue 24 item 7)
+COMMITTED = offer("g6e.xlarge (1-yr reserved)", provider="aws-reserved").model_copy(
+    update={"term_years": 1}  # a commitment: paid for every hour of its term
 )
 
 
@@ -84,8 +84,9 @@ def test_your_own_offer_is_never_left_out() -> None:
 
 
 def test_offers_spot_or_on_demand_is_the_same_filter() -> None:
-    assert tiers.left_out((), "on-demand") == {"spot"}
+    assert tiers.left_out((), "on-demand") == {"spot", "committed"}
     assert tiers.left_out((), "spot") == {"on-demand", "committed"}
+    assert tiers.left_out((), "committed") == {"on-demand", "spot"}
     assert tiers.left_out(("community",), "all") == {"community"}
 
 
@@ -138,7 +139,10 @@ def test_excluding_community_and_marketplace_gives_a_data_centre_verdict(
     code, text, _ = run([*QUICK, "--exclude", "community", "--exclude", "marketplace"], capsys)
     flat = " ".join(text.split())
     assert code == 0 and doc["best"]["name"] in flat
-    assert "Weighed: secure on-demand and spot offers; left out: community, marketplace." in flat
+    assert (
+        "Weighed: secure on-demand, spot and committed offers; left out: community, marketplace."
+        in flat
+    )
 
 
 def test_exclude_from_the_environment(

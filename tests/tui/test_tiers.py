@@ -49,8 +49,9 @@ async def test_t_leaves_out_tiers_and_the_cli_agrees(
         assert screen.query_one("#exclude_tiers", Input).value == "community, marketplace"
         verdict = str(screen.query_one("#verdict-line", Static).render())
         basis = " ".join(str(screen.query_one("#basis-line", Static).render()).split())
-        assert "Weighed: secure on-demand and spot offers; left out: community, marketplace." in (
-            basis
+        assert (
+            "Weighed: secure on-demand, spot and committed offers; left out: community, "
+            "marketplace." in basis
         )
         await app.workers.wait_for_complete()
         await pilot.pause()
