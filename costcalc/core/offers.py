@@ -31,7 +31,7 @@ def offers_from_price_snapshot(
     offers = []
     for row in snapshot.offers:
         offers.append(
-            CloudOffer(
+            CloudOffer.model_construct(  # from validated rows: nothing to check again
                 provider=snapshot.provider,
                 name=row.name,
                 region=row.region,
@@ -75,7 +75,7 @@ def offers_from_colab(snapshot: ColabSnapshot, stale_after_days: float) -> list[
             if rate.gpu not in tier.gpus:
                 continue
             offers.append(
-                CloudOffer(
+                CloudOffer.model_construct(  # from a validated snapshot
                     provider=snapshot.provider,
                     name=f"{tier.name} {rate.label}",
                     region=snapshot.region,

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.core.constants import CUSTOM_PROVIDER, MIN_UTILISATION, Dtype, Kind, OfferKind
@@ -38,8 +36,11 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, default_dtype
+from costcalc.core.record import Field, Frozen, is_validation_error, model_validator
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
 
@@ -48,10 +49,8 @@ DEFAULT_GPU = "rtx3090"
 desktop until the user names one or nvidia-smi finds one."""
 
 
-class Scenario(BaseModel):
+class Scenario(Frozen):
     """Every input of the comparison. Field names are the keys of the settings file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     # -- the desktop
     gpu: str | None = Field(
@@ -201,7 +200,9 @@ def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) ->
     """A scenario from plain values, or CostcalcError with one line naming the first bad input."""
     try:
         return cls.model_validate(values)
-    except ValidationError as exc:
+    except ValueError as exc:
+        if not is_validation_error(exc):
+            raise
         raise CostcalcError(first_error(exc)) from None
 
 
