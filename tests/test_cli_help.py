@@ -71,3 +71,14 @@ def test_every_help_fits_80_columns(
         main([command, "--help"] if command else ["--help"])
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80  # examples kept short enough
+
+
+def test_the_command_list_says_what_each_command_says_of_itself() -> None:
+    """`costcalc --help` lists the commands from SUMMARIES without importing them: each line is
+    the help its module registers."""
+    from costcalc.cli import SUMMARIES
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    helps = {action.dest: action.help for action in sub._choices_actions}  # type: ignore[attr-defined]
+    assert helps == SUMMARIES
