@@ -32,9 +32,9 @@ def build() -> bytes:
     entries: dict[str, tuple[str, bytes]] = {}
     for package, name, model in sorted(bundled_files(), key=lambda f: (f[0], f[1])):
         where = f"{package}/{name}"
-        text = decode(resources.files(package).joinpath(name).read_bytes(), where)
-        record = validation.validate(model, parse_yaml(text, where))
-        entries[where] = (prebuilt.digest(text.encode("utf-8")), prebuilt.pack(record))
+        data = resources.files(package).joinpath(name).read_bytes()
+        record = validation.validate(model, parse_yaml(decode(data, where), where))
+        entries[where] = (prebuilt.digest(data), prebuilt.pack(record))
     return dumps(entries, protocol=prebuilt.PROTOCOL)
 
 

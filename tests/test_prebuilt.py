@@ -57,10 +57,10 @@ def test_a_bundled_file_loads_from_its_prebuilt_form_as_pydantic_reads_it(
 
 
 def test_an_entry_for_other_text_or_another_model_is_not_used() -> None:
-    text = (ROOT / "prices" / "runpod.yaml").read_text(encoding="utf-8")
-    key = prebuilt.digest(text.encode("utf-8"))
+    text = (ROOT / "prices" / "runpod.yaml").read_bytes()
+    key = prebuilt.digest(text)
     assert prebuilt.prebuilt("costcalc.data.prices", "runpod.yaml", key, PriceSnapshot)
-    edited = prebuilt.digest((text + "\n# edited\n").encode("utf-8"))
+    edited = prebuilt.digest(text + b"\n# edited\n")
     assert prebuilt.prebuilt("costcalc.data.prices", "runpod.yaml", edited, PriceSnapshot) is None
     from costcalc.core.models import FxRates
 

@@ -3,7 +3,7 @@ prebuilt form, which ships in the package (costcalc/data/prebuilt.pickle), and t
 user's parsed files.
 
 Rules kept here:
-- a stored record is used only for the exact text it was validated from (its BLAKE2 digest) and
+- a stored record is used only for the exact text it was validated from (a BLAKE2 digest) and
   only while every record class in it has the fields it had then (a signature per class: names,
   types as written, bounds); otherwise the caller parses and validates the text again;
 - the unpickler builds nothing but costcalc's records and the standard library's dates: any other
@@ -141,12 +141,12 @@ def _prebuilt() -> dict[str, tuple[str, bytes]]:
     return entries if isinstance(entries, dict) else {}
 
 
-def prebuilt(package: str, name: str, text_digest: str, model: type[Frozen]) -> Any:
+def prebuilt(package: str, name: str, file_digest: str, model: type[Frozen]) -> Any:
     """The bundled file `package/name` as its prebuilt record, when the prebuilt form holds
-    this exact text for this model; None otherwise."""
+    these exact bytes (their digest) for this model; None otherwise."""
     key = f"{package}/{name}"
     entry = _prebuilt().get(key)
-    if entry is None or entry[0] != text_digest:
+    if entry is None or entry[0] != file_digest:
         return None
     found = _unpacked.get(key)
     if found is None or type(found) is not model:

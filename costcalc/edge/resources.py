@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -166,11 +165,10 @@ def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
         data = prebuilt.package_bytes(package, name)
     except (OSError, ModuleNotFoundError) as exc:
         raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
-    text = decode(data, where)
-    found = prebuilt.prebuilt(package, name, digest(text.encode("utf-8")), model)
+    found = prebuilt.prebuilt(package, name, digest(data), model)
     if found is not None:
         return found  # type: ignore[no-any-return]
-    return load_yaml_text(text, where, model)
+    return load_yaml_text(decode(data, where), where, model)
 
 
 def load_yaml_file(path: Path, model: type[M]) -> M:
@@ -265,6 +263,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 def write_atomic_bytes(path: Path, data: bytes) -> None:
     """`write_atomic` for bytes."""
+    import tempfile  # imported by the first write: `quick` writes nothing
+
     path.parent.mkdir(parents=True, exist_ok=True)
     clear_temp_files(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
