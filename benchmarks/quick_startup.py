@@ -140,6 +140,7 @@ def main() -> None:
     parser.add_argument("--offers", type=int, default=10_000)
     parser.add_argument("--here", action="store_true", help="measure this environment's costcalc")
     ns = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # the engine figure is this checkout's too
     if ns.here:
         cold_start(Path(sys.executable), ns.runs)
     else:
