@@ -71,7 +71,8 @@ def install(venv: Path) -> Path:
 
 
 def cold_start(python: Path, runs: int) -> None:
-    exe = [str(python), "-m", "costcalc"]
+    # What the `costcalc` console script runs (pip --target installs no script for this venv).
+    exe = [str(python), "-c", "import sys; from costcalc.cli import console; console()"]
     baseline = [str(python), "-c", "import pydantic, yaml"]
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     with tempfile.TemporaryDirectory() as tmp:
