@@ -9,9 +9,7 @@ from __future__ import annotations
 import functools
 from datetime import date
 
-from pydantic import Field
-
-from costcalc.core.models import Frozen
+from costcalc.core.models import Field, Frozen
 from costcalc.edge.resources import load_yaml_resource
 
 

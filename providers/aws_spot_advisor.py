@@ -18,9 +18,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from pydantic import Field, ValidationError
-
-from costcalc.core.models import Frozen
+from costcalc.core.models import Field, Frozen
+from costcalc.core.record import is_validation_error
 from costcalc.providers.aws_instances import gpu_instances
 from costcalc.providers.common import FeedError, expect, load_json
 
@@ -61,13 +60,17 @@ def parse(payload: bytes | str) -> dict[tuple[str, str], Advice]:
             size = sizes.get(name)
             size = size if isinstance(size, dict) else {}
             try:
-                advice[(region, name)] = Advice(
-                    savings_pct=figures.get("s"),
-                    bucket=figures.get("r"),
-                    vcpus=size.get("cores"),
-                    ram_gb=size.get("ram_gb"),
+                advice[(region, name)] = Advice.model_validate(
+                    {
+                        "savings_pct": figures.get("s"),
+                        "bucket": figures.get("r"),
+                        "vcpus": size.get("cores"),
+                        "ram_gb": size.get("ram_gb"),
+                    }
                 )
-            except ValidationError as exc:
+            except ValueError as exc:
+                if not is_validation_error(exc):
+                    raise
                 field = exc.errors()[0]["loc"][0]
                 raise FeedError(
                     f"implausible advisor figure for {name} in {region}: {field} "

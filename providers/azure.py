@@ -39,10 +39,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from pydantic import Field
-
 from costcalc.core.engine import HOURS_PER_YEAR
-from costcalc.core.models import Frozen, OfferRow, PriceSnapshot
+from costcalc.core.models import Field, Frozen, OfferRow, PriceSnapshot
 from costcalc.edge.resources import load_yaml_resource
 from costcalc.providers.aws_instances import InstanceGpus
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress

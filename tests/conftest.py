@@ -171,7 +171,9 @@ def parsed_bundled_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COSTCALC_HOME", str(home))
         load_app_data()
-    return {entry.name: entry.read_bytes() for entry in (home / "cache" / "parsed").glob("*.json")}
+    return {
+        entry.name: entry.read_bytes() for entry in (home / "cache" / "parsed").glob("*.pickle")
+    }
 
 
 def _fill_parse_cache_on_first_use(

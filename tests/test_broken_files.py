@@ -50,7 +50,7 @@ def make_files(home: Path) -> dict[str, Path]:
     bench = save_result(gpu_bench())
     history.record([OFFER], OFFER.fetched_at)
     assert main(["quick", "--gpu", "rtx3090", "--json"]) == 0  # fills the parse cache
-    cache = sorted((locations.cache_dir() / "parsed").glob("*.json"))[0]
+    cache = sorted((locations.cache_dir() / "parsed").glob("*.pickle"))[0]
     return {
         "config.yaml": locations.config_file(),
         "prices.yaml": prices,

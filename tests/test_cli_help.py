@@ -87,3 +87,14 @@ def test_every_option_of_every_command_has_help() -> None:
             if action.option_strings and not (action.help or "").strip():
                 bare.append(f"{name} {action.option_strings[0]}")
     assert bare == []
+
+
+def test_the_command_list_says_what_each_command_says_of_itself() -> None:
+    """`costcalc --help` lists the commands from SUMMARIES without importing them: each line is
+    the help its module registers."""
+    from costcalc.cli import SUMMARIES
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    helps = {action.dest: action.help for action in sub._choices_actions}  # type: ignore[attr-defined]
+    assert helps == SUMMARIES

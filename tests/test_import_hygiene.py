@@ -30,6 +30,50 @@ def test_costcalc_quick_imports_neither_textual_torch_nor_requests() -> None:
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
+def test_quick_validates_and_parses_nothing_in_a_fresh_home() -> None:
+    """Issue 27: the bundled data ship prebuilt and the inputs pass the records' pure check, so
+    neither pydantic nor the YAML parser is imported (each costs about what quick does)."""
+    loaded = modules_after(
+        """
+        import contextlib, io
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
+            assert main(["quick", "--gpu", "rtx4090", "--region", "DE", "--json"]) == 0
+        """
+    )
+    assert "costcalc" in loaded
+    assert not loaded & {*HEAVY, "pydantic", "pydantic_core", "yaml"}
+
+
+def test_version_and_help_load_nothing_but_the_parser() -> None:
+    for argv in (["--version"], ["--help"]):
+        script = f"""
+        import contextlib, io, sys
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            main({argv!r})
+        print("\\n".join(m for m in sys.modules if m.startswith("costcalc")))
+        """
+        costcalc_modules = set(
+            subprocess.run(
+                [sys.executable, "-c", textwrap.dedent(script)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+        )
+        assert costcalc_modules <= {
+            "costcalc",
+            "costcalc.cli",
+            "costcalc.cli.output",
+            "costcalc.core",
+            "costcalc.core.errors",
+            "costcalc.core.terminal",
+        }, argv
+        assert not modules_after(script) & {*HEAVY, "pydantic", "yaml"}
+
+
 def test_costcalc_desktops_stays_light_too() -> None:
     loaded = modules_after(
         """

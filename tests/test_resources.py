@@ -48,7 +48,7 @@ def test_cache_follows_the_file_text(tmp_path: Path) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
     assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 1.89
-    assert list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.json"))
+    assert list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"))
     path.write_text(GOOD.replace("1.89", "2.50"))
     assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 2.50
 
@@ -57,8 +57,8 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
     load_yaml_file(path, PriceSnapshot)
-    for cached in (locations.cache_dir() / "parsed").glob("PriceSnapshot-*.json"):
-        cached.write_text("{ not json")
+    for cached in (locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"):
+        cached.write_text("{ not a record")
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
 
 
@@ -83,19 +83,66 @@ def test_refreshed_snapshot_wins_and_a_corrupt_one_falls_back(tmp_path: Path) ->
     assert fallback.warning is not None and "bundled" in fallback.warning
 
 
-def test_an_edited_cache_entry_is_never_trusted() -> None:
-    """A valid-JSON edit of a parsed copy must not change a price: its seal no longer matches."""
-    from costcalc.store.snapshots import load_bundled
+def cache_entries() -> list[Path]:
+    return list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"))
 
-    bundled = load_bundled("aws-spot")
-    entries = list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.json"))
-    assert entries
-    for entry in entries:
-        seal, payload = entry.read_text().split("\n", 1)
-        forged = payload.replace('"usd_per_hour":', '"usd_per_hour":9')  # still valid JSON
-        entry.write_text(seal + "\n" + forged)
-    again = load_bundled("aws-spot")
-    assert again == bundled
+
+def test_an_edited_cache_entry_is_never_trusted(tmp_path: Path) -> None:
+    """A cached copy changed after it was written must not change a price: its seal no longer
+    matches, so the file's text is read again."""
+    path = tmp_path / "p.yaml"
+    path.write_text(GOOD)
+    load_yaml_file(path, PriceSnapshot)
+    (entry,) = cache_entries()
+    seal, payload = entry.read_bytes().split(b"\n", 1)
+    forged = payload.replace(b"A6000", b"A9000")  # the same length: still a loadable pickle
+    assert forged != payload
+    entry.write_bytes(seal + b"\n" + forged)
+    assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
+
+
+def test_a_cache_entry_holds_records_never_code(tmp_path: Path) -> None:
+    """A sealed entry whose pickle names anything but costcalc's records and dates is ignored,
+    and nothing in it runs."""
+    import pickle
+
+    from costcalc.edge.prebuilt import digest
+
+    class Boom:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.system, (f"touch {tmp_path / 'ran'}",))
+
+    path = tmp_path / "p.yaml"
+    path.write_text(GOOD)
+    load_yaml_file(path, PriceSnapshot)
+    (entry,) = cache_entries()
+    classes = {"costcalc.core.models:PriceSnapshot": "x"}
+    payload = pickle.dumps((classes, pickle.dumps(Boom())))
+    entry.write_bytes(digest(payload).encode() + b"\n" + payload)
+    assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_cache_entry_of_a_changed_record_class_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry written before a record class changed its fields is not used: the record it
+    holds would lack the new field."""
+    from costcalc.core.models import OfferRow
+    from costcalc.edge import prebuilt
+
+    path = tmp_path / "p.yaml"
+    path.write_text(GOOD)
+    load_yaml_file(path, PriceSnapshot)
+    assert len(cache_entries()) == 1
+    read = prebuilt.unpack
+    used: list[object] = []
+    monkeypatch.setattr(prebuilt, "unpack", lambda *a: used.append(read(*a)) or used[-1])
+    load_yaml_file(path, PriceSnapshot)
+    assert isinstance(used[-1], PriceSnapshot)  # the entry serves while the classes match
+    monkeypatch.setattr(OfferRow, "__record_signature__", "changed", raising=False)
+    assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 1.89
+    assert used[-1] is None  # read from the text again, not from the entry
 
 
 def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
@@ -104,15 +151,15 @@ def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
     cache = tmp_path / "parsed"
     cache.mkdir()
     for i in range(CACHE_ENTRIES + 10):
-        entry = cache / f"Model-0-{i:04d}.json"
+        entry = cache / f"Model-0-{i:04d}.pickle"
         entry.write_text("x")
         os.utime(entry, (i, i))
-    (cache / ".Model-0-x.json.abc.tmp").write_text("half")
-    os.utime(cache / ".Model-0-x.json.abc.tmp", (0, 0))
+    (cache / ".Model-0-x.pickle.abc.tmp").write_text("half")
+    os.utime(cache / ".Model-0-x.pickle.abc.tmp", (0, 0))
     prune_cache(cache)
     kept = sorted(p.name for p in cache.iterdir())
     assert len(kept) == CACHE_ENTRIES
-    assert kept[0] == "Model-0-0010.json"  # the oldest ten are gone, and the stale temp file
+    assert kept[0] == "Model-0-0010.pickle"  # the oldest ten are gone, and the stale temp file
 
 
 def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(

@@ -90,11 +90,11 @@ def test_a_home_starts_with_the_sessions_parse_cache_and_loading_uses_it(
     parsed_bundled_files: dict[str, bytes],
 ) -> None:
     parsed = locations.cache_dir() / "parsed"
-    before = {entry.name: entry.read_bytes() for entry in parsed.glob("*.json")}
-    assert before == parsed_bundled_files and before
+    before = {entry.name: entry.read_bytes() for entry in parsed.glob("*.pickle")}
+    assert before == parsed_bundled_files
     load_app_data()
-    after = {entry.name for entry in parsed.glob("*.json")}
-    assert after == set(before)  # every bundled file came from the cache: nothing parsed anew
+    after = {entry.name for entry in parsed.glob("*.pickle")}
+    assert after == set(before)  # nothing parsed anew (the bundled files load prebuilt)
 
 
 def test_a_test_that_moves_to_another_home_finds_the_cache_there_too(
@@ -103,7 +103,7 @@ def test_a_test_that_moves_to_another_home_finds_the_cache_there_too(
     monkeypatch.setenv("COSTCALC_HOME", str(tmp_path / "second-home"))
     parsed = locations.cache_dir() / "parsed"
     assert parsed.parent.parent == tmp_path / "second-home"
-    assert {entry.name for entry in parsed.glob("*.json")} == set(parsed_bundled_files)
+    assert {entry.name for entry in parsed.glob("*.pickle")} == set(parsed_bundled_files)
 
 
 def test_a_child_process_finds_the_cache_on_disk_before_any_call(
@@ -122,10 +122,12 @@ def test_a_child_process_finds_the_cache_on_disk_before_any_call(
 
 @pytest.mark.cold_cache
 def test_a_cold_cache_test_starts_with_no_parse_cache() -> None:
+    """...and the bundled files load prebuilt (costcalc/data/prebuilt.pickle): nothing is parsed
+    or cached for them, so a fresh home stays empty."""
     parsed = locations.cache_dir() / "parsed"
     assert not parsed.exists()
     load_app_data()
-    assert list(parsed.glob("*.json"))
+    assert not list(parsed.glob("*"))
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ loads textual, torch or requests. Results go to stdout, diagnostics to stderr; e
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -33,6 +34,21 @@ COMMANDS: dict[str, str] = {
 }
 """Command -> the module whose `register(subparsers)` defines it."""
 
+SUMMARIES: dict[str, str] = {
+    "quick": "one-shot comparison: desktop GPU versus every cloud offer",
+    "gpus": "list the GPU catalog with specs and sources",
+    "prices": "where is a GPU cheapest: cloud offers sorted by $ per GPU-hour",
+    "refresh": "download fresh prices from the providers (run it from cron)",
+    "history": "show how prices moved across refreshes (sparklines or JSON)",
+    "bench": "measure this machine with PyTorch: matmul, bandwidth, training steps, max batch",
+    "predict": "predict how long work timed on one GPU takes on another",
+    "desktops": "compare desktop builds (n x GPU): price, speed, TCO, break-even, and fit",
+    "tui": "open the interactive app (the default when no command is given)",
+    "serve": "open the interactive app in a web browser (on 127.0.0.1 by default)",
+}
+"""Command -> its line in `costcalc --help`, the same as its module gives (a test says so):
+`--help`, `--version` and a run without a command list the commands without importing them."""
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line, not a usage dump."""
@@ -43,8 +59,9 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or (`only`) just the one command a run needs, to keep start-up short."""
+def build_parser(only: str | None = None, *, summaries: bool = False) -> argparse.ArgumentParser:
+    """The full parser, or (`only`) just the one command a run needs, or (`summaries`) the
+    commands as names and help lines only, to keep start-up short."""
     parser = OneLineParser(
         prog="costcalc",
         description=(
@@ -60,10 +77,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"costcalc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    if summaries and only is None:
+        for command, line in SUMMARIES.items():
+            sub.add_parser(command, help=line)
+        return parser
     modules = [COMMANDS[only]] if only in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in modules:
         importlib.import_module(name).register(sub)
     return parser
+
+
+ONE_SHOT = frozenset(("quick", "gpus", "prices", "history", "predict", "desktops"))
+"""Commands that answer and exit (not the app, a refresh or a bench, which run for long)."""
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
@@ -77,8 +102,14 @@ def console() -> NoReturn:
 
     pydantic looks for plugins by scanning every installed distribution's entry points on the
     first model it builds: a fifth of `costcalc quick`'s start-up, for observability hooks a
-    command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on."""
+    command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on.
+
+    A one-shot command (ONE_SHOT) runs without the cyclic garbage collector: everything it
+    builds lives until it prints and exits, and the collector's passes over the freshly
+    imported modules and loaded data cost a tenth of `quick`'s run."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if _command_in(sys.argv[1:]) in ONE_SHOT:
+        gc.disable()
     sys.exit(main())
 
 
@@ -89,7 +120,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     from costcalc.core.terminal import printable
 
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only=_command_in(words))
+    command = _command_in(words)
+    parser = build_parser(only=command, summaries=command is None)
     args = parser.parse_args(words)
     args.environ = os.environ if environ is None else environ
     run: Any = getattr(args, "run", None)

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from costcalc.core.constants import Kind
-from costcalc.core.models import Frozen, StepProfile, UtcDatetime
+from costcalc.core.models import Field, Frozen, StepProfile, UtcDatetime
 
 SCHEMA_VERSION = 1
 

@@ -91,15 +91,25 @@ class GpuCatalog:
 
     def __init__(self, specs: Iterable[GpuSpec]) -> None:
         self._by_key: dict[str, GpuSpec] = {}
-        self._index: dict[str, set[str]] = {}
+        self._names: dict[str, set[str]] | None = None
         for spec in specs:
             if spec.key in self._by_key:
                 raise ValueError(f"duplicate GPU key {spec.key!r}")
             self._by_key[spec.key] = spec
-            for name in _names_of(spec):
-                for form in (compact(name), token_key(name)):
-                    if form:
-                        self._index.setdefault(form, set()).add(spec.key)
+
+    @property
+    def _index(self) -> dict[str, set[str]]:
+        """Every name form -> the keys it may mean; built on the first name that is not a key
+        (`quick --gpu rtx3090` never needs it: a fifth of its run)."""
+        if self._names is None:
+            index: dict[str, set[str]] = {}
+            for spec in self._by_key.values():
+                for name in _names_of(spec):
+                    for form in (compact(name), token_key(name)):
+                        if form:
+                            index.setdefault(form, set()).add(spec.key)
+            self._names = index
+        return self._names
 
     def __iter__(self) -> Iterator[GpuSpec]:
         return iter(self._by_key.values())

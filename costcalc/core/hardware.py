@@ -14,9 +14,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import Field, model_validator
-
-from costcalc.core.models import Frozen, Segment, Text
+from costcalc.core.models import Field, Frozen, Segment, Text
+from costcalc.core.record import model_validator
 
 Cooler = Literal["blower", "open-air", "passive"]
 """blower: radial fan, exhausts through the bracket; open-air: axial fans (incl. flow-through),

@@ -24,8 +24,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from annotated_types import Ge, Gt, Le, Lt
-
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import BASE_TIERS
@@ -147,19 +145,11 @@ def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
 
 def bounds(field: str) -> tuple[float | None, bool, float | None, bool]:
     """(low, low inclusive, high, high inclusive) of a Scenario field, from its constraints."""
-    low: float | None = None
-    high: float | None = None
-    low_in = high_in = True
-    for rule in Scenario.model_fields[field].metadata:
-        if isinstance(rule, Ge):
-            low, low_in = float(rule.ge), True  # type: ignore[arg-type]
-        elif isinstance(rule, Gt):
-            low, low_in = float(rule.gt), False  # type: ignore[arg-type]
-        elif isinstance(rule, Le):
-            high, high_in = float(rule.le), True  # type: ignore[arg-type]
-        elif isinstance(rule, Lt):
-            high, high_in = float(rule.lt), False  # type: ignore[arg-type]
-    return low, low_in, high, high_in
+    info = Scenario.model_fields[field]
+    ge, gt, le, lt = (info.bound(name) for name in ("ge", "gt", "le", "lt"))
+    low = float(ge) if ge is not None else float(gt) if gt is not None else None
+    high = float(le) if le is not None else float(lt) if lt is not None else None
+    return low, gt is None, high, lt is None
 
 
 def check_bounds(value: float, field: str, what: str, text: str, as_share: bool = False) -> None:

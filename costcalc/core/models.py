@@ -1,4 +1,5 @@
-"""Domain models: frozen pydantic records for GPUs, offers, desktop builds, assumptions and results.
+"""Domain models: frozen records (costcalc.core.record) for GPUs, offers, desktop builds,
+assumptions and results.
 
 Rule kept here: models describe facts and inputs, they compute nothing beyond trivial derived
 properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_s`).
@@ -10,9 +11,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-
 from costcalc.core.constants import MIN_UTILISATION, Dtype, Kind
+from costcalc.core.record import After
+from costcalc.core.record import Field as Field  # re-exported: model modules import both here
+from costcalc.core.record import Frozen as Frozen
 from costcalc.core.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
@@ -36,16 +38,10 @@ def _as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+UtcDatetime = Annotated[datetime, After(_as_utc)]
 
-Text = Annotated[str, AfterValidator(printable)]
+Text = Annotated[str, After(printable)]
 """A string that reaches a terminal: names, regions, sources, notes."""
-
-
-class Frozen(BaseModel):
-    """Base for every domain record: immutable and strict about unknown keys."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # --------------------------------------------------------------------------- GPU catalog

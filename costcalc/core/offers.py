@@ -24,7 +24,7 @@ def offers_from_price_snapshot(snapshot: PriceSnapshot) -> list[CloudOffer]:
     offers = []
     for row in snapshot.offers:
         offers.append(
-            CloudOffer(
+            CloudOffer.model_construct(  # from validated rows: nothing to check again
                 provider=snapshot.provider,
                 name=row.name,
                 region=row.region,
@@ -68,7 +68,7 @@ def offers_from_colab(snapshot: ColabSnapshot) -> list[CloudOffer]:
             if rate.gpu not in tier.gpus:
                 continue
             offers.append(
-                CloudOffer(
+                CloudOffer.model_construct(  # from a validated snapshot
                     provider=snapshot.provider,
                     name=f"{tier.name} {rate.label}",
                     region=snapshot.region,

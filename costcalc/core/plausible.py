@@ -14,7 +14,6 @@ A price that fails is held back with a reason that names the figure and the rang
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,6 +67,8 @@ class Readings:
         count when there are enough, else of every count."""
         for found in (self.by_gpu_and_count.get((gpu, count), []), self.by_gpu.get(gpu, [])):
             if len(found) >= MIN_READINGS:
+                import statistics  # a refresh's check: `quick` starts without it (and fractions)
+
                 return statistics.median(found), len(found)
         return None
 

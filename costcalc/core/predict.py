@@ -38,11 +38,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from pydantic import Field, model_validator
-
 from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
 from costcalc.core.errors import CostcalcError
-from costcalc.core.models import Frozen, GpuSpec, StepProfile
+from costcalc.core.models import Field, Frozen, GpuSpec, StepProfile
+from costcalc.core.record import model_validator
 
 PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
 PRE_AMPERE_ARCHITECTURES = (*PRE_TENSOR_ARCHITECTURES, "Volta", "Turing")

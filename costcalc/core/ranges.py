@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Literal
 
-from pydantic import Field
-
-from costcalc.core.models import CloudOffer, Frozen, Text
+from costcalc.core.models import CloudOffer, Field, Frozen, Text
 from costcalc.core.thresholds import Thresholds
 
 _LABEL = re.compile(r"\s*\([^()]*\)\s*$")

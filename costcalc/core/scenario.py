@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from costcalc.core import tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
@@ -51,9 +49,12 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, default_dtype
+from costcalc.core.record import After, Field, Frozen, is_validation_error, model_validator
 from costcalc.core.staleness import MAX_AGE_DAYS
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
@@ -63,10 +64,13 @@ DEFAULT_GPU = "rtx3090"
 desktop until the user names one or nvidia-smi finds one."""
 
 
-class Scenario(BaseModel):
-    """Every input of the comparison. Field names are the keys of the settings file."""
+def _tiers_once(value: tuple[TierName, ...]) -> tuple[TierName, ...]:
+    """Each tier once, in the vocabulary's order: the same exclusion reads the same."""
+    return tuple(t for t in TIER_NAMES if t in value)
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+
+class Scenario(Frozen):
+    """Every input of the comparison. Field names are the keys of the settings file."""
 
     # -- the desktop
     gpu: str | None = Field(
@@ -170,7 +174,7 @@ class Scenario(BaseModel):
         default=(), description="Only offers from these providers; empty: all."
     )
     offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
-    exclude_tiers: tuple[TierName, ...] = Field(
+    exclude_tiers: Annotated[tuple[TierName, ...], After(_tiers_once)] = Field(
         default=(),
         description="Leave out offers in these tiers (community, marketplace, spot, free, ...).",
     )
@@ -202,12 +206,6 @@ class Scenario(BaseModel):
         default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
     )
 
-    @field_validator("exclude_tiers")
-    @classmethod
-    def _tiers_once(cls, value: tuple[TierName, ...]) -> tuple[TierName, ...]:
-        """Each tier once, in the vocabulary's order: the same exclusion reads the same."""
-        return tuple(t for t in TIER_NAMES if t in value)
-
     @model_validator(mode="before")
     @classmethod
     def _older_settings(cls, data: Any) -> Any:
@@ -231,7 +229,9 @@ def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) ->
     """A scenario from plain values, or CostcalcError with one line naming the first bad input."""
     try:
         return cls.model_validate(values)
-    except ValidationError as exc:
+    except ValueError as exc:
+        if not is_validation_error(exc):
+            raise
         raise CostcalcError(first_error(exc)) from None
 
 

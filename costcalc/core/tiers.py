@@ -44,7 +44,9 @@ def tiers_of(offer: CloudOffer) -> frozenset[TierName]:
     return frozenset(found)
 
 
-def left_out(exclude: Iterable[TierName], offer_kind: OfferKind | str = "all") -> frozenset[TierName]:
+def left_out(
+    exclude: Iterable[TierName], offer_kind: OfferKind | str = "all"
+) -> frozenset[TierName]:
     """The tiers a scenario leaves out: those `--exclude` names, and what `--offers` implies
     (one way of paying keeps that way alone)."""
     found = set(exclude)

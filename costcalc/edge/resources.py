@@ -1,5 +1,5 @@
 """Reading data files across the edge: bundled resources, user files and downloaded snapshots,
-always through one guarded reader and pydantic.
+always through one guarded reader and the records' validation (pydantic's rules).
 
 Rules kept here:
 - nothing is trusted until `model_validate` accepts it; any failure becomes one DataFileError
@@ -11,11 +11,12 @@ Rules kept here:
 - writes go to a temp file that is fsynced and renamed over the target, so a crash never leaves
   half a file.
 
-Parsing YAML in Python costs more than everything else `costcalc quick` does, so a validated
-file is also kept as JSON in the cache directory, keyed by a hash of its text, the model and
-the costcalc version, and sealed with a hash of the JSON itself; the next run validates that JSON
-in pydantic-core instead, without importing the YAML parser. A cache entry whose seal does not
-match is ignored, the cache keeps only its newest entries, and a cache that cannot be read or
+Parsing YAML and validating it cost more than everything else `costcalc quick` does, so neither
+happens for a file seen before: the bundled files ship in their prebuilt form (validated records,
+costcalc.edge.prebuilt), and a user's file, once validated, is kept in the cache directory as its
+records, keyed by a hash of its text, the model and the costcalc version, and sealed with a hash
+of the entry itself. A cache entry whose seal does not match, or whose record classes have
+changed, is ignored; the cache keeps only its newest entries, and a cache that cannot be read or
 written is ignored: it only ever saves time.
 """
 
@@ -24,24 +25,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from costcalc.core.errors import DataFileError
+from costcalc.core.record import Frozen, is_validation_error
+from costcalc.edge import prebuilt
+from costcalc.edge.prebuilt import digest as digest  # re-exported: snapshots seal with it
 
 PRICES_PACKAGE = "costcalc.data.prices"
 """Where the bundled, dated price snapshot ships: the repository's prices/ inside the package."""
 
-try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - other Python implementations
-    from hashlib import blake2b
-
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Frozen)
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest data file read (a refreshed snapshot of every AWS region is a few MB)."""
@@ -154,7 +149,9 @@ def parse_yaml(text: str, where: str) -> Any:
 def validate(data: Any, model: type[M], where: str) -> M:
     try:
         return model.model_validate(data)
-    except ValidationError as exc:
+    except ValueError as exc:
+        if not is_validation_error(exc):
+            raise
         first = exc.errors()[0]
         loc = ".".join(str(part) for part in first["loc"]) or "(top level)"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
@@ -165,9 +162,12 @@ def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
     """A YAML file shipped inside a package, validated as `model`."""
     where = f"{package}/{name}"
     try:
-        data = resources.files(package).joinpath(name).read_bytes()
+        data = prebuilt.package_bytes(package, name)
     except (OSError, ModuleNotFoundError) as exc:
         raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
+    found = prebuilt.prebuilt(package, name, digest(data), model)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     return load_yaml_text(decode(data, where), where, model)
 
 
@@ -193,12 +193,7 @@ def load_yaml_text(text: str, where: str, model: type[M]) -> M:
     return result
 
 
-def digest(data: bytes) -> str:
-    """A 128-bit BLAKE2b of `data`, in hex: seals cached and stored files."""
-    return blake2b(data, digest_size=16).hexdigest()
-
-
-def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
+def _cache_path(text: str, model: type[Frozen]) -> Path | None:
     from costcalc import __version__
     from costcalc.edge import locations
 
@@ -206,33 +201,35 @@ def _cache_path(text: str, model: type[BaseModel]) -> Path | None:
         directory = locations.cache_dir() / "parsed"
     except Exception:  # no usable home directory: run without a cache
         return None
-    return directory / f"{model.__name__}-{__version__}-{digest(text.encode('utf-8'))}.json"
+    return directory / f"{model.__name__}-{__version__}-{digest(text.encode('utf-8'))}.pickle"
 
 
 def _read_cache(path: Path, model: type[M]) -> M | None:
-    """The cached model when its seal matches its JSON; None otherwise (the source is parsed)."""
+    """The cached record when its seal matches; None otherwise (the source is parsed)."""
     try:
         with path.open("rb") as handle:
             seal = handle.readline().strip().decode("ascii")
             payload = handle.read(MAX_FILE_BYTES)
-        if seal != digest(payload):
-            return None
-        return model.model_validate_json(payload)
     except (OSError, ValueError):
         return None
+    if seal != digest(payload):
+        return None
+    found: M | None = prebuilt.unpack(payload, model)
+    return found
 
 
-def _write_cache(path: Path, result: BaseModel) -> None:
-    payload = result.model_dump_json()
+def _write_cache(path: Path, result: Frozen) -> None:
     with contextlib.suppress(OSError):
-        write_atomic(path, digest(payload.encode("utf-8")) + "\n" + payload)
+        payload = prebuilt.pack(result)
+        write_atomic_bytes(path, digest(payload).encode("ascii") + b"\n" + payload)
         prune_cache(path.parent)
 
 
 def prune_cache(directory: Path, keep: int = CACHE_ENTRIES) -> None:
     """Keep the newest `keep` parsed files; delete the rest and temp files a crash left."""
     with contextlib.suppress(OSError):
-        entries = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        found = [*directory.glob("*.pickle"), *directory.glob("*.json")]  # .json: before 0.2
+        entries = sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[keep:]:
             old.unlink(missing_ok=True)
         clear_temp_files(directory)
@@ -261,12 +258,19 @@ def dump_yaml(data: Any) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers see the old file or the new one, never a mix.
     Temp files an earlier, killed write left in the same directory are cleaned first."""
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """`write_atomic` for bytes."""
+    import tempfile  # imported by the first write: `quick` writes nothing
+
     path.parent.mkdir(parents=True, exist_ok=True)
     clear_temp_files(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -276,7 +280,7 @@ def write_atomic(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
-def write_model_yaml(path: Path, model: BaseModel) -> None:
+def write_model_yaml(path: Path, model: Frozen) -> None:
     write_atomic(path, dump_yaml(model.model_dump(mode="json", exclude_defaults=True)))
 
 

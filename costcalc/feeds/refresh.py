@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
 from costcalc.core.plausible import Readings, doubt
+from costcalc.core.record import is_validation_error
 from costcalc.edge import locations
 from costcalc.present.display import age
 from costcalc.providers import registry
@@ -42,6 +41,8 @@ from costcalc.store.snapshots import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from costcalc.core.catalog import GpuCatalog
     from costcalc.edge.net import FetchSettings, HttpClient
 
@@ -399,9 +400,9 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         write_refreshed(fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now))
     except (FetchError, FeedError, CostcalcError) as exc:
         return failed(str(exc))
-    except ValidationError as exc:
-        return failed(unstorable(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
+        if is_validation_error(exc):
+            return failed(unstorable(exc))
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
     return ProviderResult(
@@ -463,9 +464,9 @@ def _refresh_one(
         write_refreshed(refreshed_path(provider), outcome)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
-    except ValidationError as exc:
-        return failed(unstorable(exc))
     except Exception as exc:  # one provider's bug must not stop the others
+        if is_validation_error(exc):
+            return failed(unstorable(exc))
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]

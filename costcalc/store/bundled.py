@@ -19,11 +19,13 @@ from costcalc.edge.resources import load_yaml_resource
 if TYPE_CHECKING:
     from costcalc.core.hardware import DesktopHardware
 
+DATA_PACKAGE = "costcalc.data"
+
 
 @functools.cache
 def load_catalog() -> GpuCatalog:
     """The bundled catalog (costcalc/data/gpus.yaml), validated once per process."""
-    data = load_yaml_resource("costcalc.data", "gpus.yaml", GpuCatalogFile)
+    data = load_yaml_resource(DATA_PACKAGE, "gpus.yaml", GpuCatalogFile)
     return GpuCatalog(data.gpus)
 
 
@@ -35,7 +37,7 @@ def load_desktop_hardware() -> DesktopHardware:
     checks its desktop's fit with it (`scenario.desktop_fit`)."""
     from costcalc.core.hardware import DesktopHardware
 
-    data = load_yaml_resource("costcalc.data", "desktop_builds.yaml", DesktopHardware)
+    data = load_yaml_resource(DATA_PACKAGE, "desktop_builds.yaml", DesktopHardware)
     catalog = load_catalog()
     stray = [c.gpu for c in data.cards if c.gpu not in catalog]
     if stray:
@@ -47,12 +49,12 @@ def load_desktop_hardware() -> DesktopHardware:
 
 @functools.cache
 def load_calibration() -> Calibration:
-    return load_yaml_resource("costcalc.data", "predict_calibration.yaml", Calibration)
+    return load_yaml_resource(DATA_PACKAGE, "predict_calibration.yaml", Calibration)
 
 
 @functools.cache
 def load_scaling() -> ScalingData:
-    return load_yaml_resource("costcalc.data", "scaling.yaml", ScalingData)
+    return load_yaml_resource(DATA_PACKAGE, "scaling.yaml", ScalingData)
 
 
 @functools.cache

@@ -17,8 +17,9 @@ from costcalc.core.electricity import ElectricityIndex
 from costcalc.core.errors import CostcalcError
 from costcalc.core.fx import Converter
 from costcalc.core.grid import GridIndex
-from costcalc.core.models import GpuSpec
-from costcalc.core.predict import Prediction
+from costcalc.core.models import GpuCatalogFile, GpuSpec, ScalingData
+from costcalc.core.predict import Calibration, Prediction
+from costcalc.core.record import Frozen
 from costcalc.core.regions import RegionIndex
 from costcalc.core.scenario import AppData
 from costcalc.store.bundled import (
@@ -87,6 +88,31 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
         fx=fx,
         hardware=load_desktop_hardware(),
     )
+
+
+def bundled_files() -> list[tuple[str, str, type[Frozen]]]:
+    """Every YAML file the package ships, as (package, name, model): what
+    scripts/prebuild_data.py prebuilds (tests/test_prebuilt.py checks that none is left out)."""
+    from costcalc.core.hardware import DesktopHardware
+    from costcalc.edge.resources import PRICES_PACKAGE
+    from costcalc.providers import registry
+    from costcalc.providers.aws_instances import AwsInstanceTable
+    from costcalc.providers.azure import AzureSizeTable
+    from costcalc.store.bundled import DATA_PACKAGE
+    from costcalc.store.snapshots import BUNDLED_FILES
+
+    data: list[tuple[str, type[Frozen]]] = [
+        ("gpus.yaml", GpuCatalogFile),
+        ("predict_calibration.yaml", Calibration),
+        ("scaling.yaml", ScalingData),
+        ("desktop_builds.yaml", DesktopHardware),
+        ("aws_instances.yaml", AwsInstanceTable),
+        ("azure_sizes.yaml", AzureSizeTable),
+    ]
+    files = [(DATA_PACKAGE, name, model) for name, model in data]
+    files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]
+    files += [(p.snapshot_package, p.snapshot_file, p.snapshot_model) for p in registry.every()]
+    return files
 
 
 def utc_now() -> datetime:

@@ -29,12 +29,11 @@ from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator
-
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import CostcalcError, DataFileError
-from costcalc.core.models import CloudOffer, Frozen
+from costcalc.core.models import CloudOffer, Field, Frozen
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER
+from costcalc.core.record import After
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
 
@@ -72,29 +71,28 @@ def _not_ahead(value: date | None) -> date | None:
 UsdPerHour = Annotated[
     float,
     Field(ge=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False),
-    AfterValidator(_a_price),
+    After(_a_price),
 ]
-AsOf = Annotated[date | None, AfterValidator(_not_ahead)]
+AsOf = Annotated[date | None, After(_not_ahead)]
+ProviderName = Annotated[str, After(_known_provider)]
 GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_OFFER)]
 
 
 class PriceOverride(Frozen):
     """A new price for offers costcalc already has."""
 
-    provider: str
+    provider: ProviderName
     name: str = Field(description="Offer name as `costcalc prices` shows it.")
     region: str | None = Field(default=None, description="Only this region; all when omitted.")
     usd_per_hour: UsdPerHour
     as_of: AsOf = Field(default=None, description="When the price was true.")
     note: str | None = None
 
-    _provider = field_validator("provider")(_known_provider)
-
 
 class AddedOffer(Frozen):
     """An offer costcalc does not have, priced by the user."""
 
-    provider: str
+    provider: ProviderName
     name: str
     region: str
     gpu: str = Field(description="Any GPU name the catalog accepts.")
@@ -104,8 +102,6 @@ class AddedOffer(Frozen):
     monthly_fee_usd: float = Field(default=0.0, ge=0, le=1_000_000, allow_inf_nan=False)
     as_of: AsOf = None
     note: str | None = None
-
-    _provider = field_validator("provider")(_known_provider)
 
 
 class PriceOverridesFile(Frozen):

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
-
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError
+from costcalc.core.record import Field, is_validation_error
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, write_model_yaml
@@ -86,7 +85,9 @@ def load_saved(path: Path | None = None) -> Saved:
                 warnings.append(f"{path}: unknown provider(s) {', '.join(unknown)} ignored")
         try:
             Settings.model_validate({key: value})
-        except ValidationError as exc:
+        except ValueError as exc:
+            if not is_validation_error(exc):
+                raise
             message = exc.errors()[0]["msg"]
             warnings.append(f"{path}: {key}: {message}; the default is used")
             continue

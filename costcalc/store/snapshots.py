@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel
-
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import DataFileError
 from costcalc.core.models import (
@@ -31,6 +29,7 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.core.plausible import believable
+from costcalc.core.record import Frozen
 from costcalc.edge import locations
 from costcalc.edge.resources import (
     PRICES_PACKAGE,
@@ -46,7 +45,7 @@ from costcalc.providers.base import Provider
 from costcalc.store.bundled import load_catalog
 from costcalc.store.overrides import apply_user_overrides
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Frozen)
 
 
 def load_bundled_file(name: str, model: type[M]) -> M:
@@ -80,7 +79,7 @@ snapshot is always readable; a refreshed snapshot of every AWS region is a few M
 _SEAL = re.compile(r"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
 
 
-def rows_of(model: BaseModel) -> int:
+def rows_of(model: Frozen) -> int:
     """What a stored snapshot counts: its offers, or its rates."""
     if isinstance(model, PriceSnapshot):
         return len(model.offers)
@@ -95,7 +94,7 @@ def sealed(body: str, rows: int) -> str:
     return f"# costcalc snapshot: {rows} rows, blake2b {digest(body.encode('utf-8'))}\n{body}"
 
 
-def write_refreshed(path: Path, model: BaseModel) -> None:
+def write_refreshed(path: Path, model: Frozen) -> None:
     """Store a refreshed snapshot sealed with its row count and checksum, atomically; refuse
     one that would be too big for a reader (DataFileError)."""
     body = dump_yaml(model.model_dump(mode="json", exclude_defaults=True))
@@ -252,6 +251,15 @@ def load_region_names() -> RegionNames:
 # --------------------------------------------------------------------------- exchange rates
 
 FX_FILE = "fx.yaml"
+
+BUNDLED_FILES: tuple[tuple[str, type[Frozen]], ...] = (
+    ("desktop.yaml", DesktopDefaults),
+    ("carbon.yaml", CarbonData),
+    ("electricity.yaml", ElectricityData),
+    ("regions.yaml", RegionNames),
+    (FX_FILE, FxRates),
+)
+"""The files of prices/ besides the providers' snapshots, with their models."""
 
 
 def fx_path() -> Path:

@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import ValidationError
 from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -41,6 +40,7 @@ from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
+from costcalc.core.record import is_validation_error
 from costcalc.core.scenario import Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
@@ -270,7 +270,9 @@ class MainScreen(Screen[None]):
         merged = inputs.merge(self.settings.model_dump(), update)
         try:
             self.settings = Settings.model_validate(merged)
-        except ValidationError as exc:
+        except ValueError as exc:
+            if not is_validation_error(exc):
+                raise
             self.notify(first_error(exc), title="Not applied", severity="error")
 
     # ------------------------------------------------------------------ fields and focus
