@@ -109,9 +109,25 @@ def test_dumps_read_as_pydantics() -> None:
         {
             "source": "s",
             "as_of": date(2026, 1, 2),
-            "base_system_usd": {1: 900},
             "base_system_as_of": date(2026, 1, 2),
-            "base_system_parts": {},
+            "base_default": {1: "lean"},
+            "base_systems": {
+                "lean": {
+                    1: {
+                        "summary": "6 cores, 32 GB",
+                        "usd": 900,
+                        "parts": [
+                            {
+                                "category": "cpu",
+                                "item": "Ryzen 5",
+                                "usd": 900,
+                                "observed": date(2026, 1, 2),
+                                "source": "s",
+                            }
+                        ],
+                    }
+                }
+            },
             "rest_of_system_w": {1: 100},
             "idle_system_w": {1: 50},
             "psu_efficiency_typical": 0.9,

@@ -28,6 +28,7 @@ from costcalc.core.models import (
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
+from costcalc.core.ranges import ReadingsFile
 from costcalc.core.plausible import believable
 from costcalc.core.record import Frozen
 from costcalc.edge import locations
@@ -258,6 +259,7 @@ BUNDLED_FILES: tuple[tuple[str, type[Frozen]], ...] = (
     ("electricity.yaml", ElectricityData),
     ("regions.yaml", RegionNames),
     (FX_FILE, FxRates),
+    ("readings.yaml", ReadingsFile),
 )
 """The files of prices/ besides the providers' snapshots, with their models."""
 
