@@ -28,8 +28,8 @@ from costcalc.core.models import (
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
-from costcalc.core.ranges import ReadingsFile
 from costcalc.core.plausible import believable
+from costcalc.core.ranges import ReadingsFile
 from costcalc.core.record import Frozen
 from costcalc.edge import locations
 from costcalc.edge.resources import (

@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from costcalc.core.scenario import Calculation
-from costcalc.core.thresholds import thresholds
 from costcalc.core.staleness import is_stale_result
+from costcalc.core.thresholds import thresholds
 from costcalc.present import display as fmt
 from costcalc.present import flips
 from costcalc.tui.widgets.field import update_text
