@@ -105,6 +105,7 @@ def run(ns: argparse.Namespace) -> int:
                 recorded=recorded,
                 saved_note=note,
                 saved=saved,
+                exact_top=top is not None and not ns.all,
             )
         )
         return 0

@@ -493,9 +493,11 @@ def to_json(
     recorded: Recorded = (),
     saved_note: str | None = None,
     saved: frozenset[str] = frozenset(),
+    exact_top: bool = False,
 ) -> str:
     """The whole answer as one JSON document, the decision first; `top`: the offers listed (the
-    best of each provider and the cheapest; None: every offer); `with_explain` adds the
+    best of each provider and the cheapest, at least `top`; None: every offer; `exact_top`:
+    `top` in each table, no more, as `--top N` asks); `with_explain` adds the
     derivation of the verdict offer's figures ("explain": the lines `--explain` prints);
     `recorded`: the user's history of the verdict's offer; `saved_note`: the line saying which
     saved settings were used."""
@@ -503,7 +505,8 @@ def to_json(
     found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
-    rows = pick_rows(comparable, top, run, exact=True) + pick_rows(scale_out, top, run, exact=True)
+    rows = pick_rows(comparable, top, run, exact=exact_top)
+    rows += pick_rows(scale_out, top, run, exact=exact_top)
     if top is None:
         rows += ranked(rest, run)
     doc = {
