@@ -7,7 +7,9 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +22,7 @@ from costcalc.store import history
 from costcalc.store.settings import Settings, save_settings
 from costcalc.store.snapshots import load_bundled, write_refreshed
 from tests.bench_results import gpu_bench
-from tests.tui.helpers import notifications
+from tests.tui.helpers import notifications, wait_until
 
 # Every command over every broken file, hundreds of CLI runs: left out of the fast subset.
 pytestmark = pytest.mark.slow
@@ -150,6 +152,10 @@ def test_a_deeply_nested_file_never_kills_the_process(isolated_home: Path) -> No
     assert "nested deeper than" in done.stderr and "Traceback" not in done.stderr
 
 
+def settings_noted(app: Any) -> bool:
+    return any(n.title == "Settings" for n in notifications(app))
+
+
 async def test_the_app_starts_over_every_broken_config(isolated_home: Path) -> None:
     from costcalc.tui.app import make_app
     from costcalc.tui.screens.main import MainScreen
@@ -163,6 +169,6 @@ async def test_the_app_starts_over_every_broken_config(isolated_home: Path) -> N
         app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
+            await wait_until(app, partial(settings_noted, app))
             assert isinstance(app.screen, MainScreen), breakage
             assert app.screen.calc is not None, breakage
-            assert any(n.title == "Settings" for n in notifications(app)), breakage

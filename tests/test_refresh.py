@@ -117,7 +117,8 @@ def test_paperspace_with_token_adds_gpu_droplets_to_the_curated_table(
     offers = {(o["name"], o["region"]): o for o in prices_json(capsys, "paperspace")}
     assert offers[("gpu-h100x8-640gb", "tor1")]["usd_per_hour"] == 26.0
     assert ("A100", "NY2") in offers  # curated rows are kept
-    assert history_count("paperspace") == 3  # only the observed droplet prices
+    # only the observed droplet prices: H100 x1 in two regions, H100 x8, MI300X x1
+    assert history_count("paperspace") == 4
 
 
 # --------------------------------------------------------------------------- faults

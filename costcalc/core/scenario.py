@@ -432,7 +432,12 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
         host = "no plan" if offer.guaranteed else "free"
     else:
         host = "vcpu" if offer.vcpus is not None else ""
-    kind = "yours" if offer.provider == CUSTOM_PROVIDER else offer.price_kind
+    if offer.provider == CUSTOM_PROVIDER:
+        kind = "yours"
+    elif offer.term_years is not None:
+        kind = term_label(offer.term_years)
+    else:
+        kind = offer.price_kind
     return " ".join(
         (
             offer.provider,
@@ -442,7 +447,6 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
             spec.short_name,
             host,
             kind,
-            term_label(offer.term_years) if offer.term_years is not None else "",
             "spot" if offer.spot else "",
         )
     ).casefold()

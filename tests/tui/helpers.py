@@ -8,6 +8,7 @@ import asyncio
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -84,6 +85,20 @@ def notifications(app: App[object]) -> list[Notification]:
     toasts on screen are no substitute, as they are replaced and expire on a timer that a slow
     machine can outrun."""
     return list(app._notifications)
+
+
+def record_notifications(app: App[object]) -> list[str]:
+    """Every message the app notifies from now on, expired or not: a count that a slow machine
+    cannot change by outrunning a toast's timeout (App.notify is public; this wraps it)."""
+    posted: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        posted.append(message)
+        notify(message, *args, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return posted
 
 
 def notified(app: App[object], words: str) -> bool:

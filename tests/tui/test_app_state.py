@@ -14,7 +14,7 @@ from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer
 from tests.bench_results import gpu_bench
 from tests.tui.conftest import MakeApp
-from tests.tui.helpers import notifications, notified, wait_until
+from tests.tui.helpers import record_notifications, wait_until
 
 
 async def test_a_bench_named_by_path_is_the_one_used(app_factory: MakeApp, tmp_path: Path) -> None:
@@ -36,13 +36,16 @@ async def test_a_bench_path_that_is_not_there_is_one_notification(
     app_factory: MakeApp, tmp_path: Path
 ) -> None:
     app = app_factory(Settings(gpu="rtx3090", bench=str(tmp_path / "missing.json")))
+    posted = record_notifications(app)
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(app, lambda: notified(app, "no such bench result"))
+        await wait_until(app, lambda: any("no such bench result" in m for m in posted))
         main = app.screen
         assert isinstance(main, MainScreen)
         main.recalculate()  # asked again: not loaded, not reported, again
         await pilot.pause()
-        notes = [n for n in notifications(app) if "no such bench result" in n.message]
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notes = [m for m in posted if "no such bench result" in m]
         assert len(notes) == 1
         assert main.calc is not None and main.calc.bench_label is None
 
