@@ -350,3 +350,28 @@ def test_an_unknown_base_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[st
     code, out, err = run(["quick", "--gpu", "rtx3090", "--base", "deluxe"], capsys)
     assert code == 2 and not out
     assert err.strip().count("\n") == 0 and "lean, standard, workstation" in err
+
+
+def test_excluded_tiers_leave_each_build_a_data_centre_break_even_offer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--exclude` reads as in `quick`: each build's break-even offer is then a data-centre
+    one; and an exclusion saved in the app applies too (named in the first line)."""
+    argv = ["desktops", "--gpu", "rtx3090", "--gpu", "rtx4090", "--count", "1,2"]
+    tiers = {b["label"]: b["cloud"]["tier"] for b in run_json(argv, capsys)["builds"]}
+    assert {"community", "marketplace"} & set(tiers.values())  # else this proves nothing
+    doc = run_json([*argv, "--exclude", "community,marketplace"], capsys)
+    assert doc["inputs"]["scenario"]["exclude_tiers"] == ["community", "marketplace"]
+    kept = {b["label"]: b["cloud"]["tier"] for b in doc["builds"]}
+    assert kept.keys() == tiers.keys()
+    assert all(tier in (None, "secure") for tier in kept.values()), kept
+
+    from costcalc.store.settings import Settings, save_settings
+
+    save_settings(Settings(exclude_tiers=("community", "marketplace")))  # type: ignore[arg-type]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    note = " ".join(out.split("Desktop builds")[0].split())
+    assert note.startswith("Using your saved settings") and "community, marketplace" in note
+    saved = run_json(argv, capsys)
+    assert {b["label"]: b["cloud"]["tier"] for b in saved["builds"]} == kept

@@ -20,8 +20,10 @@ FIELDS = (
     "psu_efficiency",
     "always_on",
     "base",
+    "exclude_tiers",
 )
-"""The scenario inputs that change a build's figures; they read exactly as in `quick`."""
+"""The scenario inputs that change a build's figures (and the tiers its break-even offer is
+chosen among); they read exactly as in `quick`."""
 
 EXAMPLES = (
     "costcalc desktops --gpu rtx4090 --gpu rtx6000_ada --count 1,2,4",
