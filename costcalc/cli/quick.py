@@ -135,30 +135,12 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _recorded(calc: Any) -> list[Any]:
-    """Readings of the verdict's offer beyond the prices in use: other dated sources of the
-    bundled prices (prices/readings.yaml) and the user's refresh history (its provider, GPU and
-    region). The history is read only when its file exists."""
+    """Readings of the verdict's offer beyond the prices in use (store.readings, which the
+    app's verdict panel reads too)."""
+    from costcalc.store.readings import recorded_points
+
     best = calc.comparison.best
-    if best is None:
-        return []
-    from costcalc.core.ranges import ReadingsFile, cross_points
-    from costcalc.edge import locations
-    from costcalc.store.snapshots import load_bundled_file
-
-    o = best.offer
-    points = cross_points(o, load_bundled_file("readings.yaml", ReadingsFile).readings)
-    if not locations.history_db().exists():
-        return points
-    from costcalc.store import history
-
-    found = history.query(gpu=o.gpu, provider=o.provider, region=o.region)
-    points += [
-        (s.name, p.fetched_at, p.usd_per_hour, "history")
-        for s in found
-        if s.gpu_count == o.gpu_count
-        for p in s.points
-    ]
-    return points
+    return recorded_points(best.offer if best is not None else None)
 
 
 def _load_bench(spec: str | None) -> Any:

@@ -155,6 +155,12 @@ def join_or(parts: list[str]) -> str:
     return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
+def span_text(r: PriceRange) -> str:
+    """The dates of the readings: '2025-06-21 to 2026-09-25', or the one date."""
+    span = f"{r.first:%Y-%m-%d}"
+    return span if r.last == r.first else f"{span} to {r.last:%Y-%m-%d}"
+
+
 def range_text(
     r: PriceRange | None, t: Thresholds, money: Money = USD, name: str = "its price"
 ) -> str | None:
@@ -171,9 +177,7 @@ def range_text(
             f"{one.observed:%Y-%m-%d}); no second reading to check it against "
             "(`costcalc refresh` adds one to your history)."
         )
-    span = f"{r.first:%Y-%m-%d}"
-    if r.last != r.first:
-        span += f" to {r.last:%Y-%m-%d}"
+    span = span_text(r)
     recorded = sum(x.origin == "history" for x in r.readings)
     crossed = sum(x.origin == "cross-check" for x in r.readings)
     history = f", {recorded} from your refresh history" if recorded else ""
@@ -190,6 +194,37 @@ def range_text(
     other = "Rent" if t.decision == "buy" else "Buy"
     at = ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:3])
     return f"{head}; at {at} it would be {other}: the verdict does not hold across them."
+
+
+def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) -> str | None:
+    """The readings of the verdict's price in one short sentence, for the app's verdict panel
+    (range_text's figures, fewer words): '3 readings of its price, 2025-06-21 to 2026-09-25:
+    $0.310/h to $0.440/h, median $0.340/h; the verdict holds across them.'"""
+    if r is None or t.decision == "cannot_fit":
+        return None
+    if r.count == 1:
+        one = r.readings[0]
+        return (
+            f"One reading of its price ({hourly(one.usd_per_hour, money)}, "
+            f"{one.observed:%Y-%m-%d}): none to check it against."
+        )
+    span = span_text(r)
+    recorded = sum(x.origin == "history" for x in r.readings)
+    mine = f" ({recorded} from your refresh history)" if recorded else ""
+    spread = (
+        f"all {hourly(r.low, money)}"
+        if r.low == r.high
+        else f"{hourly(r.low, money)} to {hourly(r.high, money)}, median "
+        f"{hourly(r.median, money)}"
+    )
+    head = f"{r.count} readings of its price{mine}, {span}: {spread}"
+    if t.decision is None:
+        return f"{head}."
+    if r.holds:
+        return f"{head}; the verdict holds across them."
+    other = "Rent" if t.decision == "buy" else "Buy"
+    at = ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:2])
+    return f"{head}; {other} at {at}."
 
 
 def offer_threshold_json(o: OfferThreshold | None) -> dict[str, Any] | None:

@@ -40,6 +40,7 @@ from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
+from costcalc.core.ranges import Point
 from costcalc.core.record import is_validation_error
 from costcalc.core.scenario import Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
@@ -135,6 +136,8 @@ class MainScreen(Screen[None]):
         """At 80 columns the curves and 'why' show only when asked for (w)."""
         self._details_open = False
         self._drawn: tuple[object, ...] | None = None
+        self._readings_of: object = None
+        self._readings: dict[tuple[str, str, int, str], list[Point]] = {}
 
     def compose(self) -> ComposeResult:
         from costcalc.providers.registry import short_labels
@@ -166,7 +169,7 @@ class MainScreen(Screen[None]):
         if verdict.narrow != narrow:
             verdict.narrow = narrow
             if self.calc is not None:
-                verdict.show(self.calc)
+                self._show_verdict(self.calc)
         self.query_one(BreakEvenView).show_utilisation(not narrow)
         self._layout()
 
@@ -219,7 +222,7 @@ class MainScreen(Screen[None]):
             return
         self.query_one(SetupPanel).show(calc, self.settings)
         self.query_one(FilterBar).show(self.settings)
-        self.query_one(VerdictBar).show(calc)
+        self._show_verdict(calc)
         table = self.query_one(OffersTable)
         table.show(calc, reset=True)
         # The cursor is back on the verdict's row: draw its details now, in the same frame as
@@ -228,6 +231,27 @@ class MainScreen(Screen[None]):
         self.selected_key = row.key if row is not None else None
         self._selected = row.result if row is not None else None
         self._draw_details()
+
+    def _show_verdict(self, calc: Calculation) -> None:
+        self.query_one(VerdictBar).show(calc, self.app.data, self._recorded(calc))
+
+    def _recorded(self, calc: Calculation) -> list[Point]:
+        """Readings of the verdict's offer beyond the prices in use (other dated sources, your
+        refresh history), read here, not in the widget; kept per offer until the app's data
+        change (a refresh writes the history and hands over new data)."""
+        from costcalc.store.readings import recorded_points
+
+        best = calc.comparison.best
+        if best is None:
+            return []
+        o = best.offer
+        key = (o.provider, o.gpu, o.gpu_count, o.region)
+        data = self.app.data
+        if self._readings_of is not data:
+            self._readings_of, self._readings = data, {}
+        if key not in self._readings:
+            self._readings[key] = recorded_points(o)
+        return self._readings[key]
 
     @property
     def selected(self) -> OfferResult | None:

@@ -1,4 +1,8 @@
-"""The answer in three lines: the verdict, what it rests on, and the desktop's yearly cost."""
+"""The answer in three lines: the verdict, what it rests on (with the readings of its price),
+and the desktop's yearly cost.
+
+Rule kept here: no IO. The readings from outside the prices in use (other dated sources, the
+user's refresh history) are read by the screen (costcalc.store.readings) and handed in."""
 
 from __future__ import annotations
 
@@ -7,11 +11,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc.core.scenario import Calculation
+from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import is_stale_result
-from costcalc.core.thresholds import thresholds
+from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import display as fmt
 from costcalc.present import flips
+from costcalc.present.report import Recorded, verdict_parts
 from costcalc.tui.widgets.field import update_text
 
 
@@ -40,11 +45,12 @@ def filters_text(calc: Calculation) -> str:
     return f", among offers filtered to {text[len(prefix) : -1]}" if text else ""
 
 
-def flips_text(calc: Calculation) -> str | None:
+def flips_text(calc: Calculation, found: Thresholds | None = None) -> str | None:
     """What would flip the verdict, in one line (the CLI's thresholds, shorter)."""
     from costcalc.providers.registry import labels
 
-    found = thresholds(calc.comparison, calc.assumptions)
+    if found is None:
+        found = thresholds(calc.comparison, calc.assumptions)
     return flips.compact_text(found, calc.assumptions, calc.money, labels())
 
 
@@ -103,7 +109,9 @@ class VerdictBar(Vertical):
             for line in self.query(Static):
                 line.styles.min_height = None if self.narrow else self.WIDE_ROWS
 
-    def show(self, calc: Calculation) -> None:
+    def show(self, calc: Calculation, data: AppData, recorded: Recorded = ()) -> None:
+        """`recorded`: readings of the verdict's offer beyond `data`'s prices, read by the
+        screen (costcalc.store.readings.recorded_points)."""
         from costcalc.providers.registry import labels
 
         self._fit()
@@ -112,11 +120,15 @@ class VerdictBar(Vertical):
         )
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
-        flip = flips_text(calc)
+        found, prices = verdict_parts(calc, data, recorded)
+        flip = flips_text(calc, found)
+        spread = flips.compact_range_text(prices, found, calc.money)
         if self.narrow:  # no desktop line: what flips the verdict, then its price's age
             if "That is" in basis:
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
                 basis = basis.rstrip(".") + "."
             basis = f"{flip} {basis}" if flip else basis
+        if spread is not None:
+            basis = f"{basis} {spread}"
         update_text(self.query_one("#basis-line", Static), basis)
         update_text(self.query_one("#desktop-line", Static), desktop_text(calc, flip))

@@ -1,0 +1,34 @@
+"""The readings of an offer's price beyond the prices in use, read from disk: other dated
+sources of the bundled prices (prices/readings.yaml) and the user's refresh history. Shared by
+`quick` and the app's verdict panel (the app reads them in its screen, never in a widget).
+
+Rule kept here: reading only; the range and whether the verdict holds across it are
+costcalc.core.ranges' (pure)."""
+
+from __future__ import annotations
+
+from costcalc.core.models import CloudOffer
+from costcalc.core.ranges import Point, ReadingsFile, cross_points
+from costcalc.edge import locations
+
+
+def recorded_points(offer: CloudOffer | None) -> list[Point]:
+    """Readings of `offer` (its provider, GPUs and region) from other dated sources and the
+    user's refresh history; the history is read only when its file exists."""
+    if offer is None:
+        return []
+    from costcalc.store.snapshots import load_bundled_file
+
+    points = cross_points(offer, load_bundled_file("readings.yaml", ReadingsFile).readings)
+    if not locations.history_db().exists():
+        return points
+    from costcalc.store import history
+
+    found = history.query(gpu=offer.gpu, provider=offer.provider, region=offer.region)
+    points += [
+        (s.name, p.fetched_at, p.usd_per_hour, "history")
+        for s in found
+        if s.gpu_count == offer.gpu_count
+        for p in s.points
+    ]
+    return points
