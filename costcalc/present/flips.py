@@ -198,8 +198,9 @@ def range_text(
 
 def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) -> str | None:
     """The readings of the verdict's price in one short sentence, for the app's verdict panel
-    (range_text's figures, fewer words): '3 readings of its price, 2025-06-21 to 2026-09-25:
-    $0.310/h to $0.440/h, median $0.340/h; the verdict holds across them.'"""
+    (range_text's figures, fewer words; it must fit the panel at 80 columns): '4 readings of
+    its price, 2025-06-21 to 2026-10-20 (1 from your refreshes): $0.340 to $0.390/h, median
+    $0.340; the verdict holds.'"""
     if r is None or t.decision == "cannot_fit":
         return None
     if r.count == 1:
@@ -208,20 +209,19 @@ def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) 
             f"One reading of its price ({hourly(one.usd_per_hour, money)}, "
             f"{one.observed:%Y-%m-%d}): none to check it against."
         )
-    span = span_text(r)
     recorded = sum(x.origin == "history" for x in r.readings)
-    mine = f" ({recorded} from your refresh history)" if recorded else ""
+    mine = f" ({recorded} from your refreshes)" if recorded else ""
     spread = (
         f"all {hourly(r.low, money)}"
         if r.low == r.high
-        else f"{hourly(r.low, money)} to {hourly(r.high, money)}, median "
-        f"{hourly(r.median, money)}"
+        else f"{display.usd(r.low, money)} to {hourly(r.high, money)}, median "
+        f"{display.usd(r.median, money)}"
     )
-    head = f"{r.count} readings of its price{mine}, {span}: {spread}"
+    head = f"{r.count} readings of its price, {span_text(r)}{mine}: {spread}"
     if t.decision is None:
         return f"{head}."
     if r.holds:
-        return f"{head}; the verdict holds across them."
+        return f"{head}; the verdict holds."
     other = "Rent" if t.decision == "buy" else "Buy"
     at = ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:2])
     return f"{head}; {other} at {at}."
