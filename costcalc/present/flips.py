@@ -203,12 +203,8 @@ def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) 
     $0.340; the verdict holds.'"""
     if r is None or t.decision == "cannot_fit":
         return None
-    if r.count == 1:
-        one = r.readings[0]
-        return (
-            f"One reading of its price ({hourly(one.usd_per_hour, money)}, "
-            f"{one.observed:%Y-%m-%d}): none to check it against."
-        )
+    if r.count == 1:  # its price and date are on the line already
+        return "One reading of its price: none to check it against."
     recorded = sum(x.origin == "history" for x in r.readings)
     mine = f" ({recorded} from your refreshes)" if recorded else ""
     spread = (
