@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Static
 
 from costcalc.cli import main
+from costcalc.core.scenario import AppData
 from costcalc.store import history
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import MakeApp
@@ -21,7 +22,10 @@ def day(iso: str) -> str:
 
 @pytest.mark.parametrize("size", [(140, 45), (80, 24)])
 async def test_the_verdict_panel_shows_the_readings_quick_gives(
-    app_factory: MakeApp, capsys: pytest.CaptureFixture[str], size: tuple[int, int]
+    app_factory: MakeApp,
+    data: AppData,
+    capsys: pytest.CaptureFixture[str],
+    size: tuple[int, int],
 ) -> None:
     argv = ["quick", "--gpu", "rtx3090", "--util", "0.15", "--no-config", "--json"]
     assert main(argv) == 0
@@ -29,7 +33,7 @@ async def test_the_verdict_panel_shows_the_readings_quick_gives(
     # A refresh recorded the verdict's offer at another price: one more reading, from history.
     offer = next(
         o
-        for o in app_factory().data.book.offers
+        for o in data.book.offers
         if (o.provider, o.name, o.region) == (best["provider"], best["name"], best["region"])
     )
     when = datetime(2026, 10, 20, tzinfo=timezone.utc)
@@ -56,6 +60,5 @@ async def test_the_verdict_panel_shows_the_readings_quick_gives(
     low, high, median = (f"${r[k + '_usd_per_hour']:.3f}" for k in ("low", "high", "median"))
     assert (
         f"{r['count']} readings of its price, {day(r['first'])} to {day(r['last'])} "
-        f"(1 from your refreshes): {low} to {high}/h, median {median}; the verdict holds."
-        in basis
+        f"(1 from your refreshes): {low} to {high}/h, median {median}; the verdict holds." in basis
     ), basis
