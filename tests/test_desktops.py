@@ -365,6 +365,7 @@ def test_excluded_tiers_leave_each_build_a_data_centre_break_even_offer(
     kept = {b["label"]: b["cloud"]["tier"] for b in doc["builds"]}
     assert kept.keys() == tiers.keys()
     assert all(tier in (None, "secure") for tier in kept.values()), kept
+    assert any("tiers left out (community, marketplace" in n for n in doc["notes"])
 
     from costcalc.store.settings import Settings, save_settings
 

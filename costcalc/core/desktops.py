@@ -279,6 +279,12 @@ def _notes(
     for calc in calcs:
         if calc.base is not None and calc.base.note is not None and calc.base.note not in notes:
             notes.append(calc.base.note)
+    left_out = calcs[0].weighed.left_out if calcs else ()
+    if left_out:
+        notes.append(
+            f"each break-even is against the cheapest comparable offer outside the tiers left "
+            f"out ({', '.join(left_out)}; --exclude)"
+        )
     unpriced = sorted({b.spec.name for b in builds if not b.price_known})
     if unpriced:
         notes.append(
