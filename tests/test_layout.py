@@ -134,6 +134,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow  # seconds: in the whole suite, not the fast subset
 def test_nothing_imports_the_top_level_directories_as_packages() -> None:
     """providers/ and prices/ install as costcalc.providers and costcalc.data.prices: an import of
     `providers` works in a checkout and fails for every user."""

@@ -326,6 +326,7 @@ def test_the_shipped_fit_beats_the_spec_baseline_in_every_cell() -> None:
         assert statistics.median(e for e, _ in errors) < statistics.median(b for _, b in errors)
 
 
+@pytest.mark.slow  # seconds: in the whole suite, not the fast subset
 def test_a_gpu_left_out_of_the_fit_is_still_predicted_within_the_target() -> None:
     # The full leave-one-GPU-out table is benchmarks/predict_accuracy.py (minutes); here one
     # fold, the GPU the issue started from, with a coarser search to stay quick. The <= 12 %

@@ -52,6 +52,7 @@ def test_bulk_csv_keeps_only_linux_shared_ondemand_used_capacity() -> None:
     assert set(rows) == {"g4dn.xlarge", "p4d.24xlarge", "g6e.xlarge"}
 
 
+@pytest.mark.slow  # seconds: in the whole suite, not the fast subset
 def test_bulk_csv_is_parsed_as_a_stream_with_bounded_memory() -> None:
     """~40 MB of non-GPU rows stream through while peak memory stays a few MB."""
     fixture = (FEEDS / "ec2-offer-us-east-1.csv").read_text().splitlines(keepends=True)
