@@ -247,13 +247,15 @@ def fetch(client: HttpClient) -> list[OfferRow]:
     return rows
 
 
-def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
-    progress(f"downloading {len(urls())} price list(s)")
-    rows = fetch(client)
+def ec2_snapshot(
+    provider: str, source: str, source_url: str, rows: list[OfferRow], now: datetime
+) -> PriceSnapshot:
+    """EC2 prices fetched from AWS's price lists as one snapshot: per-second billing with a
+    minute's minimum, observed prices, rows by region and name (on-demand and reserved alike)."""
     return PriceSnapshot(
-        provider=NAME,
-        source="AWS EC2 on-demand prices (Linux, shared tenancy), fetched by costcalc refresh",
-        source_url=urls()[0],
+        provider=provider,
+        source=source,
+        source_url=source_url,
         licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
         fetched_at=now,
         spot=False,
@@ -262,6 +264,12 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
         price_kind="observed",
         offers=tuple(sorted(rows, key=lambda r: (r.region, r.name))),
     )
+
+
+def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
+    progress(f"downloading {len(urls())} price list(s)")
+    source = "AWS EC2 on-demand prices (Linux, shared tenancy), fetched by costcalc refresh"
+    return ec2_snapshot(NAME, source, urls()[0], fetch(client), now)
 
 
 PROVIDER = FeedProvider(

@@ -120,18 +120,11 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
             rows += parse_bulk_csv(client.iter_lines(address))
         except FeedError as exc:
             raise FeedError(f"{address}: {exc}") from exc
-    return PriceSnapshot(
-        provider=NAME,
-        source="AWS Price List AmazonEC2 bulk CSV, Reserved, Linux, shared tenancy, Standard, "
-        "No Upfront, 1 and 3 years, fetched by costcalc refresh",
-        source_url=addresses[0],
-        licence="AWS data (c) Amazon Web Services; fetched for the user's own use",
-        fetched_at=now,
-        billing_increment_s=1,
-        billing_minimum_s=60,
-        price_kind="observed",
-        offers=tuple(sorted(rows, key=lambda r: (r.region, r.name))),
+    source = (
+        "AWS Price List AmazonEC2 bulk CSV, Reserved, Linux, shared tenancy, Standard, "
+        "No Upfront, 1 and 3 years, fetched by costcalc refresh"
     )
+    return aws_ondemand.ec2_snapshot(NAME, source, addresses[0], rows, now)
 
 
 PROVIDER = FeedProvider(
