@@ -191,9 +191,14 @@ def range_text(
         return f"{head}."
     if r.holds:
         return f"{head}; the verdict holds across them."
-    other = "Rent" if t.decision == "buy" else "Buy"
-    at = ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:3])
+    other, at = flipped_at(r, t, money, 3)
     return f"{head}; at {at} it would be {other}: the verdict does not hold across them."
+
+
+def flipped_at(r: PriceRange, t: Thresholds, money: Money, shown: int) -> tuple[str, str]:
+    """The other answer, and the first `shown` readings at which the verdict would be it."""
+    other = "Rent" if t.decision == "buy" else "Buy"
+    return other, ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:shown])
 
 
 def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) -> str | None:
@@ -218,8 +223,7 @@ def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) 
         return f"{head}."
     if r.holds:
         return f"{head}; the verdict holds."
-    other = "Rent" if t.decision == "buy" else "Buy"
-    at = ", ".join(hourly(x.usd_per_hour, money) for x in r.flips_at[:2])
+    other, at = flipped_at(r, t, money, 2)
     return f"{head}; {other} at {at}."
 
 
