@@ -114,7 +114,7 @@ def is_bulk_csv(url: str) -> bool:
     return url.split("?", 1)[0].endswith(".csv")
 
 
-def _row(name: str, region: str, usd: float, vcpus: Any, memory: Any) -> OfferRow | None:
+def gpu_row(name: str, region: str, usd: float, vcpus: Any, memory: Any) -> OfferRow | None:
     gpus = gpu_instances().get(name)
     if gpus is None:
         return None
@@ -163,7 +163,7 @@ def parse(payload: bytes | str) -> list[OfferRow]:
             name, usd = entry.get("Instance Type"), price(entry.get("price"))
             if not isinstance(name, str) or usd is None:
                 continue
-            row = _row(name, region, usd, entry.get("vCPU"), entry.get("Memory"))
+            row = gpu_row(name, region, usd, entry.get("vCPU"), entry.get("Memory"))
             if row is not None:
                 rows.append(row)
     if not rows:
@@ -185,7 +185,7 @@ _WANTED = {
 }
 
 
-def _data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
+def csv_data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
     """The CSV rows after the preamble; the first row yielded is the header."""
     reader = csv.reader(lines)
     for row in reader:
@@ -198,7 +198,7 @@ def _data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
 
 def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
     """Rows from a Price List bulk CSV, read one line at a time (memory stays bounded)."""
-    rows = _data_rows(lines)
+    rows = csv_data_rows(lines)
     header = next(rows)
     column = {name: i for i, name in enumerate(header)}
     needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code")
@@ -219,7 +219,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
         usd = price(values[i_price])
         if usd is None:
             continue
-        row = _row(
+        row = gpu_row(
             values[i_type],
             values[i_region],
             usd,

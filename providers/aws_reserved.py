@@ -56,7 +56,7 @@ def reserved_suffix(years: int) -> str:
 
 def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
     """Reserved rows (1 and 3 years, Standard, No Upfront) of a Price List bulk CSV."""
-    rows = aws_ondemand._data_rows(lines)
+    rows = aws_ondemand.csv_data_rows(lines)
     header = next(rows)
     column = {name: i for i, name in enumerate(header)}
     needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code", "LeaseContractLength")
@@ -78,7 +78,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
         usd = price(values[i_price])
         if usd is None:
             continue
-        row = aws_ondemand._row(
+        row = aws_ondemand.gpu_row(
             values[i_type],
             values[i_region],
             usd,
