@@ -178,5 +178,5 @@ def test_the_json_keeps_its_shape(
     plain = json.loads(run(["quick", "--gpu", "rtx3090", "--json"], 80, capsys, monkeypatch))
     wide = json.loads(run(["quick", "--gpu", "rtx3090", "--json"], 200, capsys, monkeypatch))
     assert timeless(plain) == timeless(wide)  # the width is the terminal's business, not JSON's
-    assert plain["offers"][0]["provider"] == "runpod"  # keys for machines, labels for people
+    assert plain["offers"][0]["provider"] == "vast"  # keys for machines, labels for people
     assert "explain" not in plain

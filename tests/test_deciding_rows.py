@@ -20,24 +20,36 @@ from datetime import datetime, timezone
 
 import pytest
 
-from costcalc.core.offers import age_days
+from costcalc.core.offers import PriceBook, age_days
 from costcalc.core.scenario import AppData
-from costcalc.store.freshness import DESKTOP_CARDS, UTILISATIONS, DecidingRow, deciding_rows
+from costcalc.store.freshness import (
+    DESKTOP_CARDS,
+    UTILISATIONS,
+    DecidingRow,
+    deciding_rows,
+    with_book,
+)
 from costcalc.store.loaders import load_app_data
 
-SHIPS = datetime(2026, 11, 25, tzinfo=timezone.utc)
-"""The day this bundle ships (issue 25: 'at most 90 days old on the day it ships')."""
+SHIPS = datetime(2026, 11, 27, tzinfo=timezone.utc)
+"""The day this bundle ships (issue 25: 'at most 90 days old on the day it ships'): the day after
+the data were last curated (2026-11-26); every deciding row must be dated 2026-08-29 or later."""
 
 MAX_AGE_DAYS = 90
 
+VAST_ALONE = (
+    "no second publisher recorded Vast.ai's consumer-card listings after 2026-08-29 "
+    "(prices/vast.yaml); a bundle rebuilt from the live feed (scripts/bundle_prices.py) closes it"
+)
 GAPS = {
-    "rtx5090": "RunPod's RTX 5090 Community row (0.69) is from 2026-03-10; no RunPod or Vast.ai "
-    "5090 reading newer than 90 days was found (prices/runpod.yaml, prices/vast.yaml)",
-    "rtx_a6000": "RunPod's A40 Secure row (0.44) is from 2026-08-19, 98 days before shipping; no "
-    "newer reading was found (prices/runpod.yaml)",
-    "rtx6000_ada": "the same RunPod A40 row of 2026-08-19 decides it (prices/runpod.yaml)",
-    "rtx_pro6000": "Hetzner's GEX63, the cheapest at 40 and 80 %, has one dated source "
-    "(prices/hetzner.yaml); at 5 and 15 % Lambda's GH200 has two",
+    "rtx3090": "Vast.ai's cheapest verified RTX 3090 listing of 2026-10-04 (0.13, one collector: "
+    f"toolshedlabs-hash/gpu-price-feed) decides it; {VAST_ALONE}",
+    "rtx4090": "the same Vast.ai RTX 3090 listing (0.13) is the cheapest comparable offer for a "
+    f"4090 desktop too; {VAST_ALONE}",
+    "rtx5090": "Vast.ai's cheapest verified RTX 5090 listing of 2026-10-04 (0.44, one collector) "
+    f"decides it; RunPod's Community row (0.69, 2026-10-04, two sources) is next; {VAST_ALONE}",
+    "rtx_pro6000": "Vast.ai's cheapest verified RTX PRO 6000 listing of 2026-10-04 (1.08, one "
+    f"collector) decides it; {VAST_ALONE}",
 }
 
 
@@ -76,9 +88,23 @@ def test_every_deciding_row_is_fresh_and_double_sourced(data: AppData, card: str
 def test_the_check_catches_a_stale_or_single_source_row(data: AppData) -> None:
     """The rule itself, on rows that pass today: shipped a year later each is too old, and without
     its cross-check each rests on one source."""
-    rows = deciding_rows(data, SHIPS, cards=["rtx4090"])
+    rows = deciding_rows(data, SHIPS, cards=["rtx_a6000"])
     assert rows and not problems(rows)
-    a_year_later = datetime(2027, 11, 25, tzinfo=timezone.utc)
+    a_year_later = datetime(2027, 11, 27, tzinfo=timezone.utc)
     assert len(problems(rows, a_year_later)) == len(rows)
     alone = [dataclasses.replace(r, readings="one source") for r in rows]
     assert len(problems(alone)) == len(rows)
+
+
+@pytest.mark.parametrize("card", ["rtx3090", "rtx4090", "rtx5090"])
+def test_behind_the_vast_listings_the_deciding_rows_pass(data: AppData, card: str) -> None:
+    """The gaps named in GAPS are Vast.ai's alone: without its single-collector listings, the
+    rows that decide these cards (RunPod's) are fresh and double-sourced on the day it ships."""
+    book = PriceBook(
+        snapshots={k: v for k, v in data.book.snapshots.items() if k != "vast"},
+        offers=[o for o in data.book.offers if o.provider != "vast"],
+    )
+    rows = deciding_rows(with_book(data, book), SHIPS, cards=[card])
+    assert {r.offer.provider for r in rows} == {"runpod"}
+    assert {r.utilisation for r in rows} == set(UTILISATIONS)
+    assert not problems(rows)

@@ -18,6 +18,9 @@ from costcalc.edge import locations
 from costcalc.store import history
 
 BASE = ["quick", "--gpu", "rtx3090", "--util", "0.15"]
+READ = ["quick", "--gpu", "rtx_a6000", "--util", "0.15"]
+"""A verdict whose offer has other dated readings (RunPod's A6000 Community Cloud price,
+prices/readings.yaml)."""
 
 
 def quick(argv: list[str], monkeypatch: pytest.MonkeyPatch, columns: int = 100) -> str:
@@ -33,18 +36,18 @@ def quick(argv: list[str], monkeypatch: pytest.MonkeyPatch, columns: int = 100) 
 def test_the_decision_is_on_the_first_three_lines(
     monkeypatch: pytest.MonkeyPatch, columns: int
 ) -> None:
-    lines = quick([*BASE, "--no-config"], monkeypatch, columns).splitlines()
+    lines = quick([*READ, "--no-config"], monkeypatch, columns).splitlines()
     assert any(line.startswith(("Rent:", "Buy:")) for line in lines[:3])
     answer = "\n".join(lines[: lines.index("")])  # the answer, before the desktop's cost
     assert "Rent stays cheaper unless" in answer and "utilisation rises above" in answer
     assert (
-        "Readings of its price: low $0.340/h, median $0.340/h, high $0.340/h: 3 readings"
+        "Readings of its price: low $0.330/h, median $0.330/h, high $0.330/h: 3 readings"
         in " ".join(x.strip() for x in answer.splitlines())
     )  # RunPod's list price, and the two other dated sources prices/readings.yaml gives
-    assert "2025-06-21 to 2026-09-25 (list price, 2 from other dated sources)" in " ".join(
+    assert "2025-06-21 to 2026-10-04 (list price, 2 from other dated sources)" in " ".join(
         x.strip() for x in answer.splitlines()
     )
-    assert answer.splitlines()[-1].startswith("  That is a list price of 2026-09-25 (")
+    assert answer.splitlines()[-1].startswith("  That is a list price of 2026-10-04 (")
     assert lines.index("") < next(i for i, x in enumerate(lines) if x.startswith("Desktop:"))
 
 
@@ -96,7 +99,7 @@ def test_json_leads_with_the_decision_and_lists_the_top_offers_unless_all(
 def test_the_history_adds_readings_to_the_range(monkeypatch: pytest.MonkeyPatch) -> None:
     """A price recorded by an earlier refresh is a reading of the verdict's offer: the range
     shows both and says whether the verdict holds across them."""
-    first = json.loads(quick([*BASE, "--no-config", "--json"], monkeypatch))
+    first = json.loads(quick([*READ, "--no-config", "--json"], monkeypatch))
     best = first["best"]
     threshold = first["thresholds"]["offer"]["usd_per_hour"]
     from costcalc.core.models import CloudOffer
@@ -112,22 +115,22 @@ def test_the_history_adds_readings_to_the_range(monkeypatch: pytest.MonkeyPatch)
         source="an earlier refresh",
     )
     history.record([earlier], earlier.fetched_at)
-    doc = json.loads(quick([*BASE, "--no-config", "--json"], monkeypatch))
+    doc = json.loads(quick([*READ, "--no-config", "--json"], monkeypatch))
     spread = doc["price_range"]
     assert (spread["count"], spread["low_usd_per_hour"], spread["high_usd_per_hour"]) == (
         4,
         0.29,
-        0.34,
+        0.33,
     )
     origins = [r["origin"] for r in spread["readings"]]  # oldest first
-    assert origins == ["cross-check", "cross-check", "history", "prices"]
+    assert origins == ["cross-check", "history", "cross-check", "prices"]
     assert spread["verdict_holds"] is (
-        threshold > 0.34 or not first["thresholds"]["offer_flips_verdict"]
+        threshold > 0.33 or not first["thresholds"]["offer_flips_verdict"]
     )
-    text = quick([*BASE, "--no-config", "--brief"], monkeypatch, 200)
+    text = quick([*READ, "--no-config", "--brief"], monkeypatch, 200)
     text = " ".join(x.strip() for x in text.splitlines())
     assert (
-        "low $0.290/h, median $0.340/h, high $0.340/h: 4 readings, 2025-06-21 to 2026-09-25" in text
+        "low $0.290/h, median $0.330/h, high $0.330/h: 4 readings, 2025-06-21 to 2026-10-04" in text
     )
     assert "1 from your refresh history, 2 from other dated sources" in text
     assert "the verdict holds across them" in text

@@ -139,9 +139,9 @@ def test_the_verdict_says_which_rule_made_its_price_stale(
 ) -> None:
     _, out, _ = run(["quick", "--gpu", "rtx_a6000", "--provider", "vast"], capsys)
     flat = " ".join(out.split())
-    assert "stale (observed spot/marketplace prices over 7 d)" in flat  # a May median
-    _, out, _ = run(["quick", "--gpu", "rtx4090", "--provider", "vast"], capsys)
-    assert "stale (list prices over 90 d)" in " ".join(out.split())  # Vast.ai's own quote
+    assert "stale (observed spot/marketplace prices over 7 d)" in flat  # an October listing
+    _, out, _ = run(["quick", "--gpu", "l4", "--provider", "runpod", "--cloud-gpu", "l4"], capsys)
+    assert "stale (list prices over 90 d)" in " ".join(out.split())  # RunPod's L4 of March
     assert staleness.CLOUD_LEGEND in flat
     _, out, _ = run(["quick", "--gpu", "rtx4090", "--provider", "lambda"], capsys)
     assert "stale" not in out  # no stale price anywhere: no legend either
@@ -153,7 +153,7 @@ def test_prices_sources_and_ages_say_stale_by_the_same_rule(
 ) -> None:
     _, out, _ = run(["prices", "--provider", "vast", "--provider", "lambda", "--sources"], capsys)
     flat = " ".join(out.split())
-    assert re.search(r"vast: bundled, prices of \S+ \(age \d+ d, 4 of 5 rows stale\)", flat)
+    assert re.search(r"vast: bundled, prices of \S+ \(age \d+ d, 7 of 8 rows stale\)", flat)
     assert re.search(r"lambda: bundled, prices of \S+ \(age \d+ d\)", flat)
     assert staleness.CLOUD_LEGEND in flat
     assert not re.search(r"\d\.\d y", out)  # ages in days, never years

@@ -63,16 +63,17 @@ def test_the_offers_price_threshold_flips_the_verdict(util: str) -> None:
 
 
 def test_a_rent_held_by_other_offers_names_them_and_stays_rent() -> None:
-    """With every offer weighed, the 4090's price alone cannot flip 15 %: past its threshold
-    the next offer is the verdict, still Rent, as the JSON said it would be."""
-    doc = quick_json("--util", "0.15")
+    """With every RunPod offer weighed (the 4090 is their verdict), the 4090's price alone cannot
+    flip 15 %: past its threshold the next offer is the verdict, still Rent, as the JSON said."""
+    doc = quick_json("--util", "0.15", "--provider", "runpod")
+    assert doc["best"]["name"] == RUNPOD_4090
     t = doc["thresholds"]
     assert doc["decision"] == "rent" and t["offer_flips_verdict"] is False
     assert t["held_by_count"] >= 1
     nxt = t["held_by_next"]
     assert (nxt["provider"], nxt["name"]) == (t["held_by"][0]["provider"], t["held_by"][0]["name"])
     set_runpod_4090(t["offer"]["usd_per_hour"] * (1 + NUDGE))
-    moved = quick_json("--util", "0.15")
+    moved = quick_json("--util", "0.15", "--provider", "runpod")
     assert moved["decision"] == "rent"
     assert (moved["best"]["provider"], moved["best"]["name"]) == (nxt["provider"], nxt["name"])
     assert "price alone cannot flip it" in doc["thresholds_text"]

@@ -88,6 +88,9 @@ def test_the_bundled_snapshot_lists_a_4090_an_a100_80gb_and_an_h100_in_both_tier
     gpus = {(r.gpu, r.tier) for r in snapshot.offers}  # type: ignore[union-attr]
     for gpu in ("rtx4090", "a100_pcie_80gb", "a100_sxm4_80gb", "h100_sxm5_80gb"):
         assert (gpu, "secure") in gpus and (gpu, "community") in gpus, gpu
+    # issue 25: the cards people weigh a desktop against, in at least one tier
+    carried = {gpu for gpu, _ in gpus}
+    assert {"rtx3090", "rtx5090", "rtx_a6000", "l4", "rtx6000_ada", "rtx_pro6000"} <= carried
     offers = feedcheck.prices(capsys, "runpod")
     assert offers and all(o["source"] and o["fetched_at"] for o in offers)
     assert any(o["gpu"] == "rtx4090" for o in offers)

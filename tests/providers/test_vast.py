@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
+from costcalc.core.ranges import what_price
 from costcalc.providers import vast
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
@@ -130,13 +131,19 @@ def test_unusable_answers_say_why(payload: str, reason: str) -> None:
 # --------------------------------------------------------------------------- offline
 
 
-def test_the_bundled_snapshot_has_a_dated_4090_a100_80gb_and_h100_saying_what_they_are() -> None:
+def test_the_bundled_snapshot_carries_the_desktop_cards_and_says_what_each_figure_is() -> None:
+    """Issue 25: the 3090, 4090, 5090, A6000, L4, A100 80GB and H100, each dated and sourced, and
+    each labelled by its statistic (a cheapest listing is never shown as a median)."""
     snapshot = load_bundled("vast")
-    rows = {r.gpu: r for r in snapshot.offers}  # type: ignore[union-attr]
-    assert {"rtx4090", "a100_sxm4_80gb", "h100_sxm5_80gb"} <= set(rows)
-    for row in rows.values():
+    offers = {o.gpu: o for o in vast.PROVIDER.offers(snapshot)}
+    cards = {"rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "l4"}
+    wanted = cards | {"a100_sxm4_80gb", "h100_sxm5_80gb"}
+    assert wanted <= set(offers)
+    for row in snapshot.offers:  # type: ignore[union-attr]
         assert row.fetched_at and row.source and row.summary and row.tier == "marketplace"
-    assert "not a median" in str(rows["rtx4090"].summary)
+    for gpu in ("rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "l4"):
+        assert what_price(offers[gpu]) == "cheapest listing", gpu
+    assert what_price(offers["h100_sxm5_80gb"]) == "median of verified offers"
 
 
 # --------------------------------------------------------------------------- refresh
