@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from costcalc.core import engine
-from costcalc.core.compare import compare
+from costcalc.core.compare import compare, set_aside
 from costcalc.core.models import CloudOffer, Workload
 from costcalc.core.offers import custom_offer
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop
@@ -160,3 +160,44 @@ def test_offer_result_by_keyword_names_every_field_in_order() -> None:
     built = offer_result(**values)  # type: ignore[arg-type]
     assert type(built) is OfferResult
     assert all(getattr(built, name) is value for name, value in values.items())
+
+
+def market(usd: float, days_old: float, **extra: object) -> CloudOffer:
+    """A marketplace listing observed `days_old` days before NOW (stale after 7 d)."""
+    fetched = NOW - timedelta(days=days_old)
+    return offer(
+        "rtx3090", usd, provider="vast", tier="marketplace", price_kind="observed",
+        fetched_at=fetched, name=f"listing-{usd}", **extra,
+    )  # fmt: skip
+
+
+def test_a_stale_market_price_never_decides_while_another_can(data: AppData) -> None:
+    """Issue 25: a weeks-old marketplace listing is likely gone; a fresher or list price decides
+    and the stale one is named (set_aside), cheapest first."""
+    listed = offer("rtx3090", 0.40)  # a list price of 2026-11-01: 21 d, fresh
+    c = run(data, [market(0.10, 30), market(0.20, 8), listed])
+    assert c.best is not None and c.best.offer.name == listed.name
+    assert [r.offer.usd_per_hour for r in set_aside(c, 3.0)] == [0.10, 0.20]
+    line = fmt.set_aside_text(set_aside(c, 3.0))
+    assert line is not None
+    assert line.startswith("Left out of the verdict as stale: vast listing-0.1")
+    assert "30 d old; observed spot/marketplace prices over 7 d) and 1 more cheaper offer" in line
+
+
+def test_a_fresh_market_price_decides_and_a_stale_one_when_nothing_else_is_left(
+    data: AppData,
+) -> None:
+    fresh = run(data, [market(0.10, 3), offer("rtx3090", 0.40)])
+    assert fresh.best is not None and fresh.best.offer.usd_per_hour == 0.10
+    assert set_aside(fresh, 3.0) == []
+    alone = run(data, [market(0.10, 30), market(0.20, 40)])
+    assert alone.best is not None and alone.best.offer.usd_per_hour == 0.10  # marked stale
+    assert set_aside(alone, 3.0) == []
+
+
+def test_a_stale_list_price_still_decides(data: AppData) -> None:
+    """Only prices that move within days or weeks are set aside: a list price of 100 days
+    (stale, shown so) still decides against a dearer fresh one."""
+    old = offer("rtx3090", 0.30, name="old-list", fetched_at=NOW - timedelta(days=100))
+    c = run(data, [old, offer("rtx3090", 0.40)])
+    assert c.best is not None and c.best.offer.name == "old-list"

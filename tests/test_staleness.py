@@ -68,9 +68,6 @@ def test_committed_prices_follow_the_list_rule() -> None:
 
 def test_one_table_feeds_every_limit_and_the_legend() -> None:
     assert CARD_PRICE_STALE_DAYS == staleness.MAX_AGE_DAYS["street"] == 180
-    from costcalc.core.compare import ESTIMATE_MAX_AGE_DAYS
-
-    assert staleness.MAX_AGE_DAYS["estimate"] == ESTIMATE_MAX_AGE_DAYS
     assert staleness.LEGEND == (
         "stale: observed spot/marketplace prices over 7 d, estimates over 30 d, list prices "
         "over 90 d, desktop card prices over 180 d"
@@ -137,9 +134,11 @@ def test_the_table_the_json_and_prices_agree_for_every_offer(
 def test_the_verdict_says_which_rule_made_its_price_stale(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _, out, _ = run(["quick", "--gpu", "rtx_a6000", "--provider", "vast"], capsys)
+    argv = ["quick", "--gpu", "rtx_a6000", "--provider", "vast", "--cloud-gpu", "rtx_a6000"]
+    _, out, _ = run(argv, capsys)
     flat = " ".join(out.split())
-    assert "stale (observed spot/marketplace prices over 7 d)" in flat  # an October listing
+    # an October listing, the only offer left: a stale market price decides only when no other can
+    assert "stale (observed spot/marketplace prices over 7 d)" in flat
     _, out, _ = run(["quick", "--gpu", "l4", "--provider", "runpod", "--cloud-gpu", "l4"], capsys)
     assert "stale (list prices over 90 d)" in " ".join(out.split())  # RunPod's L4 of March
     assert staleness.CLOUD_LEGEND in flat
@@ -159,3 +158,21 @@ def test_prices_sources_and_ages_say_stale_by_the_same_rule(
     assert not re.search(r"\d\.\d y", out)  # ages in days, never years
     _, out, _ = run(["prices", "--ages"], capsys)
     assert not re.search(r"\d\.\d y", out)
+
+
+@pytest.mark.usefixtures("pinned")
+def test_the_answer_names_the_stale_listings_it_left_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The bundled Vast.ai listings (2026-10-04) are cheaper than RunPod's RTX 3090 rows but stale
+    at NOW: the text names the cheapest, the JSON lists them all, and none is the verdict."""
+    argv = ["quick", "--gpu", "rtx3090", "--provider", "vast", "--provider", "runpod"]
+    _, out, _ = run([*argv, "--json"], capsys)
+    doc = json.loads(out)
+    aside = doc["set_aside_stale"]
+    assert aside and all(o["provider"] == "vast" and o["stale"] for o in aside)
+    assert doc["best"]["provider"] == "runpod" and not doc["best"]["stale"]
+    assert all(o["usd_per_year"] < doc["best"]["usd_per_year"] for o in aside)
+    _, text, _ = run(argv, capsys)
+    flat = " ".join(text.split())
+    assert f"Left out of the verdict as stale: Vast.ai {aside[0]['name']} at" in flat

@@ -37,12 +37,11 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
-from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.staleness import is_stale_result, stale_kind
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""
 
-ESTIMATE_MAX_AGE_DAYS = MAX_AGE_DAYS["estimate"]
 SPOT_RISK_BY_BUCKET = (0.025, 0.075, 0.125, 0.175, 0.25)
 """Share of instances reclaimed in a month, at the middle of each AWS Spot Advisor bucket
 (<5 %, 5-10 %, 10-15 %, 15-20 %, >20 %: the last taken as 25 %)."""
@@ -351,19 +350,17 @@ def cloud_year(
     return hours, usd
 
 
-def is_stale_estimate(result: OfferResult) -> bool:
-    """An estimate (a derived price no one observed) past the estimates' staleness limit."""
-    return result.offer.price_kind == "estimate" and result.price_age_days > ESTIMATE_MAX_AGE_DAYS
+def is_stale_volatile(result: OfferResult) -> bool:
+    """A price of a kind that moves within days or weeks (an estimate, an observed spot or
+    marketplace price) past its kind's staleness limit: the GPU it priced may long be gone."""
+    return stale_kind(result.offer) in ("estimate", "market") and is_stale_result(result)
 
 
-def candidates(
-    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
+def _eligible(
+    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None
 ) -> list[OfferResult]:
-    """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
-    when allowed), no commitment longer than the horizon, and no stale estimate while an
-    observed or list price is among them."""
     roles = (COMPARABLE, SCALE_OUT) if rules.scale_out else (COMPARABLE,)
-    found = [
+    return [
         r
         for r in results
         if r.offer.guaranteed
@@ -375,8 +372,28 @@ def candidates(
             or commitment.fits_horizon(r.offer.term_years, horizon_years)
         )
     ]
-    trusted = [r for r in found if not is_stale_estimate(r)]
+
+
+def candidates(
+    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
+) -> list[OfferResult]:
+    """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
+    when allowed), no commitment longer than the horizon, and no stale estimate or stale spot or
+    marketplace price while a price that is not both is among them."""
+    found = _eligible(results, rules, horizon_years)
+    trusted = [r for r in found if not is_stale_volatile(r)]
     return trusted or found
+
+
+def set_aside(c: Comparison, horizon_years: float | None = None) -> list[OfferResult]:
+    """The stale spot, marketplace and estimated prices cheaper a year than the verdict's offer
+    that the verdict did not weigh (candidates), cheapest first: the answer names them, so a
+    user sees what a `costcalc refresh` could change."""
+    if c.best is None or is_stale_volatile(c.best):
+        return []
+    found = _eligible(c.offers, c.rules, horizon_years)
+    cheaper = [r for r in found if is_stale_volatile(r) and r.usd_per_year < c.best.usd_per_year]
+    return sorted(cheaper, key=lambda r: r.usd_per_year)
 
 
 def pick_best(

@@ -157,6 +157,35 @@ def price_line(result: OfferResult, now_stale: bool) -> str:
     return line + "."
 
 
+def set_aside_text(
+    set_aside: Sequence[OfferResult],
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    short: bool = False,
+) -> str | None:
+    """'Left out of the verdict as stale: Vast.ai 1x RTX 3090 (cheapest listing) at $0.130/h of
+    2026-10-04 (53 d old; observed spot/marketplace prices over 7 d) and 1 more cheaper offer; ...'
+    when offers cheaper a year were left out of the verdict for being stale prices of a kind that
+    moves (compare.set_aside); None when none were. `short`: the app's panel, without the rule
+    (its legend is on the price line) and the advice."""
+    if not set_aside:
+        return None
+    first = set_aside[0]
+    offer = first.offer
+    provider = (labels or {}).get(offer.provider, offer.provider)
+    more = len(set_aside) - 1
+    others = f" and {more} more cheaper offer{'s' if more > 1 else ''}" if more else ""
+    rate = f"{usd(offer.usd_per_hour, money)}/h"
+    if short:
+        return f"Left out as stale: {provider} {rate} ({age(first.price_age_days)} old){others}."
+    head = f"Left out of the verdict as stale: {provider} {offer.name} at "
+    return (
+        f"{head}{rate} of {offer.fetched_at:%Y-%m-%d} ({age(first.price_age_days)} old; "
+        f"{WHAT[stale_kind(offer)]} over {max_age_days(offer):g} d){others}; `costcalc refresh` "
+        "fetches current prices."
+    )
+
+
 def and_join(words: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     if len(words) <= 1:

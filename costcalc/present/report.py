@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from costcalc.core import engine
 from costcalc.core.bench_apply import explain_speed
-from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
+from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison, set_aside
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
@@ -67,18 +67,28 @@ def ranked(results: Sequence[OfferResult], run: bool) -> list[OfferResult]:
 
 
 def pick_rows(
-    results: Sequence[OfferResult], top: int | None, run: bool = False, *, exact: bool = False
+    results: Sequence[OfferResult],
+    top: int | None,
+    run: bool = False,
+    *,
+    exact: bool = False,
+    best: OfferResult | None = None,
 ) -> list[OfferResult]:
     """The rows of a listing: all of them ranked, or (`top`) the best of each provider and then
     the cheapest offers with a guaranteed GPU (a free tier without one shows once, as its
-    provider's row). `exact`: `top` rows at most (`--top N`), the verdict's offer first, then
-    each provider's best in price order, then the cheapest of the rest."""
+    provider's row). `exact`: `top` rows at most (`--top N`), the verdict's offer (`best` when
+    it is among `results`, else the cheapest guaranteed one that fits) first, then each
+    provider's best in price order, then the cheapest of the rest."""
     order = ranked(results, run)
     if top is None:
         return order
     chosen: list[OfferResult] = []
     seen: set[str] = set()
-    verdict = next((r for r in order if r.offer.guaranteed and r.fits is not False), None)
+    verdict = (
+        best
+        if best is not None and best in results
+        else next((r for r in order if r.offer.guaranteed and r.fits is not False), None)
+    )
     if exact and verdict is not None:
         seen.add(verdict.offer.provider)
         chosen.append(verdict)
@@ -189,7 +199,7 @@ def to_text(
         batch=False,
         items=w.items_per_run is not None,
     )
-    rows = pick_rows(comparable, top, run, exact=exact_top)
+    rows = pick_rows(comparable, top, run, exact=exact_top, best=c.best)
     scale_top = top if exact_top else (3 if top else None)
     scale_rows = pick_rows(scale_out, scale_top, run, exact=exact_top)
     ctx = table_context(calc, [*rows, *scale_rows], short_labels)
@@ -271,6 +281,9 @@ def verdict_lines(
             lines.append(f"  {spread}")
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale_result(c.best)))
+    aside = display.set_aside_text(set_aside(c, a.horizon_years), calc.money, labels)
+    if aside is not None:
+        lines.append(f"  {aside}")
     weighed = display.weighed_text(calc.weighed)
     if weighed is not None:
         lines.append(f"  {weighed}")
@@ -505,7 +518,7 @@ def to_json(
     found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
-    rows = pick_rows(comparable, top, run, exact=exact_top)
+    rows = pick_rows(comparable, top, run, exact=exact_top, best=c.best)
     rows += pick_rows(scale_out, top, run, exact=exact_top)
     if top is None:
         rows += ranked(rest, run)
@@ -528,6 +541,10 @@ def to_json(
         "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
         "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
         "best": offer_json(c.best, data.catalog.get(c.best.offer.gpu)) if c.best else None,
+        "set_aside_stale": [
+            offer_json(r, data.catalog.get(r.offer.gpu))
+            for r in set_aside(c, calc.assumptions.horizon_years)
+        ],
         "break_even_utilisation": c.break_even_utilisation,
         "break_even_unknown": (
             display.no_price_reason(calc.spec.name) if c.desktop.price_usd is None else None

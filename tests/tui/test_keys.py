@@ -194,11 +194,10 @@ def visible_rows(table: OffersTable) -> int:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "Known miss since the bundle of 2026-11-26 (issue 25): the default RTX 3090 verdict is now"
-        " Vast.ai's cheapest listing of 2026-10-04, stale in any shipped bundle, so the verdict "
-        "panel takes its eighth row at 140x45 and the table shows 15 rows: the sixteenth "
-        "provider's cheapest offer (OCI) is one row below the fold. The layout (costcalc/tui) is "
-        "the app's to change, not the data's."
+        "Known miss, to be mended in the app's layout: the bundle of 2026-11-26 brings Vast.ai "
+        "listings cheaper than the verdict's offer but stale (28 d at the tests' clock), and the "
+        "verdict panel names them, taking its eighth row at 140x45: the sixteenth provider's "
+        "cheapest offer (OCI) is one row below the fold."
     ),
 )
 async def test_first_screen_at_140x45_answers(app_factory: MakeApp, data: AppData) -> None:

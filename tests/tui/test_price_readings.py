@@ -20,22 +20,7 @@ def day(iso: str) -> str:
     return iso[:10]
 
 
-STALE_VERDICT_CUT = (
-    "Known miss since the bundle of 2026-11-26 (issue 25): the RTX 3090's verdict is now Vast.ai's"
-    " cheapest listing of 2026-10-04, stale in any shipped bundle (marketplace prices go stale "
-    "after 7 days), and its stale notice plus a history reading take 10 rows at 80x24 where the "
-    "verdict panel may take 8 (costcalc/tui/app.tcss #verdict max-height): the sentence is cut. "
-    "The panel's layout is the app's to change, not the data's."
-)
-
-
-@pytest.mark.parametrize(
-    "size",
-    [
-        (140, 45),
-        pytest.param((80, 24), marks=pytest.mark.xfail(strict=True, reason=STALE_VERDICT_CUT)),
-    ],
-)
+@pytest.mark.parametrize("size", [(140, 45), (80, 24)])
 async def test_the_verdict_panel_shows_the_readings_quick_gives(
     app_factory: MakeApp,
     data: AppData,
