@@ -10,11 +10,11 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date
 
 from costcalc.core.errors import UnknownGpu
 from costcalc.core.models import GpuSpec
+from costcalc.core.struct import dataclass
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
 _MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")

@@ -10,11 +10,11 @@ has one, is kept beside it and only ever used when asked for by name (`on_basis`
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import CarbonBasis, CarbonData, GridIntensity
 from costcalc.core.regions import RegionIndex
+from costcalc.core.struct import dataclass
 
 
 def provider_family(provider: str) -> str:

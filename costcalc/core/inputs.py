@@ -21,13 +21,13 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import BASE_TIERS
 from costcalc.core.scenario import Scenario
+from costcalc.core.struct import dataclass
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 

@@ -7,7 +7,6 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal, NamedTuple
 
@@ -15,6 +14,7 @@ from costcalc.core.constants import MIN_UTILISATION, Dtype, Kind
 from costcalc.core.record import After
 from costcalc.core.record import Field as Field  # re-exported: model modules import both here
 from costcalc.core.record import Frozen as Frozen
+from costcalc.core.struct import dataclass
 from costcalc.core.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]

@@ -6,11 +6,11 @@ the files); nothing here touches a file, the network or the clock (`now` is pass
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, time, timezone
 
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.core.struct import dataclass, field
 
 Snapshot = PriceSnapshot | ColabSnapshot
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Literal
 
 from costcalc.core.models import CloudOffer, Field, Frozen, Text
+from costcalc.core.struct import dataclass
 from costcalc.core.thresholds import Thresholds
 
 _LABEL = re.compile(r"\s*\([^()]*\)\s*$")

@@ -14,7 +14,6 @@ and nowhere else: the text parsers read them from the model.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -51,6 +50,7 @@ from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, default_dtype
 from costcalc.core.record import After, Field, Frozen, is_validation_error, model_validator
 from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.struct import dataclass
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from costcalc.core import engine
@@ -23,6 +22,7 @@ from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
+from costcalc.core.struct import asdict, dataclass
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols

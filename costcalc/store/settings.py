@@ -13,7 +13,6 @@ atomic (`resources.write_model_yaml`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError
 from costcalc.core.record import Field, is_validation_error
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
+from costcalc.core.struct import dataclass, field
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, write_model_yaml
 
