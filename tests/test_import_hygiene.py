@@ -46,6 +46,30 @@ def test_quick_validates_and_parses_nothing_in_a_fresh_home() -> None:
     assert not loaded & {*HEAVY, "pydantic", "pydantic_core", "yaml"}
 
 
+def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
+    """Issue 27: with no refreshed snapshot or prices of the user's, the bundled AppData is
+    unpickled whole (store.loaders.bundled_app_data): no provider's module, no snapshot
+    reader."""
+    script = """
+        import contextlib, io, sys
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
+        print("\\n".join(sys.modules))
+        """
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    )
+    providers = {m for m in loaded if m.startswith("costcalc.providers.")}
+    assert providers <= {"costcalc.providers.registry"}, providers
+    assert not loaded & {"costcalc.store.snapshots", "costcalc.store.bundled", "yaml"}
+
+
 def test_version_and_help_load_nothing_but_the_parser() -> None:
     for argv in (["--version"], ["--help"]):
         script = f"""

@@ -125,6 +125,10 @@ class PriceBook:
     snapshots: dict[str, LoadedSnapshot] = field(default_factory=dict)
     offers: list[CloudOffer] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    """The loaded providers' names as people write them ('AWS EC2 spot' for aws-spot)."""
+    short_labels: dict[str, str] = field(default_factory=dict)
+    """What an offer table's provider column says for them ('AWS spot')."""
 
     @property
     def warnings(self) -> list[str]:

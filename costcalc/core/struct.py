@@ -363,7 +363,7 @@ def _compile(spec: Spec) -> None:
     for method, func in methods.items():
         func.__qualname__ = f"{cls.__qualname__}.{method}"
         setattr(cls, method, func)
-    if "__init__" in methods:  # annotated as dataclasses annotates it (inspect.signature shows them)
+    if "__init__" in methods:  # annotated as dataclasses annotates it (for inspect.signature)
         annotations = {f.name: f.type for f in spec.fields if f.init}
         methods["__init__"].__annotations__ = {**annotations, "return": None}
     spec.generated = []

@@ -177,6 +177,8 @@ def load_price_book(
             book.problems.append(f"{exc}; {provider.label} offers are left out")
             continue
         book.snapshots[provider.name] = loaded
+        book.labels[provider.name] = provider.label
+        book.short_labels[provider.name] = provider.short or provider.label
         offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
         if loaded.origin != "bundled":  # the bundled prices are checked by the tests
             offers = _believable(provider, offers, book, catalog)
