@@ -49,7 +49,8 @@ def test_quick_validates_and_parses_nothing_in_a_fresh_home() -> None:
 def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     """Issue 27: with no refreshed snapshot or prices of the user's, the bundled AppData is
     unpickled whole (store.loaders.bundled_app_data): no provider's module, no snapshot
-    reader."""
+    reader; and nothing of the standard library a run does not use (statistics for one
+    median, difflib for suggestions after a mistake, shutil for the terminal's width)."""
     script = """
         import contextlib, io, sys
         from costcalc.cli import main
@@ -68,6 +69,7 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     providers = {m for m in loaded if m.startswith("costcalc.providers.")}
     assert providers <= {"costcalc.providers.registry"}, providers
     assert not loaded & {"costcalc.store.snapshots", "costcalc.store.bundled", "yaml"}
+    assert not loaded & {"statistics", "difflib", "csv", "shutil"}
 
 
 def test_version_and_help_load_nothing_but_the_parser() -> None:

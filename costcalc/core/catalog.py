@@ -7,7 +7,6 @@ an unknown or ambiguous name raises UnknownGpu with the closest catalog names.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from datetime import date
@@ -185,6 +184,8 @@ class GpuCatalog:
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Closest catalog keys to a name nobody recognised."""
+        import difflib  # only to suggest a name
+
         wanted = compact(_without_brand(name))
         forms = list(self._index)
         close = difflib.get_close_matches(wanted, forms, n=limit * 4, cutoff=0.5)

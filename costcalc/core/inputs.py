@@ -17,7 +17,6 @@ How numbers read, the same for every input:
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -135,6 +134,8 @@ def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
     options = tuple(choices)
     if raw in options:
         return raw
+    import difflib  # only to word a mistake
+
     close = difflib.get_close_matches(raw, options, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise CostcalcError(f"{what} must be one of {', '.join(options)}, got {quoted(text)}{hint}")
