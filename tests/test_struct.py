@@ -10,9 +10,11 @@ import importlib
 import inspect
 import pickle
 import pkgutil
+import runpy
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -141,8 +143,9 @@ def test_a_record_is_declared_without_compiling_anything() -> None:
 
     spec = Lazy.__struct_spec__  # type: ignore[attr-defined]
     assert spec.generated == ["__init__", "__repr__", "__eq__", "__hash__"]
+    assert not spec.compiled and Lazy.__init__.__code__.co_name == "stub"
     assert Lazy(1) == Lazy(1)
-    assert spec.generated == []
+    assert spec.compiled and Lazy.__init__.__code__.co_name == "__init__"
     assert Lazy.__init__.__qualname__.endswith("Lazy.__init__")
 
 
@@ -201,3 +204,27 @@ def test_declaring_and_using_a_record_imports_neither_dataclasses_nor_inspect() 
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_methods_compiled_with_the_package_are_current() -> None:
+    """After declaring or changing a record class, run scripts/compile_records.py."""
+    script = runpy.run_path(str(ROOT / "scripts" / "compile_records.py"))
+    assert script["TARGET"].read_text() == script["build"](), "run scripts/compile_records.py"
+
+
+def test_a_class_takes_the_methods_compiled_ahead_only_for_its_very_source() -> None:
+    from costcalc.core import struct_compiled
+    from costcalc.core.compare import Comparison
+
+    key = "costcalc.core.compare:Comparison"
+    spec = Comparison.__struct_spec__  # type: ignore[attr-defined]
+    source, _ = struct.method_source(spec)
+    assert struct._compiled_ahead(key, source) is struct_compiled.MAKERS[key]
+    changed = source.replace("def __eq__", "def __eq__ ", 1)
+    assert struct._compiled_ahead(key, changed) is None
+    assert struct._compiled_ahead("costcalc.core.compare:Elsewhere", source) is None
+    made = struct_compiled.MAKERS[key](**struct.method_source(spec)[1])
+    assert set(made) == set(spec.generated)

@@ -117,7 +117,7 @@ class Spec:
     """What the decorator read from a class: its fields and options, and which of the methods
     it generates are to be compiled on first use."""
 
-    __slots__ = ("cls", "eq", "fields", "frozen", "generated", "init", "repr", "shadow")
+    __slots__ = ("cls", "compiled", "eq", "fields", "frozen", "generated", "init", "repr", "shadow")
 
     def __init__(
         self, fields: tuple[Field, ...], init: bool, repr: bool, eq: bool, frozen: bool
@@ -126,6 +126,7 @@ class Spec:
         self.init, self.repr, self.eq, self.frozen = init, repr, eq, frozen
         self.generated: list[str] = []
         """The methods to compile: those the class body does not define itself."""
+        self.compiled = False
         self.cls: type = object
         self.shadow: type | None = None
         """The standard library's dataclass of the same fields, made when first asked for."""
@@ -330,10 +331,30 @@ def _stub(spec: Spec, method: str) -> Callable[..., Any]:
 
 
 def _compile(spec: Spec) -> None:
-    """Compile the methods `spec`'s class lacks, in one piece, and put them on it."""
-    if not spec.generated:
+    """Put the methods `spec`'s class lacks on it, made in one piece: by the function compiled
+    ahead for this very source (costcalc/core/struct_compiled.py), else compiled now."""
+    if spec.compiled:
         return
     cls = spec.cls
+    source, names = method_source(spec)
+    make = _compiled_ahead(f"{cls.__module__}:{cls.__qualname__}", source)
+    if make is None:
+        scope: dict[str, Any] = {}
+        exec(compile(source, f"<record {cls.__qualname__}>", "exec"), {}, scope)
+        make = scope["_make"]
+    methods = make(**names)
+    for method, func in methods.items():
+        func.__qualname__ = f"{cls.__qualname__}.{method}"
+        setattr(cls, method, func)
+    if "__init__" in methods:  # annotated as dataclasses annotates it (for inspect.signature)
+        annotations = {f.name: f.type for f in spec.fields if f.init}
+        methods["__init__"].__annotations__ = {**annotations, "return": None}
+    spec.compiled = True
+
+
+def method_source(spec: Spec) -> tuple[str, dict[str, Any]]:
+    """The source of `_make(...)`, which returns the methods `spec`'s class lacks, and the
+    values (defaults, factories) it is called with."""
     names: dict[str, Any] = {"_object": object, "_HAS_FACTORY": _HAS_FACTORY}
     lines: list[str] = []
     if "__init__" in spec.generated:
@@ -357,16 +378,21 @@ def _compile(spec: Spec) -> None:
         lines += [" def __hash__(self):", f"  return hash({_tuple_of('self', compared)})"]
     made = ", ".join(f"{m!r}: {m}" for m in spec.generated)
     source = "\n".join([f"def _make({', '.join(names)}):", *lines, f" return {{{made}}}"])
-    scope: dict[str, Any] = {}
-    exec(compile(source, f"<record {cls.__qualname__}>", "exec"), {}, scope)
-    methods = scope["_make"](**names)
-    for method, func in methods.items():
-        func.__qualname__ = f"{cls.__qualname__}.{method}"
-        setattr(cls, method, func)
-    if "__init__" in methods:  # annotated as dataclasses annotates it (for inspect.signature)
-        annotations = {f.name: f.type for f in spec.fields if f.init}
-        methods["__init__"].__annotations__ = {**annotations, "return": None}
-    spec.generated = []
+    return source, names
+
+
+def _compiled_ahead(key: str, source: str) -> Callable[..., dict[str, Any]] | None:
+    """The `_make` compiled with the package for class `key`, if it was made from `source`
+    exactly; None for a class declared or changed since (compiling it costs a quarter of a
+    millisecond, about what the standard library's decorator takes per method)."""
+    try:
+        from costcalc.core import struct_compiled
+    except ImportError:  # pragma: no cover - a checkout before the script first ran
+        return None
+    if struct_compiled.SOURCES.get(key) != source:
+        return None
+    made: Any = struct_compiled.MAKERS[key]
+    return made  # type: ignore[no-any-return]
 
 
 def _tuple_of(owner: str, names: list[str]) -> str:
