@@ -98,6 +98,9 @@ def test_version_and_help_load_nothing_but_the_parser() -> None:
             "costcalc.core.terminal",
         }, argv
         assert not modules_after(script) & {*HEAVY, "pydantic", "yaml"}
+    # --version is answered before the parser is even imported (issue 27: <= 0.5x the baseline)
+    loaded = modules_after("from costcalc.cli import main\nassert main(['--version']) == 0")
+    assert not loaded & {"argparse", "typing"}
 
 
 def test_costcalc_desktops_stays_light_too() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 FALLBACK = (80, 24)
 
@@ -71,6 +71,15 @@ class HelpWithExamples(argparse.RawDescriptionHelpFormatter):
         if text.startswith(EXAMPLES):
             return super()._fill_text(text, width, indent)
         return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        from costcalc.core.terminal import printable
+
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
 
 def examples(*lines: str) -> dict[str, Any]:
