@@ -49,14 +49,14 @@ def bundled_only(entries: dict[str, tuple[object, ...]]) -> object:
     the per-file entries just made, with nothing this process read before (a catalog whose name
     index was built, say), so the bytes written depend on the files alone."""
     from costcalc.edge import prebuilt
-    from costcalc.store.loaders import clear_caches, read_app_data
+    from costcalc.store.loaders import clear_caches, prebuilt_form, read_app_data
 
     saved = os.environ.get("COSTCALC_HOME")
     with tempfile.TemporaryDirectory() as home, prebuilt.reading(entries):
         os.environ["COSTCALC_HOME"] = home
         clear_caches()
         try:
-            return read_app_data(None)
+            return prebuilt_form(read_app_data(None))
         finally:
             clear_caches()
             if saved is None:

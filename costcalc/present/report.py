@@ -8,13 +8,11 @@ Rule kept here: presentation only; every number comes from `compare` (through
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from costcalc.core import engine
-from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
@@ -421,6 +419,8 @@ def explain_parts(
     """How `result` gets its figures, step by step: what the app's "why this number" panel and
     `--explain` show. The speed is explained from the split that made it: the bench's, at the
     size it was measured (costcalc.core.bench_apply), or the predictor's."""
+    from costcalc.core.bench_apply import explain_speed
+
     why_speed = explain_speed(
         calc.bench,
         data.predictor,
@@ -576,6 +576,8 @@ def to_json(
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
+    import json  # for --json alone: the text report needs none
+
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 
 

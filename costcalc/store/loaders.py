@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.errors import CostcalcError
+from costcalc.core.offers import LoadedSnapshot
 from costcalc.core.scenario import AppData
 
 if TYPE_CHECKING:
@@ -109,6 +110,34 @@ def bundled_app_data() -> AppData | None:
 
     found: AppData | None = prebuilt.prebuilt_value(APP_DATA, AppData, usable)
     return found
+
+
+class BundledSnapshot(LoadedSnapshot):
+    """A provider's bundled snapshot in the prebuilt AppData: its rows are read (from their
+    own prebuilt entry) the first time they are asked for. `costcalc quick` never asks, as it
+    uses the book's offers, not the rows they came from: the rows were half of the unpickling."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "snapshot":
+            raise AttributeError(name)
+        from costcalc.store.snapshots import load_bundled
+
+        found = self.__dict__["snapshot"] = load_bundled(self.provider)
+        return found
+
+
+def prebuilt_form(data: AppData) -> AppData:
+    """`data` as the prebuilt form stores it: its bundled snapshots as BundledSnapshot."""
+    from costcalc.core.struct import replace
+
+    snapshots: dict[str, LoadedSnapshot] = {}
+    for name, loaded in data.book.snapshots.items():
+        if loaded.origin == "bundled" and loaded.warning is None:
+            lazy = object.__new__(BundledSnapshot)
+            lazy.__dict__.update(provider=loaded.provider, origin="bundled", warning=None)
+            loaded = lazy
+        snapshots[name] = loaded
+    return replace(data, book=replace(data.book, snapshots=snapshots))
 
 
 def app_data_meta() -> dict[str, Any]:
