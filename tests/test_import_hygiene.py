@@ -50,7 +50,8 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     """Issue 27: with no refreshed snapshot or prices of the user's, the bundled AppData is
     unpickled whole (store.loaders.bundled_app_data): no provider's module, no snapshot
     reader; and nothing of the standard library a run does not use (statistics for one
-    median, difflib for suggestions after a mistake, shutil for the terminal's width)."""
+    median, difflib for suggestions after a mistake, shutil for the terminal's width, pathlib
+    to ask whether a file of the user's is there, json for --json)."""
     script = """
         import contextlib, io, sys
         from costcalc.cli import main
@@ -69,7 +70,7 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     providers = {m for m in loaded if m.startswith("costcalc.providers.")}
     assert providers <= {"costcalc.providers.registry"}, providers
     assert not loaded & {"costcalc.store.snapshots", "costcalc.store.bundled", "yaml"}
-    assert not loaded & {"statistics", "difflib", "csv", "shutil"}
+    assert not loaded & {"statistics", "difflib", "csv", "shutil", "pathlib", "json"}
 
 
 def test_version_and_help_load_nothing_but_the_parser() -> None:

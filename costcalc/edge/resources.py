@@ -25,13 +25,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from costcalc.core.errors import DataFileError
 from costcalc.core.record import Frozen, is_validation_error
 from costcalc.edge import prebuilt
 from costcalc.edge.prebuilt import digest as digest  # re-exported: snapshots seal with it
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PRICES_PACKAGE = "costcalc.data.prices"
 """Where the bundled, dated price snapshot ships: the repository's prices/ inside the package."""
@@ -275,7 +277,8 @@ def write_atomic_bytes(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
 

@@ -96,17 +96,16 @@ def bundled_app_data() -> AppData | None:
     from costcalc.providers import registry
 
     try:
-        stored = set(os.listdir(locations.snapshots_dir()))
-    except OSError:  # none refreshed yet (or no usable home: the files say why, if it matters)
+        stored = set(os.listdir(locations.snapshots_dir_text()))
+    except (FileNotFoundError, NotADirectoryError):  # nothing refreshed yet
         stored = set()
-    overrides = locations.price_overrides_file()
+    except (OSError, ValueError):  # a home that cannot be read: the files' reader says why
+        return None
+    if locations.exists(locations.price_overrides_file_text()):
+        return None
 
     def usable(meta: Any) -> bool:
-        return (
-            meta["providers"] == registry.names()
-            and not stored.intersection(meta["refreshed"])
-            and not overrides.exists()
-        )
+        return meta["providers"] == registry.names() and not stored.intersection(meta["refreshed"])
 
     found: AppData | None = prebuilt.prebuilt_value(APP_DATA, AppData, usable)
     return found

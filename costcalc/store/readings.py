@@ -21,7 +21,7 @@ def recorded_points(offer: CloudOffer | None) -> list[Point]:
 
     bundled = load_yaml_resource(PRICES_PACKAGE, "readings.yaml", ReadingsFile)
     points = cross_points(offer, bundled.readings)
-    if not locations.history_db().exists():
+    if not locations.exists(locations.history_db_text()):
         return points
     from costcalc.store import history
 
