@@ -34,12 +34,13 @@ def build() -> bytes:
     from costcalc.store.loaders import APP_DATA, app_data_meta, bundled_files
 
     entries: dict[str, tuple[object, ...]] = {}
+    files: dict[str, str] = {}
     for package, name, model in sorted(bundled_files(), key=lambda f: (f[0], f[1])):
         where = f"{package}/{name}"
         data = resources.files(package).joinpath(name).read_bytes()
         record = validation.validate(model, parse_yaml(decode(data, where), where))
         entries[where] = (prebuilt.digest(data), prebuilt.pack(record))
-    files = {where: str(entry[0]) for where, entry in entries.items()}
+        files[where] = prebuilt.file_check(data)
     entries[APP_DATA] = prebuilt.store_value(files, app_data_meta(), bundled_only(entries))
     return dumps(entries, protocol=prebuilt.PROTOCOL)
 

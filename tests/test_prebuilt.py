@@ -185,9 +185,18 @@ def test_a_stale_prebuilt_app_data_is_never_used(monkeypatch: pytest.MonkeyPatch
         data = real_bytes(package, name)
         return data + b"\n# edited\n" if name == "carbon.yaml" else data
 
-    with monkeypatch.context() as patch:
-        patch.setattr(prebuilt, "package_bytes", edited)
-        assert bundled() is None
+    def one_digit(package: str, name: str) -> bytes:  # a price edited, the length the same
+        data = real_bytes(package, name)
+        if name != "runpod.yaml":
+            return data
+        at = data.index(b"usd_per_hour: ") + len(b"usd_per_hour: ")
+        digit = b"1" if data[at : at + 1] != b"1" else b"2"
+        return data[:at] + digit + data[at + 1 :]
+
+    for change in (edited, one_digit):
+        with monkeypatch.context() as patch:
+            patch.setattr(prebuilt, "package_bytes", change)
+            assert bundled() is None
     assert bundled() is not None
     spec = PriceBook.__struct_spec__  # type: ignore[attr-defined]
     with monkeypatch.context() as patch:  # the book has gained a field since
