@@ -16,7 +16,7 @@ from costcalc.core.models import GpuSpec
 from costcalc.core.struct import dataclass
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
-_MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")
+_MEMORY = r"^(\d+)(?:gb|g|gib)$"  # compiled by `re` when first used
 
 
 def _tokens(text: str) -> list[str]:
@@ -27,7 +27,7 @@ def _tokens(text: str) -> list[str]:
         if word in ("gb", "g", "gib") and merged and merged[-1].isdigit():
             merged[-1] += "gb"
             continue
-        match = _MEMORY.match(word)
+        match = re.match(_MEMORY, word)
         merged.append(f"{match.group(1)}gb" if match else word)
     return merged
 

@@ -30,8 +30,9 @@ from costcalc.core.struct import dataclass
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 
-_GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")
-_DECIMAL_COMMA = re.compile(r"^\d*,\d+$")
+# Patterns compiled by `re` when first used: most numbers have no comma.
+_GROUPED = r"^\d{1,3}(,\d{3})+(\.\d+)?$"
+_DECIMAL_COMMA = r"^\d*,\d+$"
 MAX_USD_PER_HOUR = 10_000_000.0
 """Your own offer's price per hour, in any currency (checked again in USD by the scenario)."""
 _TRUE = ("1", "true", "yes", "on")
@@ -58,9 +59,9 @@ def number(text: str, what: str) -> float | None:
     if not raw:
         return None
     if "," in raw:
-        if _GROUPED.match(raw.lstrip("-")):
+        if re.match(_GROUPED, raw.lstrip("-")):
             raw = raw.replace(",", "")
-        elif _DECIMAL_COMMA.match(raw.lstrip("-")):
+        elif re.match(_DECIMAL_COMMA, raw.lstrip("-")):
             point = raw.replace(",", ".")
             raise CostcalcError(f"{what}: write {point} with a decimal point, got {quoted(text)}")
         else:

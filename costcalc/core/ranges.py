@@ -24,7 +24,7 @@ from costcalc.core.models import CloudOffer, Field, Frozen, Text
 from costcalc.core.struct import dataclass
 from costcalc.core.thresholds import Thresholds
 
-_LABEL = re.compile(r"\s*\([^()]*\)\s*$")
+_LABEL = r"\s*\([^()]*\)\s*$"  # compiled by `re` when first used
 
 Origin = Literal["prices", "history", "cross-check"]
 Point = tuple[str, datetime, float, Origin]
@@ -108,7 +108,7 @@ class PriceRange:
 
 def family_name(name: str) -> str:
     """'1x RTX 4090 (median)' -> '1x RTX 4090': the name without its trailing label."""
-    return _LABEL.sub("", name).strip() or name
+    return re.sub(_LABEL, "", name).strip() or name
 
 
 def same_offer(a: CloudOffer, b: CloudOffer) -> bool:

@@ -530,8 +530,10 @@ _SLOW: Any = object()
 _UNSUPPORTED: Any = None
 Check = Callable[[Any], Any]
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?(Z|[+-]\d{2}:\d{2})?")
+# Compiled when a plan first needs them (`re` keeps them): a run that checks no date text
+# compiles neither.
+_DATE = r"\d{4}-\d{2}-\d{2}"
+_DATETIME = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?(Z|[+-]\d{2}:\d{2})?"
 
 
 def _fast(cls: type[Frozen], data: Any) -> Any:
@@ -838,7 +840,7 @@ def _date(constraints: Mapping[str, Any]) -> Check | None:
     def check(value: Any) -> Any:
         if type(value) is date:
             return value
-        if type(value) is str and _DATE.fullmatch(value):
+        if type(value) is str and re.fullmatch(_DATE, value):
             return date.fromisoformat(value)
         raise _Slow
 
@@ -852,7 +854,7 @@ def _datetime(constraints: Mapping[str, Any]) -> Check | None:
     def check(value: Any) -> Any:
         if type(value) is datetime:
             return value
-        if type(value) is str and _DATETIME.fullmatch(value):
+        if type(value) is str and re.fullmatch(_DATETIME, value):
             moment = datetime.fromisoformat(value.removesuffix("Z"))
             if value.endswith("Z"):
                 moment = moment.replace(tzinfo=timezone.utc)

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import RegionNames
 
-_SPACES = re.compile(r"\s+")
+_SPACES = r"\s+"  # compiled by `re` when first used
 
 
 def normal(text: str) -> str:
     """'  united   Kingdom ' -> 'united kingdom': how names are compared."""
-    return _SPACES.sub(" ", text.strip()).casefold()
+    return re.sub(_SPACES, " ", text.strip()).casefold()
 
 
 def country_of(code: str) -> str | None:

@@ -54,7 +54,7 @@ region a few tens of thousands."""
 CACHE_ENTRIES = 32
 """Parsed files kept in the cache; older entries are deleted."""
 
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\]}]+")
+_ALIAS = r"(?:^|[\s\[{,:-])\*[^\s,\]}]+"  # compiled by `re` when a file is first parsed
 
 
 def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -115,7 +115,7 @@ def check_yaml_shape(text: str, where: str) -> None:
         raise DataFileError(
             f"{where}: more than {MAX_NODES:,} YAML values (about {values:,}); not a costcalc file"
         )
-    if len(_ALIAS.findall(text)) > MAX_ALIASES:
+    if len(re.findall(_ALIAS, text)) > MAX_ALIASES:
         raise DataFileError(f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file")
 
 
