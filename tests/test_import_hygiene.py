@@ -70,7 +70,7 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     providers = {m for m in loaded if m.startswith("costcalc.providers.")}
     assert providers <= {"costcalc.providers.registry"}, providers
     assert not loaded & {"costcalc.store.snapshots", "costcalc.store.bundled", "yaml"}
-    assert not loaded & {"statistics", "difflib", "csv", "shutil", "pathlib", "json"}
+    assert not loaded & {"statistics", "difflib", "csv", "shutil", "pathlib", "json", "textwrap"}
 
 
 def test_version_and_help_load_nothing_but_the_parser() -> None:
