@@ -13,13 +13,15 @@ Rules kept here:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from costcalc.core.errors import CostcalcError
-from costcalc.providers.base import Provider
+
+if TYPE_CHECKING:
+    from costcalc.providers.base import Provider
 
 MODULES: dict[str, str] = {
     "paperspace": ".paperspace",
@@ -63,6 +65,8 @@ def get(name: str) -> Provider:
     module = MODULES.get(wanted)
     if module is not None:
         return _load(module)
+    import difflib  # only to word a mistake
+
     close = difflib.get_close_matches(wanted, names(), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise CostcalcError(f"unknown provider {name!r}{hint} (choose from {', '.join(names())})")

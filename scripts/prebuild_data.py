@@ -1,6 +1,8 @@
 """Write the bundled data's prebuilt form: every YAML file the package ships, validated in full by
 pydantic, stored as its records (costcalc/data/prebuilt.pickle), so a run reads no YAML and
-validates nothing for them, the first run in a fresh home included.
+validates nothing for them, the first run in a fresh home included; and the AppData built from
+them all (catalog, price book, grid, region and electricity indexes, predictor), which a run
+without refreshed snapshots or prices of the user's own unpickles whole.
 
 .venv/bin/python scripts/prebuild_data.py [--check]
 
@@ -12,7 +14,9 @@ validates that file as it would a user's). --check exits 1 when the file is out 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -27,15 +31,39 @@ def build() -> bytes:
     from costcalc.core import validation
     from costcalc.edge import prebuilt
     from costcalc.edge.resources import decode, parse_yaml
-    from costcalc.store.loaders import bundled_files
+    from costcalc.store.loaders import APP_DATA, app_data_meta, bundled_files
 
-    entries: dict[str, tuple[str, bytes]] = {}
+    entries: dict[str, tuple[object, ...]] = {}
+    files: dict[str, str] = {}
     for package, name, model in sorted(bundled_files(), key=lambda f: (f[0], f[1])):
         where = f"{package}/{name}"
         data = resources.files(package).joinpath(name).read_bytes()
         record = validation.validate(model, parse_yaml(decode(data, where), where))
         entries[where] = (prebuilt.digest(data), prebuilt.pack(record))
+        files[where] = prebuilt.file_check(data)
+    entries[APP_DATA] = prebuilt.store_value(files, app_data_meta(), bundled_only(entries))
     return dumps(entries, protocol=prebuilt.PROTOCOL)
+
+
+def bundled_only(entries: dict[str, tuple[object, ...]]) -> object:
+    """The AppData of the bundled files alone: read in a home with no files of a user's, from
+    the per-file entries just made, with nothing this process read before (a catalog whose name
+    index was built, say), so the bytes written depend on the files alone."""
+    from costcalc.edge import prebuilt
+    from costcalc.store.loaders import clear_caches, prebuilt_form, read_app_data
+
+    saved = os.environ.get("COSTCALC_HOME")
+    with tempfile.TemporaryDirectory() as home, prebuilt.reading(entries):
+        os.environ["COSTCALC_HOME"] = home
+        clear_caches()
+        try:
+            return prebuilt_form(read_app_data(None))
+        finally:
+            clear_caches()
+            if saved is None:
+                del os.environ["COSTCALC_HOME"]
+            else:
+                os.environ["COSTCALC_HOME"] = saved
 
 
 def main(argv: list[str] | None = None) -> int:

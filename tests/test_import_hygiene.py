@@ -46,6 +46,33 @@ def test_quick_validates_and_parses_nothing_in_a_fresh_home() -> None:
     assert not loaded & {*HEAVY, "pydantic", "pydantic_core", "yaml"}
 
 
+def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
+    """Issue 27: with no refreshed snapshot or prices of the user's, the bundled AppData is
+    unpickled whole (store.loaders.bundled_app_data): no provider's module, no snapshot
+    reader; and nothing of the standard library a run does not use (statistics for one
+    median, difflib for suggestions after a mistake, shutil for the terminal's width, pathlib
+    to ask whether a file of the user's is there, json for --json)."""
+    script = """
+        import contextlib, io, sys
+        from costcalc.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
+        print("\\n".join(sys.modules))
+        """
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    )
+    providers = {m for m in loaded if m.startswith("costcalc.providers.")}
+    assert providers <= {"costcalc.providers.registry"}, providers
+    assert not loaded & {"costcalc.store.snapshots", "costcalc.store.bundled", "yaml"}
+    assert not loaded & {"statistics", "difflib", "csv", "shutil", "pathlib", "json", "textwrap"}
+
+
 def test_version_and_help_load_nothing_but_the_parser() -> None:
     for argv in (["--version"], ["--help"]):
         script = f"""
@@ -72,6 +99,9 @@ def test_version_and_help_load_nothing_but_the_parser() -> None:
             "costcalc.core.terminal",
         }, argv
         assert not modules_after(script) & {*HEAVY, "pydantic", "yaml"}
+    # --version is answered before the parser is even imported (issue 27: <= 0.5x the baseline)
+    loaded = modules_after("from costcalc.cli import main\nassert main(['--version']) == 0")
+    assert not loaded & {"argparse", "typing"}
 
 
 def test_costcalc_desktops_stays_light_too() -> None:

@@ -103,11 +103,10 @@ def scenario_and_saved(
     env = inputs.env_layer(os.environ if environ is None else environ)
     env = {k: v for k, v in env.items() if k in wanted}
     saved: dict[str, Any] = {}
-    path = ""
+    found = None
     if not getattr(ns, "no_config", False):
         found = load_saved()
         saved = {k: v for k, v in found.values.items() if k in wanted}
-        path = str(found.path)
         for warning in found.warnings:
             import sys
 
@@ -124,4 +123,5 @@ def scenario_and_saved(
             "on your desktop (e.g. --run-hours 12), or --bench latest to time the items"
         )
     used = {k for k in saved if k not in env and k not in flags and k in merged}
-    return scenario, saved_note(saved, used, path), frozenset(used)
+    note = saved_note(saved, used, str(found.path)) if found is not None and used else None
+    return scenario, note, frozenset(used)

@@ -8,7 +8,9 @@ on tables, which is how a pipe gets every column.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+from typing import Any, NoReturn
 
 FALLBACK = (80, 24)
 
@@ -24,9 +26,24 @@ def add_wide(parser: argparse.ArgumentParser) -> None:
 
 def width() -> int:
     """The terminal's width in characters: COLUMNS when set, 80 when not a terminal."""
-    import shutil
+    return terminal_columns()
 
-    return shutil.get_terminal_size(FALLBACK).columns
+
+def terminal_columns() -> int:
+    """The columns of `shutil.get_terminal_size(FALLBACK)`, read as it reads them, without
+    importing shutil (and the compression modules it brings) for them."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    try:
+        found = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+    except (AttributeError, ValueError, OSError):  # closed or detached, or not a terminal
+        found = 0
+    return found or FALLBACK[0]
 
 
 EXAMPLES = "Examples:\n"
@@ -37,10 +54,32 @@ class HelpWithExamples(argparse.RawDescriptionHelpFormatter):
     """Help whose description wraps to the terminal as usual and whose examples keep their
     lines as written (a command line must not be broken in two)."""
 
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,
+    ) -> None:
+        # argparse's own default width (the terminal's less 2), without its import of shutil:
+        # a formatter is made for each option a command registers.
+        columns = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, columns, **more)
+
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         if text.startswith(EXAMPLES):
             return super()._fill_text(text, width, indent)
         return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        from costcalc.core.terminal import printable
+
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
 
 def examples(*lines: str) -> dict[str, Any]:

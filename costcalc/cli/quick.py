@@ -68,11 +68,9 @@ def run(ns: argparse.Namespace) -> int:
     import sys
 
     from costcalc.core import inputs
-    from costcalc.core.constants import CUSTOM_PROVIDER
     from costcalc.core.scenario import evaluate
     from costcalc.core.terminal import fill
     from costcalc.present import report
-    from costcalc.providers import registry
     from costcalc.store.loaders import load_app_data, utc_now
 
     now = utc_now()
@@ -82,11 +80,10 @@ def run(ns: argparse.Namespace) -> int:
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
     scenario, note, saved = cli_args.scenario_and_saved(ns)
-    wanted = [registry.get(p).name for p in scenario.providers if p != CUSTOM_PROVIDER]
-    data = load_app_data(wanted or ([] if scenario.providers else None))
+    data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
     calc = evaluate(scenario, data, now, bench=bench)
-    loaded = list(data.book.snapshots)  # name only the providers loaded: import no others
+    labels = data.book.labels  # the providers loaded, by the book that loaded them
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     width = output.width()
@@ -100,7 +97,7 @@ def run(ns: argparse.Namespace) -> int:
                 calc,
                 data,
                 top=rows,
-                labels=registry.labels(loaded),
+                labels=labels,
                 with_explain=ns.explain,
                 recorded=recorded,
                 saved_note=note,
@@ -111,8 +108,6 @@ def run(ns: argparse.Namespace) -> int:
         return 0
     if note:
         print("\n".join(fill(note, width)))
-    short = registry.short_labels(loaded)
-    labels = registry.labels(loaded)
     print(
         report.to_text(
             calc,
@@ -121,7 +116,7 @@ def run(ns: argparse.Namespace) -> int:
             labels,
             width=width,
             wide=ns.wide,
-            short_labels=short,
+            short_labels=data.book.short_labels,
             recorded=recorded,
             saved=saved,
             brief=ns.brief,
@@ -132,6 +127,17 @@ def run(ns: argparse.Namespace) -> int:
         print()
         print(report.explain_text(calc, data, width, labels))
     return 0
+
+
+def _wanted(providers: Any) -> list[str] | None:
+    """The providers to load: every one (None) unless the scenario names some; only then is
+    the registry asked (for each name it knows)."""
+    if not providers:
+        return None
+    from costcalc.core.constants import CUSTOM_PROVIDER
+    from costcalc.providers import registry
+
+    return [registry.get(p).name for p in providers if p != CUSTOM_PROVIDER]
 
 
 def _recorded(calc: Any) -> list[Any]:

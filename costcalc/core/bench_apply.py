@@ -15,12 +15,12 @@ A CPU (or unknown GPU) bench cannot stand in for a GPU: only the memory fit is u
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
 from costcalc.core.models import GpuSpec, StepProfile
 from costcalc.core.predict import Predictor, SpeedBreakdown, SpeedFn, precision_class
+from costcalc.core.struct import dataclass
 
 LAUNCH_BOUND_SHARE = 0.2
 """A step that spends more than this share launching kernels is too small for its device (the

@@ -7,17 +7,16 @@ an unknown or ambiguous name raises UnknownGpu with the closest catalog names.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date
 
 from costcalc.core.errors import UnknownGpu
 from costcalc.core.models import GpuSpec
+from costcalc.core.struct import dataclass
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
-_MEMORY = re.compile(r"^(\d+)(?:gb|g|gib)$")
+_MEMORY = r"^(\d+)(?:gb|g|gib)$"  # compiled by `re` when first used
 
 
 def _tokens(text: str) -> list[str]:
@@ -28,7 +27,7 @@ def _tokens(text: str) -> list[str]:
         if word in ("gb", "g", "gib") and merged and merged[-1].isdigit():
             merged[-1] += "gb"
             continue
-        match = _MEMORY.match(word)
+        match = re.match(_MEMORY, word)
         merged.append(f"{match.group(1)}gb" if match else word)
     return merged
 
@@ -185,6 +184,8 @@ class GpuCatalog:
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Closest catalog keys to a name nobody recognised."""
+        import difflib  # only to suggest a name
+
         wanted = compact(_without_brand(name))
         forms = list(self._index)
         close = difflib.get_close_matches(wanted, forms, n=limit * 4, cutoff=0.5)

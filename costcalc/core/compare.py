@@ -18,7 +18,6 @@ Rules kept here:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from costcalc.core import commitment, engine
@@ -38,6 +37,7 @@ from costcalc.core.models import (
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
 from costcalc.core.staleness import is_stale_result, stale_kind
+from costcalc.core.struct import dataclass
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""

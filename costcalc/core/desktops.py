@@ -15,7 +15,6 @@ each GPU, so `--memory-gb` is checked against one card's memory, not the build's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 
 from costcalc.core import engine
@@ -42,6 +41,7 @@ from costcalc.core.scenario import (
     resolved_dtype,
     scale_fn,
 )
+from costcalc.core.struct import dataclass, replace
 
 MAX_GPUS = 8
 """Largest GPU count asked about: past the assumed board's seven slots anyway."""

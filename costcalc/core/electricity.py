@@ -8,12 +8,12 @@ as such. Only a region nobody knows raises UnknownRegion, as the grid lookup doe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 
 from costcalc.core.fx import Converter, UnknownCurrency, format_unit_price
 from costcalc.core.models import ElectricityData, ElectricityPrice
 from costcalc.core.regions import RegionIndex, country_of
+from costcalc.core.struct import dataclass
 
 DEFAULT = "default"
 """The `region` of a HouseholdPrice that is costcalc's default, not a region's price."""

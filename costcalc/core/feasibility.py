@@ -16,11 +16,11 @@ The four checks (the assumed board, the margins and the limits come from desktop
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware
 from costcalc.core.models import GpuSpec
+from costcalc.core.struct import dataclass
 
 CheckName = Literal["slots", "cooling", "psu", "circuit"]
 

@@ -7,11 +7,11 @@ elsewhere. A currency the rates do not cover raises UnknownCurrency; nothing is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import FxRates
+from costcalc.core.struct import dataclass
 
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
 """Currencies shown with a symbol; the rest are shown with their code ('CHF 1,234')."""

@@ -9,12 +9,10 @@ has one, is kept beside it and only ever used when asked for by name (`on_basis`
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
-
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import CarbonBasis, CarbonData, GridIntensity
 from costcalc.core.regions import RegionIndex
+from costcalc.core.struct import dataclass
 
 
 def provider_family(provider: str) -> str:
@@ -77,6 +75,8 @@ class GridIndex:
         return self.data.basis
 
     def suggest(self, code: str, limit: int = 3) -> list[str]:
+        import difflib  # only to suggest a name
+
         wanted = code.lower()
         codes = difflib.get_close_matches(wanted, list(self._by_code), n=limit, cutoff=0.6)
         found = [self._by_code[c].code for c in codes]

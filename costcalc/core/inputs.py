@@ -17,22 +17,22 @@ How numbers read, the same for every input:
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import BASE_TIERS
 from costcalc.core.scenario import Scenario
+from costcalc.core.struct import dataclass
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 
-_GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d+)?$")
-_DECIMAL_COMMA = re.compile(r"^\d*,\d+$")
+# Patterns compiled by `re` when first used: most numbers have no comma.
+_GROUPED = r"^\d{1,3}(,\d{3})+(\.\d+)?$"
+_DECIMAL_COMMA = r"^\d*,\d+$"
 MAX_USD_PER_HOUR = 10_000_000.0
 """Your own offer's price per hour, in any currency (checked again in USD by the scenario)."""
 _TRUE = ("1", "true", "yes", "on")
@@ -59,9 +59,9 @@ def number(text: str, what: str) -> float | None:
     if not raw:
         return None
     if "," in raw:
-        if _GROUPED.match(raw.lstrip("-")):
+        if re.match(_GROUPED, raw.lstrip("-")):
             raw = raw.replace(",", "")
-        elif _DECIMAL_COMMA.match(raw.lstrip("-")):
+        elif re.match(_DECIMAL_COMMA, raw.lstrip("-")):
             point = raw.replace(",", ".")
             raise CostcalcError(f"{what}: write {point} with a decimal point, got {quoted(text)}")
         else:
@@ -135,6 +135,8 @@ def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
     options = tuple(choices)
     if raw in options:
         return raw
+    import difflib  # only to word a mistake
+
     close = difflib.get_close_matches(raw, options, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise CostcalcError(f"{what} must be one of {', '.join(options)}, got {quoted(text)}{hint}")

@@ -7,7 +7,6 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Annotated, Literal, NamedTuple
 
@@ -15,6 +14,7 @@ from costcalc.core.constants import MIN_UTILISATION, Dtype, Kind
 from costcalc.core.record import After
 from costcalc.core.record import Field as Field  # re-exported: model modules import both here
 from costcalc.core.record import Frozen as Frozen
+from costcalc.core.struct import dataclass
 from costcalc.core.terminal import printable
 
 Segment = Literal["consumer", "workstation", "datacenter"]
@@ -620,34 +620,42 @@ class RunCost:
     co2_kg: float
 
 
-class OfferResult(NamedTuple):
-    """One offer against the desktop.
+# The fields in the functional form, with their types as objects: in a class body under
+# `from __future__ import annotations` they are text, which typing compiles one by one for a
+# NamedTuple (13 compiles, a fortieth of `costcalc quick`'s start-up).
+_OfferResultFields = NamedTuple(  # noqa: UP014 - the class form is what costs
+    "_OfferResultFields",
+    [
+        ("offer", CloudOffer),
+        ("spec", GpuSpec),  # the offer's GPU, from the catalog
+        ("relative_speed", float),  # offer throughput / desktop throughput
+        # 'comparable' (the desktop's GPU count, enough memory per GPU), 'scale-out' (more
+        # GPUs, enough memory each), 'less memory' or 'fewer GPUs'
+        ("role", str),
+        # factor on hours for spot interruptions (checkpoints, lost work, restarts); 1 otherwise
+        ("overhead", float),
+        ("hours_per_year", float),
+        ("usd_per_year", float),
+        # None: the desktop never pays back against this offer, or its price is not known
+        ("break_even_days", float | None),
+        ("co2_kg_per_year", float),
+        ("price_age_days", float),
+        ("fits", bool | None),  # None when the workload's memory need is unknown
+        ("usd_per_batch_item", float | None),
+        ("run", RunCost | None),
+    ],
+)
+
+
+class OfferResult(_OfferResultFields):
+    """One offer against the desktop (its fields: _OfferResultFields above).
 
     A named tuple, not a frozen dataclass as elsewhere: `compare` makes one per offer on every
     keystroke in the app, and a frozen dataclass's __init__ (one object.__setattr__ per field)
     took 10-14 ms of a 25 ms evaluation with 5,000 offers; a tuple is built in 2 ms. Compare
     results with `is` or by field, never as tuples."""
 
-    offer: CloudOffer
-    spec: GpuSpec
-    """The offer's GPU, from the catalog."""
-    relative_speed: float
-    """Offer throughput / desktop throughput."""
-    role: str
-    """'comparable' (the desktop's GPU count, enough memory per GPU), 'scale-out' (more GPUs,
-    enough memory each), 'less memory' or 'fewer GPUs'."""
-    overhead: float
-    """Factor on hours for spot interruptions (checkpoints, lost work, restarts); 1 otherwise."""
-    hours_per_year: float
-    usd_per_year: float
-    break_even_days: float | None
-    """None: the desktop never pays back against this offer, or its price is not known."""
-    co2_kg_per_year: float
-    price_age_days: float
-    fits: bool | None
-    """None when the workload's memory need is unknown."""
-    usd_per_batch_item: float | None
-    run: RunCost | None
+    __slots__ = ()
 
     @property
     def effective_speed(self) -> float:

@@ -6,11 +6,11 @@ the files); nothing here touches a file, the network or the clock (`now` is pass
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, time, timezone
 
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.core.struct import dataclass, field
 
 Snapshot = PriceSnapshot | ColabSnapshot
 
@@ -125,6 +125,10 @@ class PriceBook:
     snapshots: dict[str, LoadedSnapshot] = field(default_factory=dict)
     offers: list[CloudOffer] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    """The loaded providers' names as people write them ('AWS EC2 spot' for aws-spot)."""
+    short_labels: dict[str, str] = field(default_factory=dict)
+    """What an offer table's provider column says for them ('AWS spot')."""
 
     @property
     def warnings(self) -> list[str]:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer, GpuSpec
+from costcalc.core.struct import dataclass
 
 MAX_GPUS_PER_OFFER = 64
 """No rentable machine holds more (an HGX node has 8, an NVL72 rack 72 as 18 nodes of 4); the

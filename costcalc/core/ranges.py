@@ -16,16 +16,15 @@ Rules kept here:
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Literal
 
 from costcalc.core.models import CloudOffer, Field, Frozen, Text
+from costcalc.core.struct import dataclass
 from costcalc.core.thresholds import Thresholds
 
-_LABEL = re.compile(r"\s*\([^()]*\)\s*$")
+_LABEL = r"\s*\([^()]*\)\s*$"  # compiled by `re` when first used
 
 Origin = Literal["prices", "history", "cross-check"]
 Point = tuple[str, datetime, float, Origin]
@@ -109,7 +108,7 @@ class PriceRange:
 
 def family_name(name: str) -> str:
     """'1x RTX 4090 (median)' -> '1x RTX 4090': the name without its trailing label."""
-    return _LABEL.sub("", name).strip() or name
+    return re.sub(_LABEL, "", name).strip() or name
 
 
 def same_offer(a: CloudOffer, b: CloudOffer) -> bool:
@@ -174,12 +173,26 @@ def price_range(readings: Sequence[Reading], t: Thresholds) -> PriceRange | None
     return PriceRange(
         readings=tuple(readings),
         low=min(prices),
-        median=statistics.median(prices),
+        median=median(prices),
         high=max(prices),
         first=min(r.observed for r in readings),
         last=max(r.observed for r in readings),
         flips_at=tuple(r for r in readings if flips_at(r.usd_per_hour, t)),
     )
+
+
+def median(values: Sequence[float]) -> float:
+    """`statistics.median` (the middle value, or the mean of the two middle ones), without
+    importing statistics, which brings fractions, decimal and random (a twentieth of
+    `costcalc quick`'s start-up) for one sort."""
+    data = sorted(values)
+    n = len(data)
+    if n == 0:
+        raise ValueError("no median for empty data")
+    if n % 2 == 1:
+        return data[n // 2]
+    i = n // 2
+    return (data[i - 1] + data[i]) / 2
 
 
 def flips_at(usd_per_hour: float, t: Thresholds) -> bool:

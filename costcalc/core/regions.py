@@ -7,19 +7,18 @@ regions ('Georgia') is refused with both codes, never guessed."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import RegionNames
 
-_SPACES = re.compile(r"\s+")
+_SPACES = r"\s+"  # compiled by `re` when first used
 
 
 def normal(text: str) -> str:
     """'  united   Kingdom ' -> 'united kingdom': how names are compared."""
-    return _SPACES.sub(" ", text.strip()).casefold()
+    return re.sub(_SPACES, " ", text.strip()).casefold()
 
 
 def country_of(code: str) -> str | None:
@@ -79,6 +78,8 @@ class RegionIndex:
 
     def suggest(self, text: str, limit: int = 3) -> list[str]:
         """Closest codes to something nobody recognised, by code and by name."""
+        import difflib  # only to suggest a name
+
         wanted = normal(text)
         found: list[str] = []
         for key in difflib.get_close_matches(wanted, list(self._lookup), n=limit * 2, cutoff=0.6):

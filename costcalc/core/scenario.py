@@ -14,7 +14,6 @@ and nowhere else: the text parsers read them from the model.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -51,6 +50,7 @@ from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, default_dtype
 from costcalc.core.record import After, Field, Frozen, is_validation_error, model_validator
 from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.struct import dataclass
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -530,8 +530,6 @@ def evaluate(
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
     names one (else the home region's)."""
-    from costcalc.core.bench_apply import bench_label
-
     notes: list[str] = []
     spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
     dtype = resolved_dtype(scenario, spec)
@@ -588,7 +586,7 @@ def evaluate(
         comparison=comparison,
         now=now,
         bench=found,
-        bench_label=bench_label(bench) if bench is not None else None,
+        bench_label=_bench_label(bench) if bench is not None else None,
         notes=tuple(notes),
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
@@ -603,6 +601,12 @@ def found_gpu_w(scenario: Scenario, found: BenchEffects) -> float | None:
     return found.gpu_w if scenario.gpu_watts is None else scenario.gpu_watts
 
 
+def _bench_label(bench: BenchResult) -> str:
+    from costcalc.core.bench_apply import bench_label  # only with a bench
+
+    return bench_label(bench)
+
+
 def desktop_spec(
     scenario: Scenario,
     catalog: GpuCatalog,
@@ -612,9 +616,12 @@ def desktop_spec(
 ) -> GpuSpec:
     """The desktop's GPU: named, else the bench's, else the fallback; a desktop name that means
     a PCIe card says so in `notes`."""
-    from costcalc.core.bench_apply import desktop_gpu
+    gpu_name = scenario.gpu
+    if not gpu_name and bench is not None:
+        from costcalc.core.bench_apply import desktop_gpu  # only with a bench
 
-    gpu_name = scenario.gpu or (desktop_gpu(bench) if bench is not None else None) or fallback_gpu
+        gpu_name = desktop_gpu(bench)
+    gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
     spec, card_note = catalog.resolve_desktop(gpu_name)

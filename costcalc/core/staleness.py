@@ -11,12 +11,12 @@ says "stale" prints LEGEND (or its part that applies) beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
 from costcalc.core.models import CloudOffer, OfferResult
 from costcalc.core.offers import age_days
+from costcalc.core.struct import dataclass
 
 StaleKind = Literal["market", "estimate", "list", "street"]
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 """C0 and C1 controls (escape, bell, carriage return, newline ...) and the bidirectional
-overrides that reorder what is shown."""
+overrides that reorder what is shown. A pattern, compiled by `re` when first needed: most text
+has none of them, and compiling it took a hundredth of `costcalc quick`'s start-up."""
 
 
 def printable(text: str) -> str:
     """`text` without control characters (fast when there are none)."""
-    return text if text.isprintable() else _CONTROL.sub("", text)
+    return text if text.isprintable() else re.sub(_CONTROL, "", text)
 
 
 _KEEP = "\x00"
@@ -29,20 +30,46 @@ def fill(line: str, width: int | None, hang: str | None = None) -> list[str]:
     broken, so such a token alone may run past the width."""
     if width is None or len(line) <= width:
         return [line]
-    import textwrap
-
     indent = line[: len(line) - len(line.lstrip(" "))]
     kept = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", _KEEP), line)
     if hang is None:
         hang = indent + "  " if indent else ""
-    lines = textwrap.wrap(
-        kept,
-        width=max(width, len(hang) + 10),
-        subsequent_indent=hang,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    lines = wrap(kept, max(width, len(hang) + 10), hang)
     return [part.replace(_KEEP, " ") for part in lines] or [line]
+
+
+_SPACE = str.maketrans(dict.fromkeys("\t\n\x0b\x0c\r ", " "))
+
+
+def wrap(text: str, width: int, subsequent_indent: str = "") -> list[str]:
+    """`textwrap.wrap(text, width, subsequent_indent=..., break_long_words=False,
+    break_on_hyphens=False)`: the same greedy fill, line for line, without importing textwrap,
+    whose word-splitting pattern is compiled at import (a sixtieth of `costcalc quick`'s
+    start-up, for a pattern these options never use). tests/test_terminal.py holds it to
+    textwrap's."""
+    if width <= 0:
+        raise ValueError(f"invalid width {width!r} (must be > 0)")
+    text = text.expandtabs(8).translate(_SPACE)
+    chunks = [chunk for chunk in re.split("( +)", text) if chunk]
+    chunks.reverse()
+    lines: list[str] = []
+    while chunks:
+        indent = subsequent_indent if lines else ""
+        room = width - len(indent)
+        if chunks[-1].strip() == "" and lines:  # a line never starts with the space between
+            del chunks[-1]
+        current: list[str] = []
+        used = 0
+        while chunks and used + len(chunks[-1]) <= room:
+            used += len(chunks[-1])
+            current.append(chunks.pop())
+        if chunks and len(chunks[-1]) > room and not current:  # too long for any line: alone
+            current.append(chunks.pop())
+        if current and current[-1].strip() == "":
+            del current[-1]
+        if current:
+            lines.append(indent + "".join(current))
+    return lines
 
 
 def fill_all(lines: Sequence[str], width: int | None) -> list[str]:

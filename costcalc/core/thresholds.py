@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from costcalc.core import commitment, engine
 from costcalc.core.compare import Comparison, candidates, cloud_year, desktop_break_even_days
 from costcalc.core.models import Assumptions, OfferResult
+from costcalc.core.struct import dataclass
 
 Decision = Literal["rent", "buy", "cannot_fit"]
 

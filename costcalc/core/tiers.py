@@ -10,10 +10,10 @@ own offers (`--cloud-price`) are never left out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from costcalc.core.constants import CUSTOM_PROVIDER, TIER_NAMES, OfferKind, TierName
 from costcalc.core.models import CloudOffer
+from costcalc.core.struct import dataclass
 
 HOSTS: tuple[TierName, ...] = ("secure", "community", "marketplace")
 PRICING: tuple[TierName, ...] = ("on-demand", "spot", "committed")

@@ -7,8 +7,12 @@ it, which is what tests and portable installs want. Otherwise the platform's con
 
 from __future__ import annotations
 
+import errno
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APP_NAME = "costcalc"
 
@@ -16,70 +20,103 @@ APP_NAME = "costcalc"
 def user_path(text: str) -> Path:
     """A path as a user typed it, `~` expanded where it names a home; '~nobody/x' (no such
     user) stays as typed, so it is reported as a missing file rather than a traceback."""
+    from pathlib import Path
+
     try:
         return Path(text).expanduser()
     except RuntimeError:
         return Path(text)
 
 
-def _home_override() -> Path | None:
-    value = os.environ.get("COSTCALC_HOME")
-    return user_path(value) if value else None
+# Each place is known as text first (`*_text`), the form `costcalc quick` asks about (does the
+# file exist?) without importing pathlib, which brings urllib and ipaddress: a twentieth of its
+# start-up. The Path is the same place: Path(text).
+
+
+def _directory_text(kind: str) -> str:
+    home = os.environ.get("COSTCALC_HOME")
+    if home:
+        return os.path.join(os.path.expanduser(home), kind)
+    import platformdirs
+
+    if kind == "config":
+        return platformdirs.user_config_dir(APP_NAME)
+    if kind == "data":
+        return platformdirs.user_data_dir(APP_NAME)
+    if kind == "logs":
+        return platformdirs.user_log_dir(APP_NAME)
+    return platformdirs.user_cache_dir(APP_NAME)
+
+
+def exists(text: str) -> bool:
+    """`Path(text).exists()`, answered as pathlib answers it (a missing file or folder, a
+    loop of links or a bad name are False; any other error is raised), without pathlib."""
+    try:
+        os.stat(text)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return False
+        raise
+    except ValueError:
+        return False
+    return True
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)
 
 
 def config_dir() -> Path:
     """Settings (config.yaml) and user price overrides (prices.yaml)."""
-    home = _home_override()
-    if home is not None:
-        return home / "config"
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME))
+    return _path(_directory_text("config"))
 
 
 def data_dir() -> Path:
     """Refreshed snapshots, price history and saved bench results."""
-    home = _home_override()
-    if home is not None:
-        return home / "data"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    return _path(_directory_text("data"))
 
 
 def log_dir() -> Path:
-    home = _home_override()
-    if home is not None:
-        return home / "logs"
-    import platformdirs
-
-    return Path(platformdirs.user_log_dir(APP_NAME))
+    return _path(_directory_text("logs"))
 
 
 def cache_dir() -> Path:
     """Parsed copies of data files; safe to delete at any time."""
-    home = _home_override()
-    if home is not None:
-        return home / "cache"
-    import platformdirs
+    return _path(_directory_text("cache"))
 
-    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+def config_file_text() -> str:
+    return os.path.join(_directory_text("config"), "config.yaml")
 
 
 def config_file() -> Path:
-    return config_dir() / "config.yaml"
+    return _path(config_file_text())
+
+
+def price_overrides_file_text() -> str:
+    return os.path.join(_directory_text("config"), "prices.yaml")
 
 
 def price_overrides_file() -> Path:
-    return config_dir() / "prices.yaml"
+    return _path(price_overrides_file_text())
+
+
+def snapshots_dir_text() -> str:
+    return os.path.join(_directory_text("data"), "snapshots")
 
 
 def snapshots_dir() -> Path:
-    return data_dir() / "snapshots"
+    return _path(snapshots_dir_text())
+
+
+def history_db_text() -> str:
+    return os.path.join(_directory_text("data"), "history.sqlite3")
 
 
 def history_db() -> Path:
-    return data_dir() / "history.sqlite3"
+    return _path(history_db_text())
 
 
 def bench_dir() -> Path:

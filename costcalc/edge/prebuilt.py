@@ -10,7 +10,11 @@ Rules kept here:
   global in a file makes it unusable (the file is ignored), so a cache file can hold data, never
   code;
 - `scripts/prebuild_data.py` writes the prebuilt form from a full pydantic validation of every
-  bundled YAML file, and tests/test_prebuilt.py checks that it matches them.
+  bundled YAML file, and tests/test_prebuilt.py checks that it matches them;
+- beside the files, the prebuilt form may hold whole values built from all of them (the data
+  `costcalc quick` loads, `store.loaders.bundled_app_data`): such a value is used only while
+  every file it was built from has the digest it had then, and holds costcalc's classes only,
+  each with the fields it had then.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import os
 import sys
 import types
 from _pickle import Unpickler, dumps, loads
+from collections.abc import Callable, Iterator
 from typing import Any, Union, get_args, get_origin
 
 from costcalc.core.record import Frozen
@@ -92,10 +97,31 @@ def record_classes(model: type[Frozen]) -> dict[str, str]:
     return found
 
 
+def class_signature(cls: type) -> str:
+    """`signature` for any of costcalc's classes: a record's fields, a dataclass's field names
+    and types as written, and an empty text for a plain class (its name alone)."""
+    if issubclass(cls, Frozen):
+        return signature(cls)
+    spec = cls.__dict__.get("__struct_spec__")  # costcalc.core.struct
+    if spec is not None:
+        fields = [(f.name, f.type) for f in spec.fields]
+    else:
+        found = cls.__dict__.get("__dataclass_fields__")
+        if found is None:
+            return ""
+        fields = [(f.name, f.type) for f in found.values()]
+    text = "|".join(f"{name}:{annotation}" for name, annotation in fields)
+    return digest(text.encode("utf-8"))[:16]
+
+
 class _Records(Unpickler):
-    def __init__(self, payload: bytes, classes: dict[str, str]) -> None:
+    """Builds costcalc's classes named in `classes` (records only, unless `any_class`), each
+    while it has the signature written there, and the standard library's dates; nothing else."""
+
+    def __init__(self, payload: bytes, classes: dict[str, str], any_class: bool = False) -> None:
         super().__init__(io.BytesIO(payload))
         self.classes = classes
+        self.any_class = any_class
 
     def find_class(self, module: str, name: str) -> Any:
         if module == "datetime" and name in _DATES:
@@ -106,10 +132,28 @@ class _Records(Unpickler):
         found = getattr(sys.modules.get(module), name, None)
         if found is None:
             found = super().find_class(module, name)
-        if not (isinstance(found, type) and issubclass(found, Frozen)):
+        if not isinstance(found, type):
+            raise Stale(f"{key} is not a class")
+        if not (self.any_class or issubclass(found, Frozen)):
             raise Stale(f"{key} is not a record")
-        if signature(found) != self.classes[key]:
+        if class_signature(found) != self.classes[key]:
             raise Stale(f"{key} has changed since the file was written")
+        return found
+
+
+class _Recorder(Unpickler):
+    """Reads a pickle back only to list the classes it names."""
+
+    def __init__(self, payload: bytes) -> None:
+        super().__init__(io.BytesIO(payload))
+        self.classes: dict[str, str] = {}
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = super().find_class(module, name)
+        if module != "datetime":
+            if not (module.startswith("costcalc.") and isinstance(found, type)):
+                raise TypeError(f"{module}:{name} is not one of costcalc's classes")
+            self.classes[f"{module}:{name}"] = class_signature(found)
         return found
 
 
@@ -146,14 +190,55 @@ def unpack(data: bytes, model: type[Frozen]) -> Any:
     return found if type(found) is model else None
 
 
+def pack_value(value: object) -> bytes:
+    """Any value made of costcalc's classes, plain data and dates (not only records), with the
+    signatures of its classes: for the prebuilt form, which ships with the code that reads it."""
+    payload = dumps(value, protocol=PROTOCOL)
+    recorder = _Recorder(payload)
+    recorder.load()
+    return dumps((recorder.classes, payload), protocol=PROTOCOL)
+
+
+def unpack_value(data: bytes, model: type) -> Any:
+    """The value `pack_value` stored, or None when it cannot be used (another type, a changed
+    class, a damaged file)."""
+    try:
+        classes, payload = loads(data)
+        found = _Records(payload, classes, any_class=True).load()
+    except Exception:  # damaged or stale: the caller builds the value again
+        return None
+    return found if type(found) is model else None
+
+
 @functools.cache
-def _prebuilt() -> dict[str, tuple[str, bytes]]:
+def _shipped() -> dict[str, Any]:
     package, name = PREBUILT
     try:
         entries = loads(package_bytes(package, name))
     except Exception:  # not built (a checkout before the script ran) or damaged
         return {}
     return entries if isinstance(entries, dict) else {}
+
+
+_building: list[dict[str, Any]] = []
+
+
+def _prebuilt() -> dict[str, Any]:
+    return _building[-1] if _building else _shipped()
+
+
+@contextlib.contextmanager
+def reading(entries: dict[str, Any]) -> Iterator[None]:
+    """Read the prebuilt form from `entries` rather than the shipped file, with nothing kept
+    from before: scripts/prebuild_data.py builds the whole values from the entries it has just
+    made, so what it writes depends on nothing but the files."""
+    _building.append(entries)
+    _unpacked.clear()
+    try:
+        yield
+    finally:
+        _building.pop()
+        _unpacked.clear()
 
 
 def prebuilt(package: str, name: str, file_digest: str, model: type[Frozen]) -> Any:
@@ -167,6 +252,39 @@ def prebuilt(package: str, name: str, file_digest: str, model: type[Frozen]) -> 
     if found is None or type(found) is not model:
         found = _unpacked[key] = unpack(entry[1], model)
     return found
+
+
+def prebuilt_value(key: str, model: type, usable: Callable[[Any], bool]) -> Any:
+    """The whole value stored under `key` (`store_value`), when `usable` accepts what it was
+    stored with and every bundled file it was built from still has the same bytes (their
+    `file_check`); None otherwise."""
+    entry = _prebuilt().get(key)
+    if not isinstance(entry, tuple) or len(entry) != 3 or not usable(entry[1]):
+        return None
+    files, _, data = entry
+    for where, check in files.items():
+        package, _, name = where.partition("/")
+        try:
+            if file_check(package_bytes(package, name)) != check:
+                return None
+        except (OSError, ModuleNotFoundError):
+            return None
+    return unpack_value(data, model)
+
+
+def file_check(data: bytes) -> str:
+    """What a whole value's entry keeps of each file it was built from: its length and CRC-32.
+    It tells an edited file from the one the value was built from, as a digest would (the
+    prebuilt form ships with the code that reads it: nothing here guards against forgery), at
+    a quarter of BLAKE2's cost over the megabyte of bundled files `costcalc quick` checks."""
+    import zlib
+
+    return f"{len(data)}:{zlib.crc32(data):08x}"
+
+
+def store_value(files: dict[str, str], meta: object, value: object) -> tuple[Any, ...]:
+    """The prebuilt form's entry for a whole value built from `files` (where -> file_check)."""
+    return (files, meta, pack_value(value))
 
 
 _unpacked: dict[str, Any] = {}

@@ -25,13 +25,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from costcalc.core.errors import DataFileError
 from costcalc.core.record import Frozen, is_validation_error
 from costcalc.edge import prebuilt
 from costcalc.edge.prebuilt import digest as digest  # re-exported: snapshots seal with it
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PRICES_PACKAGE = "costcalc.data.prices"
 """Where the bundled, dated price snapshot ships: the repository's prices/ inside the package."""
@@ -52,7 +54,7 @@ region a few tens of thousands."""
 CACHE_ENTRIES = 32
 """Parsed files kept in the cache; older entries are deleted."""
 
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\]}]+")
+_ALIAS = r"(?:^|[\s\[{,:-])\*[^\s,\]}]+"  # compiled by `re` when a file is first parsed
 
 
 def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -113,7 +115,7 @@ def check_yaml_shape(text: str, where: str) -> None:
         raise DataFileError(
             f"{where}: more than {MAX_NODES:,} YAML values (about {values:,}); not a costcalc file"
         )
-    if len(_ALIAS.findall(text)) > MAX_ALIASES:
+    if len(re.findall(_ALIAS, text)) > MAX_ALIASES:
         raise DataFileError(f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file")
 
 
@@ -275,7 +277,8 @@ def write_atomic_bytes(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
 

@@ -11,7 +11,6 @@ costcalc.present.display.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import KW_ONLY, asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -20,6 +19,7 @@ from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
 from costcalc.core.staleness import is_stale_result, max_age_days
+from costcalc.core.struct import KW_ONLY, asdict, dataclass, field
 from costcalc.present import display
 
 Width = Literal["name", "label", "figure"]

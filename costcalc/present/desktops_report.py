@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.desktops import BuildResult, DesktopsComparison
 from costcalc.core.hardware import DesktopHardware
+from costcalc.core.struct import dataclass
 from costcalc.core.terminal import fill_all
 from costcalc.present import display
 from costcalc.present.columns import Width

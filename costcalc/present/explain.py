@@ -8,8 +8,6 @@ figure in the table (a test checks they agree).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from costcalc.core import commitment, engine
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.compare import Comparison
@@ -17,6 +15,7 @@ from costcalc.core.fx import USD, Money
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import Assumptions, DesktopBuild, OfferResult, Workload
 from costcalc.core.predict import SpeedBreakdown
+from costcalc.core.struct import dataclass
 from costcalc.present import display as fmt
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Literal
 
 from costcalc.core.models import OfferResult, RunCost
 from costcalc.core.scenario import Calculation
+from costcalc.core.struct import dataclass, field
 from costcalc.present import columns as cols
 
 Kind = Literal["csv", "markdown"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -22,6 +21,7 @@ from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer
 from costcalc.core.offers import age_days
 from costcalc.core.staleness import is_stale
+from costcalc.core.struct import dataclass, field
 
 Offers = Literal["all", "on-demand", "spot", "committed"]
 SortKey = Literal["gpu-hour", "hour", "memory", "age", "provider"]

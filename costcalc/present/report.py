@@ -8,14 +8,11 @@ Rule kept here: presentation only; every number comes from `compare` (through
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from costcalc.core import engine
-from costcalc.core.bench_apply import explain_speed
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison, set_aside
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
@@ -23,6 +20,7 @@ from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
+from costcalc.core.struct import asdict, dataclass
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
@@ -434,6 +432,8 @@ def explain_parts(
     """How `result` gets its figures, step by step: what the app's "why this number" panel and
     `--explain` show. The speed is explained from the split that made it: the bench's, at the
     size it was measured (costcalc.core.bench_apply), or the predictor's."""
+    from costcalc.core.bench_apply import explain_speed
+
     why_speed = explain_speed(
         calc.bench,
         data.predictor,
@@ -593,6 +593,8 @@ def to_json(
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
+    import json  # for --json alone: the text report needs none
+
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 
 

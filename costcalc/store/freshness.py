@@ -13,15 +13,14 @@ Rules kept here:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
 from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, FxRates
 from costcalc.core.offers import LoadedSnapshot, PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale
+from costcalc.core.struct import dataclass, replace
 from costcalc.providers import registry
 
 DESKTOP_CARDS = ("rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "rtx6000_ada", "rtx_pro6000")
@@ -140,7 +139,7 @@ def deciding_rows(
 
 def with_book(data: AppData, book: PriceBook) -> AppData:
     """The same data with other prices: a bundle being built, not the installed one."""
-    return dataclasses.replace(data, book=book)
+    return replace(data, book=book)
 
 
 # --------------------------------------------------------------------------- the table

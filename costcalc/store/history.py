@@ -17,12 +17,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import CloudOffer
+from costcalc.core.struct import dataclass, field
 from costcalc.edge import locations
 
 SCHEMA = """

@@ -17,10 +17,11 @@ def recorded_points(offer: CloudOffer | None) -> list[Point]:
     user's refresh history; the history is read only when its file exists."""
     if offer is None:
         return []
-    from costcalc.store.snapshots import load_bundled_file
+    from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_resource
 
-    points = cross_points(offer, load_bundled_file("readings.yaml", ReadingsFile).readings)
-    if not locations.history_db().exists():
+    bundled = load_yaml_resource(PRICES_PACKAGE, "readings.yaml", ReadingsFile)
+    points = cross_points(offer, bundled.readings)
+    if not locations.exists(locations.history_db_text()):
         return points
     from costcalc.store import history
 

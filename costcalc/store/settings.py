@@ -13,16 +13,19 @@ atomic (`resources.write_model_yaml`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
 
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError
 from costcalc.core.record import Field, is_validation_error
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
+from costcalc.core.struct import dataclass, field
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, write_model_yaml
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
 
@@ -41,11 +44,18 @@ class Settings(Scenario):
 class Saved:
     """What a settings file held: the keys that could be used, and a line per problem."""
 
-    path: Path
+    file: str
+    """The settings file, as text (`path` is the same place)."""
     values: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     unreadable: bool = False
     """The whole file could not be read: it is moved aside before the app saves over it."""
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.file)
 
     @property
     def settings(self) -> Settings:
@@ -58,19 +68,22 @@ def settings_path() -> Path:
 
 def load_saved(path: Path | None = None) -> Saved:
     """The settings file, key by key: a bad key is dropped with a warning, the rest are kept."""
-    path = path or settings_path()
+    if path is None:
+        text = locations.config_file_text()
+        if _absent(text):  # no settings saved: said without pathlib (`costcalc quick`'s case)
+            return Saved(text)
+        path = settings_path()
     try:
         raw = read_user_yaml(path)
     except FileNotFoundError:
-        return Saved(path)
+        return Saved(str(path))
     except DataFileError as exc:
-        return Saved(path, warnings=(f"{exc}; using defaults",), unreadable=True)
+        return Saved(str(path), warnings=(f"{exc}; using defaults",), unreadable=True)
     if raw is None:
-        return Saved(path)
+        return Saved(str(path))
     if not isinstance(raw, dict):
-        return Saved(
-            path, warnings=(f"{path}: not a mapping of settings; using defaults",), unreadable=True
-        )
+        warning = f"{path}: not a mapping of settings; using defaults"
+        return Saved(str(path), warnings=(warning,), unreadable=True)
     raw = upgrade_settings(raw)
     values: dict[str, Any] = {}
     warnings: list[str] = []
@@ -92,7 +105,19 @@ def load_saved(path: Path | None = None) -> Saved:
             warnings.append(f"{path}: {key}: {message}; the default is used")
             continue
         values[key] = value
-    return Saved(path, values, tuple(warnings))
+    return Saved(str(path), values, tuple(warnings))
+
+
+def _absent(text: str) -> bool:
+    """No file there, as the reader finds it (a missing file or folder); anything else, an
+    unreadable file included, is for the reader to say."""
+    try:
+        os.stat(text)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def _known_providers(given: list[Any] | tuple[Any, ...]) -> tuple[list[Any], list[str]]:

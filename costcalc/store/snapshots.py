@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,6 +30,7 @@ from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.core.plausible import believable
 from costcalc.core.ranges import ReadingsFile
 from costcalc.core.record import Frozen
+from costcalc.core.struct import dataclass
 from costcalc.edge import locations
 from costcalc.edge.resources import (
     PRICES_PACKAGE,
@@ -177,6 +177,8 @@ def load_price_book(
             book.problems.append(f"{exc}; {provider.label} offers are left out")
             continue
         book.snapshots[provider.name] = loaded
+        book.labels[provider.name] = provider.label
+        book.short_labels[provider.name] = provider.short or provider.label
         offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
         if loaded.origin != "bundled":  # the bundled prices are checked by the tests
             offers = _believable(provider, offers, book, catalog)
