@@ -68,16 +68,18 @@ def test_missing_or_broken_results_are_one_line_errors(tmp_path: Path) -> None:
         results.resolve(str(broken))
 
 
-def _best_interleaved(
-    first: Callable[[], float], second: Callable[[], float], rounds: int = 3
-) -> tuple[float, float]:
-    """Other processes share this 2-core machine: alternate the two methods so both see the
-    same load, and compare each at its best moment."""
-    a, b = [], []
+def _ratios_interleaved(
+    first: Callable[[], float], second: Callable[[], float], rounds: int = 5
+) -> list[float]:
+    """second / first, each round measuring the two back to back. Other processes share this
+    2-core machine and may take a core for a whole measurement, so each round's pair sees the
+    same moment; a probe that is right agrees with the naive figure in some round (preemption
+    can break an agreement, hardly make one: the two would have to be slowed alike)."""
+    ratios = []
     for _ in range(rounds):
-        a.append(first())
-        b.append(second())
-    return max(a), max(b)
+        a = first()
+        ratios.append(second() / a)
+    return ratios
 
 
 def test_matmul_and_bandwidth_agree_with_a_naive_measurement() -> None:
@@ -91,10 +93,8 @@ def test_matmul_and_bandwidth_agree_with_a_naive_measurement() -> None:
             torch.mm(a, b)
         return 20 * 2 * n**3 / (time.perf_counter() - begin) / 1e12
 
-    naive, probed = _best_interleaved(
-        naive_tflops, lambda: matmul_tflops("cpu", "fp32", (n,)).tflops
-    )
-    assert naive / 3 < probed < naive * 3
+    ratios = _ratios_interleaved(naive_tflops, lambda: matmul_tflops("cpu", "fp32", (n,)).tflops)
+    assert any(1 / 3 < r < 3 for r in ratios), ratios
 
     x = torch.rand(32 * 1024 * 1024 // 4)
     y = torch.empty_like(x)
@@ -110,10 +110,8 @@ def test_matmul_and_bandwidth_agree_with_a_naive_measurement() -> None:
             times.append(time.perf_counter() - begin)
         return 2 * x.numel() * 4 / statistics.median(times) / 1e9
 
-    naive_bw, probed_bw = _best_interleaved(
-        naive_gbs, lambda: bandwidth_gbs("cpu", 32)[0], rounds=5
-    )
-    assert naive_bw / 3 < probed_bw < naive_bw * 3
+    ratios = _ratios_interleaved(naive_gbs, lambda: bandwidth_gbs("cpu", 32)[0], rounds=7)
+    assert any(1 / 3 < r < 3 for r in ratios), ratios
 
 
 def test_cli_bench_quick_json() -> None:
