@@ -38,12 +38,10 @@ the data were last curated (2026-11-26); every deciding row must be dated 2026-0
 
 MAX_AGE_DAYS = 90
 
-GAPS = {
-    "rtx_pro6000": "RunPod's RTX PRO 6000 Community row (1.69, 2026-10-04) and Hetzner's GEX63 "
-    "(1.56, 2026-10-07, the cheapest at 80 %) each rest on one publisher: RunPod's March reading "
-    "(0.89) disagrees by 47 % and no second reading of the GEX63 was found (prices/runpod.yaml, "
-    "prices/hetzner.yaml)",
-}
+GAPS: dict[str, str] = {}
+"""Cards whose deciding rows still lack a fresh second reading, with the gap named (none since the
+RTX PRO 6000's RunPod and Hetzner rows were cross-checked against the providers' own pages as read
+2026-10-08: prices/runpod.yaml, prices/hetzner.yaml)."""
 
 
 @pytest.fixture(scope="module")

@@ -58,11 +58,13 @@ def test_a_wrong_rate_keeps_the_last_good_rates(
 
 
 def test_a_real_move_passes(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> None:
-    moved = _gbp("0.9").replace(b"2026-09-24", b"2026-09-25")
+    # a day after the bundled rates (2026-10-06), GBP up 6 %
+    moved = _gbp("0.9").replace(b"2026-09-24", b"2026-10-07")
     feed_server.serve("/ecb.xml", lambda _r: Response(moved, content_type="text/xml"))
     monkeypatch.setenv(ecb.URL_ENV, feed_server.url("/ecb.xml"))
+    day_after = datetime(2026, 10, 8, 9, 0, tzinfo=timezone.utc)
     with _client() as client:
-        assert refresh_fx(client, NOW, lambda _event: None).ok
+        assert refresh_fx(client, day_after, lambda _event: None).ok
     assert load_fx().rates.per_eur["GBP"] == 0.9
 
 
@@ -73,7 +75,7 @@ def test_a_stored_wrong_rate_falls_back_to_the_bundled_rates(
     `quick` exit 2; now it is reported and the bundled rates are used."""
     bundled = load_fx().rates
     wrong = bundled.model_copy(
-        update={"as_of": date(2026, 9, 30), "per_eur": {**bundled.per_eur, "GBP": 0.000001}}
+        update={"as_of": date(2026, 10, 9), "per_eur": {**bundled.per_eur, "GBP": 0.000001}}
     )
     write_refreshed(fx_path(), wrong)
     loaded = load_fx()

@@ -60,9 +60,9 @@ def test_a_region_gets_its_own_dated_price(
 
 def test_prices_convert_to_usd_at_the_shipped_rates(prices: ElectricityIndex) -> None:
     germany = prices.lookup("DE")
-    assert germany.usd_per_kwh == pytest.approx(0.3869 * 1.1367)
+    assert germany.usd_per_kwh == pytest.approx(0.3869 * 1.1269)
     japan = prices.lookup("JP")
-    assert japan.usd_per_kwh == pytest.approx(36.8 / 180.57 * 1.1367)
+    assert japan.usd_per_kwh == pytest.approx(36.8 / 178.15 * 1.1269)
     assert prices.lookup("US-CA").usd_per_kwh == 0.3264  # USD stays as published
 
 
@@ -167,11 +167,11 @@ def test_every_grid_states_its_basis_and_the_other_one_is_kept_aside() -> None:
 
 
 def test_conversion_goes_through_the_euro(fx: Converter) -> None:
-    assert fx.as_of == date(2026, 9, 24)
-    assert fx.label == "ECB reference rates of 2026-09-24"
-    assert fx.from_usd(1.1367, "EUR") == pytest.approx(1.0)
-    assert fx.to_usd(1.0, "EUR") == pytest.approx(1.1367)
-    assert fx.convert(1.0, "GBP", "JPY") == pytest.approx(180.57 / 0.85986)
+    assert fx.as_of == date(2026, 10, 6)
+    assert fx.label == "ECB reference rates of 2026-10-06"
+    assert fx.from_usd(1.1269, "EUR") == pytest.approx(1.0)
+    assert fx.to_usd(1.0, "EUR") == pytest.approx(1.1269)
+    assert fx.convert(1.0, "GBP", "JPY") == pytest.approx(178.15 / 0.8488)
     assert fx.to_usd(fx.from_usd(70.96, "INR"), "INR") == pytest.approx(70.96)
     assert fx.convert(5.0, "usd", "USD") == 5.0
 

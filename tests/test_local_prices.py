@@ -65,8 +65,8 @@ def test_currency_shows_every_amount_at_the_shipped_rate(
     usd = quick_json([], capsys)
     eur = quick_json(["--currency", "EUR"], capsys)
     rate = eur["currency"]["per_usd"]
-    assert eur["currency"]["rates_as_of"] == "2026-09-24"
-    assert rate == pytest.approx(1 / 1.1367, rel=1e-6)  # ECB: 1 EUR = 1.1367 USD
+    assert eur["currency"]["rates_as_of"] == "2026-10-06"
+    assert rate == pytest.approx(1 / 1.1269, rel=1e-6)  # ECB: 1 EUR = 1.1269 USD
     assert eur["desktop"]["price_usd"] == usd["desktop"]["price_usd"]  # JSON stays in USD
     _, out, _ = quick(["--currency", "EUR"], capsys)
     price = usd["desktop"]["price_usd"] * rate

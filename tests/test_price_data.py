@@ -582,11 +582,12 @@ def test_electricity_header_names_licences_and_says_household(electricity: Elect
 
 
 def test_fx_rates_are_the_ecb_reference_rates_of_one_day(fx: FxRates) -> None:
-    assert fx.as_of == date(2026, 9, 24)
+    assert fx.as_of == date(2026, 10, 6)
     assert "ecb" in fx.source.lower() and "source acknowledged" in fx.licence
     assert {"USD", "JPY", "GBP", "CHF", "INR", "CAD", "AUD"} <= set(fx.per_eur)
     assert "EUR" not in fx.per_eur  # the base
-    assert fx.per_eur["USD"] == 1.1367 and fx.per_eur["JPY"] == 180.57
+    assert len(fx.per_eur) == 29  # every currency of the one day, none from another
+    assert fx.per_eur["USD"] == 1.1269 and fx.per_eur["JPY"] == 178.15
     for peg in fx.pegs:
         assert peg.anchor in fx.per_eur or peg.anchor == "EUR", peg.currency
         assert peg.currency not in fx.per_eur and peg.source, peg.currency

@@ -139,8 +139,9 @@ def test_the_verdict_says_which_rule_made_its_price_stale(
     flat = " ".join(out.split())
     # an October listing, the only offer left: a stale market price decides only when no other can
     assert "stale (observed spot/marketplace prices over 7 d)" in flat
-    _, out, _ = run(["quick", "--gpu", "l4", "--provider", "runpod", "--cloud-gpu", "l4"], capsys)
-    assert "stale (list prices over 90 d)" in " ".join(out.split())  # RunPod's L4 of March
+    h100 = ["--gpu", "h100_sxm5_80gb", "--provider", "paperspace", "--cloud-gpu", "h100_sxm5_80gb"]
+    _, out, _ = run(["quick", *h100], capsys)
+    assert "stale (list prices over 90 d)" in " ".join(out.split())  # Paperspace's H100 of May
     assert staleness.CLOUD_LEGEND in flat
     _, out, _ = run(["quick", "--gpu", "rtx4090", "--provider", "lambda"], capsys)
     assert "stale" not in out  # no stale price anywhere: no legend either

@@ -43,7 +43,7 @@ def test_every_row_names_its_source_and_date(name: str) -> None:
 def test_hetzner_is_billed_as_what_it_is_a_month_with_a_setup_fee() -> None:
     table = snapshot("hetzner")
     rate = float(re.search(r"EUR -> USD at ([\d.]+) USD per EUR", str(table.notes))[1])  # type: ignore[index]
-    assert "2026-09-24" in str(table.notes)  # the rate is dated: the bundled fx.yaml's day
+    assert "2026-10-06" in str(table.notes)  # the rate is dated: the bundled fx.yaml's day
     rows = {r.name: r for r in table.offers}
     assert set(rows) == {"GEX63 (monthly)", "GEX45 (monthly)"}
     month_s = 730 * 3600

@@ -138,7 +138,7 @@ def test_a_broken_refreshed_file_falls_back_to_the_bundled_rates() -> None:
     path.write_text("per_eur: [not, a, mapping]\n", encoding="utf-8")
     loaded = load_fx()
     assert loaded.origin == "bundled" and loaded.warning
-    assert loaded.rates.as_of == date(2026, 9, 24)
+    assert loaded.rates.as_of == date(2026, 10, 6)
 
 
 def test_an_older_refreshed_file_does_not_hide_newer_bundled_rates(tmp_path: Path) -> None:
