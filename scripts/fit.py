@@ -13,6 +13,7 @@ import csv
 import io
 import itertools
 import math
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,12 @@ FITTED_KINDS = ("transformer", "cnn", "rnn")
 
 MEASUREMENTS_CSV = Path(__file__).with_name("speed_measurements.csv")
 """Public per-GPU measurements the predictor is fitted on (not shipped: only fitting reads it)."""
+MATMUL_CSV = Path(__file__).with_name("matmul_measurements.csv")
+"""Measured torch.mm TFLOPS per GPU (scripts/derive_matmul_rates.py); their medians ship in the
+calibration as the math rates of the GPUs measured."""
+REFERENCE_WIDTHS = {"transformer": 768.0, "generic": 768.0}
+"""d_model of the typical transformer a split is stated for, and what `predict` assumes: GPT-2
+small, the reference transformer costcalc's bench trains on a GPU (costcalc/bench/workloads.py)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +59,7 @@ class Measurement:
     gpu: str
     batch: int | None
     speed: float
+    workload: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +74,8 @@ class Pair:
     group: str = ""
     origin: str = ""
     """The measurement source id."""
+    width: float | None = None
+    """The model's width (d_model) where WIDTHS knows it: the matmul share grows with it."""
 
     @property
     def cell(self) -> tuple[str, str]:
@@ -86,6 +96,7 @@ def read_measurements(text: str) -> list[Measurement]:
             gpu=row["gpu"],
             batch=int(row["batch"]) if row["batch"] else None,
             speed=float(row["speed"]),
+            workload=row["workload"],
         )
         for row in rows
     ]
@@ -109,9 +120,70 @@ def pairs_from(measurements: Iterable[Measurement], catalog: GpuCatalog) -> list
             ratio = _ratio(by_gpu[a], by_gpu[b])
             if ratio is not None:
                 pairs.append(
-                    Pair(catalog.get(a), catalog.get(b), ratio, m.kind, m.dtype, group, m.source)
+                    Pair(
+                        catalog.get(a),
+                        catalog.get(b),
+                        ratio,
+                        m.kind,
+                        m.dtype,
+                        group,
+                        m.source,
+                        workload_width(m.workload) if m.kind == "transformer" else None,
+                    )
                 )
     return pairs
+
+
+WIDTHS = [
+    # (pattern in the workload's name, d_model), first match wins; from each model's published
+    # configuration (llm-foundry's mpt-*.yaml, the BERT/GPT-2/GPT-3/OPT/T5/ViT/ELECTRA/RoBERTa
+    # papers and model cards, DeepLearningExamples' READMEs for Transformer-XL and FastPitch).
+    ("MPT-760m", 1536), ("MPT-1b", 2048), ("MPT-3b", 2560), ("MPT-7b", 4096),
+    ("MPT-13b", 5120), ("MPT-30b", 7168),
+    ("gpt3_27", 2560), ("gpt3_xl", 2048), ("opt_13", 2048), ("gpt2_large", 1280),
+    ("switchxl4", 2048),  # NeuSight's Switch Transformer "XL": T5-XL's width, inferred
+    ("bert_large", 1024), ("BERT-large", 1024), ("GPT-2-medium", 1024), ("T5-large", 1024),
+    ("Transformer-big", 1024), ("Transformer-XL [Large", 1024), ("Transformer-XL [Base", 512),
+    ("ELECTRA-base", 768), ("RoBERTa-base", 768), ("ViT-Base", 768), ("vit_b_16", 768),
+    ("FastPitch", 384),
+    ("swin_v2_b", 512),  # its third stage, where 18 of its 24 blocks run
+]  # fmt: skip
+"""Transformer widths. A block's matmuls grow as d_model squared per token, its element-wise
+work and activations as d_model: the wider the model, the larger the matmul share of a step."""
+
+
+def workload_width(workload: str) -> float | None:
+    for pattern, width in WIDTHS:
+        if pattern.lower() in workload.lower():
+            return float(width)
+    return None
+
+
+def read_matmul_rates(text: str) -> dict[str, dict[str, float]]:
+    """Median TFLOPS per GPU and precision of matmul_measurements.csv's submissions."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    found: dict[str, dict[str, list[float]]] = {}
+    for row in csv.DictReader(io.StringIO(body)):
+        for precision in ("fp32", "tf32", "fp16", "bf16"):
+            if row[precision]:
+                found.setdefault(row["gpu"], {}).setdefault(precision, []).append(
+                    float(row[precision])
+                )
+    return {
+        gpu: {p: round(statistics.median(values), 2) for p, values in rates.items()}
+        for gpu, rates in sorted(found.items())
+    }
+
+
+def prepared(cal: Calibration) -> Calibration:
+    """`cal` with what the fit does not fit but reads from files: the measured matmul rates
+    and the reference widths of the splits."""
+    kinds = {
+        kind: kind_cal.model_copy(update={"reference_width": REFERENCE_WIDTHS.get(kind)})
+        for kind, kind_cal in cal.kinds.items()
+    }
+    rates = read_matmul_rates(MATMUL_CSV.read_text("utf-8"))
+    return cal.model_copy(update={"matmul_tflops": rates, "kinds": kinds})
 
 
 def _ratio(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
@@ -134,6 +206,7 @@ START = {
     "power_exponent": 1 / 3,
     "pre_volta_efficiency": 1.0,
     "tf32_efficiency": 1.0,
+    "width_exponent": 0.5,
     "log_math_time_16bit": 0.0,
     "log_elementwise_time_16bit": 0.0,
     "log_overhead_time_16bit": 0.0,
@@ -144,19 +217,49 @@ START = {
     },
 }
 """Where every fit starts, so that nothing fitted before (the shipped figures) leaks into a
-leave-one-GPU-out fold: the cube law of dynamic power, no loss before Volta, TF32 as efficient
-as FP16 on the tensor cores, 16-bit parts whose
-time changes only with the rates, an even-ish split. The 16-bit time factors are searched in log
-space (a step is a percentage)."""
+fold, and what every figure is shrunk toward (RIDGE): the cube law of dynamic power, no loss
+before Volta, TF32 as efficient as FP16 on the tensor cores, a matmul share that grows as the
+square root of the model's width, 16-bit parts whose time changes only with the rates, an
+even-ish split. The 16-bit time factors are searched in log space (a step is a percentage)."""
 
-PRIORS = {"rnn.math": (0.15, 1.0), "rnn.elementwise": (0.15, 1.0), "rnn.overhead": (0.05, 1.0)}
-"""Value and weight each parameter is shrunk toward. Only recurrent nets need it: a handful of
-pairs, so their split leans on DOMAIN.md (bound by memory bandwidth first)."""
+RIDGE = 0.01
+"""Weight of the shrinkage of every fitted figure toward START, per squared SCALES step. The
+fit's loss (mean |log error|) is flat along several directions (how the 16-bit factors trade
+against the split, the power exponent against the split of the cards it throttles): unshrunk,
+each fold's data settles them differently (two fits of all pairs 0.00003 apart in loss had
+16-bit element-wise factors 1.5x apart). Chosen by leave-one-source-out (2026-11-26; medians
+cnn fp32 / 16-bit, transformer fp32 / 16-bit, and bias cells beyond 10 %): 0 gave 14.2 / 11.1 /
+16.5 / 9.9 % (2), 0.007 13.0 / 10.2 / 12.8 / 10.6 % (2), 0.01 12.1 / 10.5 / 12.2 / 11.1 % (3),
+0.013 12.5 / 10.3 / 11.6 / 11.8 % (5), 0.016 12.3 / 10.4 / 11.8 / 12.3 % (5)."""
+
+SCALES = {"power_exponent": 0.5, "width_exponent": 0.5, "tf32_efficiency": 0.3}
+"""What counts as one step of each figure for RIDGE: 0.3 for efficiencies, 0.5 for exponents,
+1 for the log 16-bit factors, 0.2 for a share of the split."""
+
+
+def _scale(name: str) -> float:
+    if name in SCALES:
+        return SCALES[name]
+    if name.startswith("log_"):
+        return 1.0
+    return 0.3 if name.endswith("efficiency") else 0.2
+
+
+PRIORS = {
+    **{name: (value, RIDGE / _scale(name) ** 2) for name, value in START.items()},
+    "rnn.math": (0.15, 1.0),
+    "rnn.elementwise": (0.15, 1.0),
+    "rnn.overhead": (0.05, 1.0),
+}
+"""Value and weight each parameter is shrunk toward: START by RIDGE, and recurrent nets'
+split toward DOMAIN.md's (bound by memory bandwidth first), firmly, as a handful of pairs on
+two GPUs is all there is."""
 
 BOUNDS = {
     "power_exponent": (0.0, 1.0),
     "pre_volta_efficiency": (0.3, 1.5),
     "tf32_efficiency": (0.2, 1.5),
+    "width_exponent": (0.0, 2.0),
     "log_math_time_16bit": (-1.5, 2.5),
     "log_elementwise_time_16bit": (-2.5, 1.5),
     "log_overhead_time_16bit": (-1.5, 2.0),
@@ -168,6 +271,7 @@ def params_of(cal: Calibration) -> dict[str, float]:
         "power_exponent": cal.power_exponent,
         "pre_volta_efficiency": cal.cuda_core_efficiency.get("Pascal", 1.0),
         "tf32_efficiency": cal.tf32_efficiency,
+        "width_exponent": cal.width_exponent,
         "log_math_time_16bit": math.log(cal.sixteen_bit.math_time),
         "log_elementwise_time_16bit": math.log(cal.sixteen_bit.elementwise_time),
         "log_overhead_time_16bit": math.log(cal.sixteen_bit.overhead_time),
@@ -206,6 +310,7 @@ def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
         update={
             "power_exponent": params["power_exponent"],
             "tf32_efficiency": params["tf32_efficiency"],
+            "width_exponent": params["width_exponent"],
             "cuda_core_efficiency": efficiency,
             "sixteen_bit": sixteen,
             "kinds": kinds,
@@ -227,12 +332,12 @@ def feasible(params: dict[str, float]) -> bool:
 def log_predictions(predictor: Predictor, pairs: Sequence[Pair]) -> list[float]:
     """log(predicted target speed / source speed) for each pair; pairs of the same two GPUs,
     kind and precision (many workloads of one table) are predicted once."""
-    found: dict[tuple[str, str, str, str], float] = {}
+    found: dict[tuple[str, str, str, str, float | None], float] = {}
     out = []
     for p in pairs:
-        key = (p.source.key, p.target.key, p.kind, p.dtype)
+        key = (p.source.key, p.target.key, p.kind, p.dtype, p.width)
         if key not in found:
-            sides = predictor._both_sides(p.source, p.target, p.kind, p.dtype, None)
+            sides = predictor._both_sides(p.source, p.target, p.kind, p.dtype, None, p.width)
             found[key] = _log_speedup(*sides)
         out.append(found[key])
     return out

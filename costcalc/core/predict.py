@@ -4,18 +4,22 @@ Rule kept here: pure and torch-free. A training step's time is split into four p
 scaled by the rate that bounds it on each GPU (DOMAIN.md section 3):
 
 - math (matmuls, convolutions): the achievable rate of the path the framework takes for the
-  precision - tensor cores (dense, FP32 accumulate; GeForce cards at half rate, which they
-  sustain, other cards about 75 % of their full-rate peak), or CUDA cores where the GPU has no
-  tensor path: FP16 without tensor cores runs at the FP32 rate (PyTorch accumulates in FP32),
-  "tf32" before Ampere is plain FP32, BF16 before Ampere is emulated. With PyTorch's defaults
-  FP32 convolutions (cnn, rnn) run as TF32 on Ampere and later; FP32 matmuls do not;
+  precision - tensor cores (dense, FP32 accumulate; GeForce cards at half rate), or CUDA cores
+  where the GPU has no tensor path: FP16 without tensor cores runs at the FP32 rate (PyTorch
+  accumulates in FP32), "tf32" before Ampere is plain FP32, BF16 before Ampere is emulated.
+  With PyTorch's defaults FP32 convolutions (cnn, rnn) run as TF32 on Ampere and later; FP32
+  matmuls do not. The rate is torch.mm's as measured on the GPU where the calibration has it
+  (under load: the card's power limit and sustained clock are in it), else the peak times the
+  measured median of its class (matmul_class), times its power throttle;
 - element-wise work (normalisation, activations, softmax, optimizer, casts), at the rate the SMs
   issue instructions (SMs x clock, from the FP32 peak and the lanes per SM);
 - memory traffic, at the DRAM bandwidth;
 - fixed overhead (kernel launches, the host), which does not scale with the GPU.
 
-Math and element-wise rates fall on power-starved cards (a 70 W T4 or L4 cannot hold its boost
-clock). How a kind of work splits its time is stated for an FP32 step on a reference GPU; a 16-bit
+Element-wise rates, and the math rates of GPUs not measured, fall on power-starved cards (a
+70 W T4 or L4 cannot hold its boost clock). How a kind of work splits its time is stated for an
+FP32 step on a reference GPU (for a transformer, of a reference width: a wider model spends more
+of its step in matmuls, as (width / reference) ** width_exponent); a 16-bit
 step changes each part's time by a fitted factor (its math reaches a smaller share of the tensor
 peak than FP32 math does of the FP32 peak, AMP keeps element-wise work in FP32 and adds casts,
 activations take half the bytes). Each GPU's split follows from the rates, and the speed-up is
@@ -53,6 +57,10 @@ instruction throughput); 128 from 8.6 on (Ampere GeForce, Ada, Hopper, Blackwell
 FP32 peak by lanes / 64 gives the SMs x clock rate element-wise kernels see: the doubled FP32
 pipes of recent GPUs do not double the rate of memory- and latency-bound kernels."""
 
+STARVED_EXCESS = 1.25
+"""A card with more than this times its family's FLOPS per watt (T4, L4, L40S, P4) is left out
+of the matmul efficiencies unmeasured GPUs take: its own limit is in its measured rate."""
+
 Part = Literal["math", "elementwise", "memory", "overhead"]
 PARTS: tuple[Part, ...] = ("math", "elementwise", "memory", "overhead")
 SpeedFn = Callable[[GpuSpec, GpuSpec], float]
@@ -87,6 +95,11 @@ class KindCalibration(Frozen):
     )
     band_16bit: tuple[float, float] = Field(description="The same for fp16/bf16.")
     basis: str = Field(description="What the figures were fitted on, or why they are priors.")
+    reference_width: float | None = Field(
+        default=None,
+        gt=0,
+        description="Model width (d_model) of the typical workload the split is stated for.",
+    )
 
 
 class SixteenBit(Frozen):
@@ -107,7 +120,7 @@ class Calibration(Frozen):
     sources: dict[str, str]
     reference_gpu: str = Field(description="GPU key the per-kind splits are stated on.")
     tensor_efficiency: dict[Literal["full_rate", "half_rate"], float] = Field(
-        description="Share of the dense FP32-accumulate tensor peak matmuls reach."
+        description="Share of the tensor peak matmuls reach where no GPU of the class is measured."
     )
     tf32_efficiency: float = Field(
         gt=0, le=1.5, description="TF32 tensor math relative to FP16/BF16 on the same cores."
@@ -142,6 +155,16 @@ class Calibration(Frozen):
     )
     min_trusted_pairs: int = Field(
         default=30, ge=0, description="Fewer pairs than this and predict says so."
+    )
+    width_exponent: float = Field(
+        default=0.0,
+        ge=0,
+        le=2,
+        description="Matmul time relative to the rest grows as (width / reference) ** this.",
+    )
+    matmul_tflops: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="Measured torch.mm TFLOPS per GPU key and precision (fp32/tf32/fp16/bf16).",
     )
 
 
@@ -260,6 +283,15 @@ def math_path(spec: GpuSpec, dtype: str, kind: str, tf32_kinds: Iterable[str] = 
     return MathPath(spec.fp32_tflops, "cuda", "fp32")
 
 
+def matmul_class(spec: GpuSpec, path: MathPath) -> str:
+    """The hardware path of a matmul, for the efficiencies of unmeasured GPUs: tensor cores at
+    full or half FP32-accumulate rate (TF32 with FP16/BF16: same cores), or FP32 CUDA cores by
+    lanes per SM (64, or 128 of which Ampere GeForce and later share half with integer work)."""
+    if path.unit == "tensor":
+        return "tensor half-rate" if path.half_rate else "tensor full-rate"
+    return f"fp32 {fp32_lanes_per_sm(spec)}-lane"
+
+
 def default_dtype(spec: GpuSpec) -> Dtype:
     """The one default precision of quick, predict, bench and the app: mixed precision (fp16)
     where the GPU has tensor cores, fp32 where it has none."""
@@ -368,13 +400,15 @@ class Predictor:
     reference: GpuSpec
     """The GPU the per-kind splits are stated on."""
     family_tflops_per_w: Mapping[str, float]
+    matmul_efficiency: Mapping[str, float] = field(default_factory=dict)
+    """Measured torch.mm TFLOPS over the spec peak, by matmul_class, for unmeasured GPUs."""
     _cache: dict[tuple[str, str, str, str], float] = field(
         default_factory=dict, compare=False, repr=False
     )
     _rates: dict[tuple[str, str, str], Rates] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _times: dict[tuple[str, str, str], Times] = field(
+    _times: dict[tuple[str, str, str, float | None], Times] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -390,11 +424,34 @@ class Predictor:
                 f"calibration reference GPU {calibration.reference_gpu!r} is not in the catalog"
             )
         typical = {**typical_tflops_per_w(specs), **calibration.family_tflops_per_w}
-        return cls(calibration, by_key[calibration.reference_gpu], typical)
+        reference = by_key[calibration.reference_gpu]
+        bare = cls(calibration, reference, typical)
+        measured = [by_key[k] for k in calibration.matmul_tflops if k in by_key]
+        return cls(calibration, reference, typical, bare.matmul_efficiencies(measured))
 
     def with_calibration(self, calibration: Calibration) -> Predictor:
         """The same catalog figures with another calibration (used when fitting)."""
-        return Predictor(calibration, self.reference, self.family_tflops_per_w)
+        return Predictor(
+            calibration, self.reference, self.family_tflops_per_w, self.matmul_efficiency
+        )
+
+    def matmul_efficiencies(self, measured: Iterable[GpuSpec]) -> dict[str, float]:
+        """Median measured / peak matmul rate per matmul_class, and per class and compute
+        capability, over the measured GPUs that are not power-starved (STARVED_EXCESS): what
+        an unmeasured GPU of the class reaches before its own power limit (power_throttle)."""
+        ratios: dict[str, list[float]] = {}
+        for spec in measured:
+            if self.power_excess(spec) > STARVED_EXCESS:
+                continue
+            table = self.calibration.matmul_tflops[spec.key]
+            for dtype in ("fp32", "fp16"):
+                path = math_path(spec, dtype, "generic")
+                if path.unit == "emulated" or path.precision not in table:
+                    continue
+                name = matmul_class(spec, path)
+                for key in (name, f"{name} {spec.compute_capability}"):
+                    ratios.setdefault(key, []).append(table[path.precision] / path.peak_tflops)
+        return {key: round(_median(values), 4) for key, values in sorted(ratios.items())}
 
     # ------------------------------------------------------------------ rates
 
@@ -405,11 +462,13 @@ class Predictor:
         FLOPS per watt holds about k ** -1/3 of its boost clock; the fit puts the exponent
         higher (power_exponent), as these cards also run hot.
         """
-        typical = self.family_tflops_per_w.get(family(spec))
-        if typical is None:
-            return 1.0
-        excess = spec.fp32_tflops / spec.board_power_w / typical
+        excess = self.power_excess(spec)
         return excess ** (-self.calibration.power_exponent) if excess > 1 else 1.0
+
+    def power_excess(self, spec: GpuSpec) -> float:
+        """The card's FP32 FLOPS per board watt over its family's typical (1 if unknown)."""
+        typical = self.family_tflops_per_w.get(family(spec))
+        return spec.fp32_tflops / spec.board_power_w / typical if typical else 1.0
 
     def _cuda_efficiency(self, spec: GpuSpec) -> float:
         table = self.calibration.cuda_core_efficiency
@@ -425,22 +484,59 @@ class Predictor:
         path = math_path(spec, dtype, kind, cal.tf32_convolution_kinds)
         clock = self.power_throttle(spec)
         cuda = self._cuda_efficiency(spec)
-        if path.unit == "tensor":
-            efficiency = cal.tensor_efficiency["half_rate" if path.half_rate else "full_rate"]
-            efficiency *= cal.tf32_efficiency if path.precision == "tf32" else 1.0
-        elif path.unit == "emulated":
-            efficiency = cuda * cal.emulated_bf16_efficiency
-        else:
-            efficiency = cuda
-        issue_tflops = spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec)
         found = Rates(
-            math_tflops=path.peak_tflops * efficiency * clock,
-            elementwise_tflops=issue_tflops * cuda * clock,
+            math_tflops=self._math_tflops(spec, path, clock, cuda),
+            elementwise_tflops=spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec) * cuda * clock,
             memory_gbs=spec.bandwidth_gbs,
             path=path,
         )
         self._rates[key] = found
         return found
+
+    def _math_tflops(self, spec: GpuSpec, path: MathPath, clock: float, cuda: float) -> float:
+        """What the framework's matmuls reach on `path`: the torch.mm rate measured on this GPU
+        (under load: its power limit and sustained clock are in it) where the calibration has
+        one; else the peak x the measured median of its matmul_class (the same compute
+        capability first) x its power throttle. TF32 then x tf32_efficiency (what convolutions
+        and real layers reach of it), CUDA cores x the architecture's efficiency; emulated BF16
+        runs at the FP32 rate x emulated_bf16_efficiency where it was not measured."""
+        cal = self.calibration
+        measured = self._measured_math(spec, path)
+        if measured is None:
+            if path.unit == "emulated":
+                fp32 = MathPath(spec.fp32_tflops, "cuda", "fp32")
+                return self._math_tflops(spec, fp32, clock, cuda) * cal.emulated_bf16_efficiency
+            name = matmul_class(spec, path)
+            share = self.matmul_efficiency.get(f"{name} {spec.compute_capability}")
+            share = share or self.matmul_efficiency.get(name)
+            if share is None:  # no GPU of the class measured: the priors
+                rate: Literal["full_rate", "half_rate"] = (
+                    "half_rate" if path.half_rate else "full_rate"
+                )
+                share = cal.tensor_efficiency[rate] if path.unit == "tensor" else 1.0
+            measured = path.peak_tflops * share * clock
+        if path.precision == "tf32":
+            return measured * cal.tf32_efficiency
+        return measured * cuda if path.unit == "cuda" else measured
+
+    def _measured_math(self, spec: GpuSpec, path: MathPath) -> float | None:
+        """Measured torch.mm TFLOPS of `spec` on `path`, or None where none was measured."""
+        table = self.calibration.matmul_tflops.get(spec.key)
+        if not table:
+            return None
+        peaks = {"fp16": spec.fp16_tensor_tflops, "bf16": spec.bf16_tensor_tflops}
+        if path.unit == "tensor":
+            wanted = path.precision
+            if wanted != "tf32" and wanted in table:
+                return table[wanted]
+            for other in ("fp16", "bf16"):
+                peak = peaks[other]
+                if other in table and peak:
+                    return table[other] * path.peak_tflops / peak
+            return None
+        if path.unit == "emulated":
+            return table.get("bf16")
+        return table.get("fp32")
 
     # ------------------------------------------------------------------ the split
 
@@ -448,12 +544,16 @@ class Predictor:
         kinds = self.calibration.kinds
         return kinds.get(kind) or kinds["generic"]
 
-    def reference_times(self, kind: str, dtype: str) -> Times:
-        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1)."""
-        split = self.kind_calibration(kind).fp32
+    def reference_times(self, kind: str, dtype: str, width: float | None = None) -> Times:
+        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1 for the
+        kind's reference width); a wider model spends more of its step in matmuls."""
+        kind_cal = self.kind_calibration(kind)
+        split = kind_cal.fp32
         fp32 = self.rates(self.reference, "fp32", kind)
         here = self.rates(self.reference, dtype, kind)
         math_s = split.math * fp32.math_tflops / here.math_tflops
+        if width and kind_cal.reference_width:
+            math_s *= (width / kind_cal.reference_width) ** self.calibration.width_exponent
         times = (math_s, split.elementwise, split.memory, split.overhead)
         if dtype not in SIXTEEN_BIT:
             return times
@@ -465,14 +565,14 @@ class Predictor:
             times[3] * sixteen.overhead_time,
         )
 
-    def times_on(self, spec: GpuSpec, kind: str, dtype: str) -> Times:
+    def times_on(self, spec: GpuSpec, kind: str, dtype: str, width: float | None = None) -> Times:
         """Part times of the same work on `spec` (the reference's scaled by the rate ratios)."""
-        key = (spec.key, kind, dtype)
+        key = (spec.key, kind, dtype, width)
         found = self._times.get(key)
         if found is None:
             reference = self.rates(self.reference, dtype, kind)
             found = _scaled(
-                self.reference_times(kind, dtype), reference, self.rates(spec, dtype, kind)
+                self.reference_times(kind, dtype, width), reference, self.rates(spec, dtype, kind)
             )
             self._times[key] = found
         return found
@@ -490,9 +590,10 @@ class Predictor:
         kind: str,
         dtype: str,
         profile: StepProfile | None,
+        width: float | None = None,
     ) -> tuple[Times, Times, Rates, Rates]:
         at, to = self.rates(source, dtype, kind), self.rates(target, dtype, kind)
-        prior = self.times_on(source, kind, dtype)
+        prior = self.times_on(source, kind, dtype, width)
         times = prior if profile is None else profile_times(profile, prior)
         return times, _scaled(times, at, to), at, to
 
@@ -652,6 +753,8 @@ class Predictor:
         clock = self.power_throttle(spec)
         held = f", {clock:.0%} of boost clock at {spec.board_power_w:g} W" if clock < 1 else ""
         if part == "math":
+            if self._measured_math(spec, rates.path) is not None:
+                return rates.path.describe() + ", measured (torch.mm)"
             return rates.path.describe() + held
         if part == "elementwise":
             return f"SMs x clock ({spec.fp32_tflops:g} TFLOPS FP32 peak){held}"
