@@ -343,21 +343,24 @@ HEADER = """\
 #    catalog the power rule was fitted on (2026-11-24, 83 GPUs), kept with the fit so that new
 #    catalog rows (the RTX Ada / PRO Blackwell workstation cards and the A16 of issue 25) do not
 #    move the speed of GPUs already there; a family missing here takes the catalog's median.
-#  - Tried and dropped (2026-11-26, issue 26; leave-one-source-out medians cnn fp32 / 16-bit,
-#    transformer fp32 / 16-bit, each against the same fit without the term):
+#  - Tried and dropped (2026-11-26, issue 26), each on a development version of this model
+#    (measured matmul rates, widths, shrinkage 0.01; before the class medians for unmeasured
+#    GPUs): leave-one-source-out medians cnn fp32 / 16-bit, transformer fp32 / 16-bit, against
+#    that version without the term, 11.9 / 10.7 / 11.1 / 11.0 % unless said:
 #    * L2 cache size. As a bandwidth gain (L2 / 40 MB) ** g: fitted g = 0.03 (no effect); held
 #      at 0.15 it gave 13.3 / 8.5 / 11.1 / 15.3 % and six bias defects, at 0.3 17.8 / 10.0 /
 #      14.6 / 26.0 % and RTX 4090 / 3090 2.14x. As a share L2 / (L2 + W) of DRAM traffic served
-#      at L2 speed (SMs x clock): fitted W = 660 MB (no effect); held at 50 MB 19.4 / 10.4 /
-#      14.1 / 22.4 %, RTX 4090 / 3090 2.16x. What would lift L4 / T4 at 16 bits (1.64x the
+#      at L2 speed (SMs x clock), beside the precision pairs below: fitted W = 660 MB (no
+#      effect); held at 50 MB 19.4 / 10.4 / 14.1 / 22.4 % against 12.0 / 12.6 / 11.2 / 10.6 %,
+#      RTX 4090 / 3090 2.16x. What would lift L4 / T4 at 16 bits (1.64x the
 #      matmul rate, 0.94x the bandwidth, 12x the L2) the tables do not support.
 #    * Precision pairs (132 ratios of one GPU's 16-bit to fp32/tf32 speed on one workload) fitted
-#      beside the cross-GPU pairs, to pin the 16-bit factors: 12.0 / 12.6 / 11.2 / 10.6 % against
-#      11.9 / 10.7 / 11.1 / 11.0 %; the model reproduced them only to 16 % (median).
+#      beside the cross-GPU pairs, to pin the 16-bit factors: 12.0 / 12.6 / 11.2 / 10.6 %; the
+#      model reproduced them only to 16 % (median).
 #    * A rate factor for 16-bit transformers on Volta and Turing (no FlashAttention-2 before
 #      sm80): fitted to 0.98.
 #    * A gain of FP32 CUDA-core convolutions over the matmul rate (Winograd): fitted to 1.17,
-#      cnn fp32 13.8 % against 12.8 %.
+#      cnn fp32 13.8 % against 12.8 % (a version shrinking tf32_efficiency toward 0.9).
 #    * Weighting each source equally within a cell: no better, and less stable.
 #  - Tried and dropped before (2026-11-25): a fitted efficiency of FP32 CUDA-core matmuls on
 #    SMs whose second FP32 pipe also runs integer work, fitted on the training tables (LOSO got
