@@ -21,7 +21,13 @@ it has not. What is kept, and what is dropped and why:
   cores, a BF16 rate under 60 % of the FP16 rate on one with BF16 tensor cores (the RTX 3080 row
   of 2025-10-20: 12.6 TF32 against 15.6 FP32, 24.9 BF16 against 53.4 FP16, a throttled or shared
   card), and any figure above 1.25x the catalog's dense peak for its path (the RTX 4060 Ti 16GB's
-  FP16 59.4 against 44.1).
+  FP16 59.4 against 44.1);
+- a row that is not the card as sold: the Tesla P4's (4.96 / 4.8 / 2.82) is the overclocked run
+  ("oc to 1500Mhz") of issue 9, which also gives the stock run; the stock figures (STOCK) stand.
+
+The figure of each row is the best of the five sizes, which on power-limited cards (the T4, L4,
+RTX 2080 Ti) is a burst of about 10 ms before their power limit binds: the rates those cards hold
+under sustained load are in scripts/sustained_matmul_measurements.csv.
 """
 
 from __future__ import annotations
@@ -83,6 +89,11 @@ DEVICES: dict[str, str | None] = {
     "NVIDIA GeForce RTX 5060 Ti": "rtx5060ti_16gb",
 }
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+STOCK = {
+    # device as written -> the same submission's stock-clock figures (issue 9, 2025-02-12: the
+    # best of five sizes of its unmodified run; BF16's best at 8192^2)
+    "NVIDIA Tesla P4 8GB": {"fp32": 4.55, "tf32": None, "fp16": 4.25, "bf16": 2.55},
+}
 FIELDS = ["device", "gpu", *PRECISIONS, "date", "commit"]
 MAX_OVER_PEAK = 1.25
 MIN_BF16_OVER_FP16 = 0.6
@@ -161,7 +172,8 @@ def main() -> None:
         gpu = DEVICES.get(cells[0])
         if gpu is None:
             continue
-        rates = kept(gpu, {p: number(c) for p, c in zip(PRECISIONS, cells[1:5], strict=True)})
+        table = {p: number(c) for p, c in zip(PRECISIONS, cells[1:5], strict=True)}
+        rates = kept(gpu, STOCK.get(cells[0], table))
         if not any(rates.values()) or (gpu, *rates.values()) in seen:
             continue  # a submission entered twice (the RTX 3060 Ti's) counts once
         seen.add((gpu, *rates.values()))

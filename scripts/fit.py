@@ -43,6 +43,9 @@ MEASUREMENTS_CSV = Path(__file__).with_name("speed_measurements.csv")
 MATMUL_CSV = Path(__file__).with_name("matmul_measurements.csv")
 """Measured torch.mm TFLOPS per GPU (scripts/derive_matmul_rates.py); their medians ship in the
 calibration as the math rates of the GPUs measured."""
+SUSTAINED_CSV = Path(__file__).with_name("sustained_matmul_measurements.csv")
+"""Matmul rates measured with the power limit binding (T4, L4, RTX 2080 Ti); their medians ship
+in the calibration as those GPUs' sustained tensor rates (and set their families' cap)."""
 REFERENCE_WIDTHS = {"transformer": 768.0, "generic": 768.0}
 """d_model of the typical transformer a split is stated for, and what `predict` assumes: GPT-2
 small, the reference transformer costcalc's bench trains on a GPU (costcalc/bench/workloads.py)."""
@@ -175,15 +178,45 @@ def read_matmul_rates(text: str) -> dict[str, dict[str, float]]:
     }
 
 
+HELD = {"tf32_convolution_efficiency": 0.625, "cuda_convolution_gain": 1.2}
+"""Convolution figures held, not fitted (2026-11-26, issue 26). cuda_convolution_gain: FP32
+convolutions on CUDA cores run faster than the FP32 matmul rate, as cuDNN computes 3x3 ones by
+Winograd (F(2x2,3x3): 2.25x fewer multiplies); in training the forward and data-gradient
+convolutions can (two thirds of the work), and 3x3 convolutions are 45 % of ResNet-50's
+FLOPs: 1 / (0.7 + 0.3 / 2.25) = 1.2. tf32_convolution_efficiency: what FP32 convolutions run
+as TF32 reach of the TF32 matmul rate. Fitted (add both to START), the pair settles at 0.855
+and 1.11, a TF32 / CUDA convolution ratio (0.77) set by GPU-Insights' CIFAR-size (32x32)
+ResNet-50, whose only mixed pairs are one RTX 2080 Ti against Ampere and later cards (the model
+1.11x too fast on the TF32 side); the ImageNet-size measurements put TF32 convolutions lower:
+DeepLearningExamples' A100 TF32 against V100 FP32 tables (1.52x too fast there), and the
+independent Colab check of a T4, an L4 and an A100 (tests/test_predict.py: L4 / T4 2.43x against
+1.97x, A100 / T4 9.04x against 6.94x). Held at 0.625 / 1.2 (ratio 0.52), leave-one-source-out
+reads cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 / 11.8 / 10.8 % against 12.2 /
+9.7 / 11.8 / 11.1 % fitted, and no cell but Pascal FP32 transformers is biased beyond 10 %
+(fitted: Ampere data-centre FP32 CNNs -10.3 %, Hopper 16-bit transformers +10.1 % too)"""
+
+
+def read_sustained(text: str) -> dict[str, float]:
+    """Median sustained FP16 tensor TFLOPS per GPU of sustained_matmul_measurements.csv."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    found: dict[str, list[float]] = {}
+    for row in csv.DictReader(io.StringIO(body)):
+        found.setdefault(row["gpu"], []).append(float(row["tflops"]))
+    return {gpu: round(statistics.median(v), 2) for gpu, v in sorted(found.items())}
+
+
 def prepared(cal: Calibration) -> Calibration:
     """`cal` with what the fit does not fit but reads from files: the measured matmul rates
-    and the reference widths of the splits."""
+    (burst and sustained) and the reference widths of the splits."""
     kinds = {
         kind: kind_cal.model_copy(update={"reference_width": REFERENCE_WIDTHS.get(kind)})
         for kind, kind_cal in cal.kinds.items()
     }
     rates = read_matmul_rates(MATMUL_CSV.read_text("utf-8"))
-    return cal.model_copy(update={"matmul_tflops": rates, "kinds": kinds})
+    sustained = read_sustained(SUSTAINED_CSV.read_text("utf-8"))
+    return cal.model_copy(
+        update={"matmul_tflops": rates, "sustained_tflops": sustained, "kinds": kinds, **HELD}
+    )
 
 
 def _ratio(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
@@ -232,7 +265,12 @@ cnn fp32 / 16-bit, transformer fp32 / 16-bit, and bias cells beyond 10 %): 0 gav
 16.5 / 9.9 % (2), 0.007 13.0 / 10.2 / 12.8 / 10.6 % (2), 0.01 12.1 / 10.5 / 12.2 / 11.1 % (3),
 0.013 12.5 / 10.3 / 11.6 / 11.8 % (5), 0.016 12.3 / 10.4 / 11.8 / 12.3 % (5)."""
 
-SCALES = {"power_exponent": 0.5, "width_exponent": 0.5, "tf32_efficiency": 0.3}
+SCALES = {
+    "power_exponent": 0.5,
+    "width_exponent": 0.5,
+    "tf32_efficiency": 0.3,
+    "cuda_convolution_gain": 0.3,
+}
 """What counts as one step of each figure for RIDGE: 0.3 for efficiencies, 0.5 for exponents,
 1 for the log 16-bit factors, 0.2 for a share of the split."""
 
@@ -259,6 +297,8 @@ BOUNDS = {
     "power_exponent": (0.0, 1.0),
     "pre_volta_efficiency": (0.3, 1.5),
     "tf32_efficiency": (0.2, 1.5),
+    "tf32_convolution_efficiency": (0.2, 1.5),
+    "cuda_convolution_gain": (0.5, 2.5),
     "width_exponent": (0.0, 2.0),
     "log_math_time_16bit": (-1.5, 2.5),
     "log_elementwise_time_16bit": (-2.5, 1.5),
@@ -306,8 +346,10 @@ def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
             "overhead_time": math.exp(params["log_overhead_time_16bit"]),
         }
     )
+    held = {name: params[name] for name in HELD if name in params}  # freed by adding to START
     return cal.model_copy(
         update={
+            **held,
             "power_exponent": params["power_exponent"],
             "tf32_efficiency": params["tf32_efficiency"],
             "width_exponent": params["width_exponent"],
@@ -323,7 +365,7 @@ def feasible(params: dict[str, float]) -> bool:
         shares = [params[f"{kind}.{p}"] for p in ("math", "elementwise", "overhead")]
         if min(shares) < 0 or sum(shares) > 0.97:
             return False
-    return all(low <= params[n] <= high for n, (low, high) in BOUNDS.items())
+    return all(low <= params[n] <= high for n, (low, high) in BOUNDS.items() if n in params)
 
 
 # --------------------------------------------------------------------------- fitting

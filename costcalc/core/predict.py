@@ -17,7 +17,12 @@ scaled by the rate that bounds it on each GPU (DOMAIN.md section 3):
 - fixed overhead (kernel launches, the host), which does not scale with the GPU.
 
 Element-wise rates, and the math rates of GPUs not measured, fall on power-starved cards (a
-70 W T4 or L4 cannot hold its boost clock). How a kind of work splits its time is stated for an
+70 W T4 or L4 cannot hold its boost clock). A measured torch.mm rate is a burst (its best size
+runs for milliseconds); a card whose power limit binds under sustained load (T4, L4, RTX 2080
+Ti) runs its 16-bit tensor math at the rate measured so, and no card of its family (compute
+capability) above the most TFLOPS per watt one of them held; the power controller averages over
+far longer than a kernel, so the whole 16-bit step of such a card runs at the clock that rate
+implies. How a kind of work splits its time is stated for an
 FP32 step on a reference GPU (for a transformer, of a reference width: a wider model spends more
 of its step in matmuls, as (width / reference) ** width_exponent); a 16-bit
 step changes each part's time by a fitted factor (its math reaches a smaller share of the tensor
@@ -123,7 +128,13 @@ class Calibration(Frozen):
         description="Share of the tensor peak matmuls reach where no GPU of the class is measured."
     )
     tf32_efficiency: float = Field(
-        gt=0, le=1.5, description="TF32 tensor math relative to FP16/BF16 on the same cores."
+        gt=0, le=1.5, description="TF32 tensor matmuls relative to FP16/BF16 on the same cores."
+    )
+    tf32_convolution_efficiency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1.5,
+        description="The same for FP32 convolutions run as TF32 (cnn, rnn); None: the above.",
     )
     cuda_core_efficiency: dict[str, float] = Field(
         description="Share of the FP32 (non-tensor) peak reached, by architecture."
@@ -165,6 +176,16 @@ class Calibration(Frozen):
     matmul_tflops: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description="Measured torch.mm TFLOPS per GPU key and precision (fp32/tf32/fp16/bf16).",
+    )
+    cuda_convolution_gain: float = Field(
+        default=1.0,
+        gt=0,
+        le=3,
+        description="CNN convolutions on CUDA cores over the FP32 matmul rate (Winograd).",
+    )
+    sustained_tflops: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per GPU key: dense FP16 tensor TFLOPS measured under sustained load.",
     )
 
 
@@ -402,6 +423,9 @@ class Predictor:
     family_tflops_per_w: Mapping[str, float]
     matmul_efficiency: Mapping[str, float] = field(default_factory=dict)
     """Measured torch.mm TFLOPS over the spec peak, by matmul_class, for unmeasured GPUs."""
+    sustained_per_w: Mapping[str, float] = field(default_factory=dict)
+    """Per compute capability: the most sustained FP16 tensor TFLOPS per board watt measured on
+    a card of the family (calibration.sustained_tflops): no card of it holds more."""
     _cache: dict[tuple[str, str, str, str], float] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -427,12 +451,22 @@ class Predictor:
         reference = by_key[calibration.reference_gpu]
         bare = cls(calibration, reference, typical)
         measured = [by_key[k] for k in calibration.matmul_tflops if k in by_key]
-        return cls(calibration, reference, typical, bare.matmul_efficiencies(measured))
+        per_w: dict[str, float] = {}
+        for key, tflops in calibration.sustained_tflops.items():
+            if key in by_key:
+                spec = by_key[key]
+                name = spec.compute_capability or spec.architecture
+                per_w[name] = max(per_w.get(name, 0.0), tflops / spec.board_power_w)
+        return cls(calibration, reference, typical, bare.matmul_efficiencies(measured), per_w)
 
     def with_calibration(self, calibration: Calibration) -> Predictor:
         """The same catalog figures with another calibration (used when fitting)."""
         return Predictor(
-            calibration, self.reference, self.family_tflops_per_w, self.matmul_efficiency
+            calibration,
+            self.reference,
+            self.family_tflops_per_w,
+            self.matmul_efficiency,
+            self.sustained_per_w,
         )
 
     def matmul_efficiencies(self, measured: Iterable[GpuSpec]) -> dict[str, float]:
@@ -484,28 +518,35 @@ class Predictor:
         path = math_path(spec, dtype, kind, cal.tf32_convolution_kinds)
         clock = self.power_throttle(spec)
         cuda = self._cuda_efficiency(spec)
+        math_tflops = self._math_tflops(spec, path, clock, cuda, kind)
+        step_clock = min(clock, self.sustained_clock(spec, path))
         found = Rates(
-            math_tflops=self._math_tflops(spec, path, clock, cuda),
-            elementwise_tflops=spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec) * cuda * clock,
+            math_tflops=math_tflops,
+            elementwise_tflops=spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec) * cuda * step_clock,
             memory_gbs=spec.bandwidth_gbs,
             path=path,
         )
         self._rates[key] = found
         return found
 
-    def _math_tflops(self, spec: GpuSpec, path: MathPath, clock: float, cuda: float) -> float:
+    def _math_tflops(
+        self, spec: GpuSpec, path: MathPath, clock: float, cuda: float, kind: str = "generic"
+    ) -> float:
         """What the framework's matmuls reach on `path`: the torch.mm rate measured on this GPU
         (under load: its power limit and sustained clock are in it) where the calibration has
         one; else the peak x the measured median of its matmul_class (the same compute
-        capability first) x its power throttle. TF32 then x tf32_efficiency (what convolutions
-        and real layers reach of it), CUDA cores x the architecture's efficiency; emulated BF16
-        runs at the FP32 rate x emulated_bf16_efficiency where it was not measured."""
+        capability first) x its power throttle; 16-bit tensor math no faster than the card
+        holds under sustained load (sustained_limit). TF32 then x tf32_efficiency (matmuls) or
+        tf32_convolution_efficiency (convolutions), CUDA cores x the architecture's efficiency
+        (and a CNN's convolutions x cuda_convolution_gain: Winograd); emulated BF16 runs at the
+        FP32 rate x emulated_bf16_efficiency where it was not measured."""
         cal = self.calibration
         measured = self._measured_math(spec, path)
         if measured is None:
             if path.unit == "emulated":
                 fp32 = MathPath(spec.fp32_tflops, "cuda", "fp32")
-                return self._math_tflops(spec, fp32, clock, cuda) * cal.emulated_bf16_efficiency
+                emulated = self._math_tflops(spec, fp32, clock, cuda, kind)
+                return emulated * cal.emulated_bf16_efficiency
             name = matmul_class(spec, path)
             share = self.matmul_efficiency.get(f"{name} {spec.compute_capability}")
             share = share or self.matmul_efficiency.get(name)
@@ -515,9 +556,44 @@ class Predictor:
                 )
                 share = cal.tensor_efficiency[rate] if path.unit == "tensor" else 1.0
             measured = path.peak_tflops * share * clock
+        if path.unit == "tensor":
+            measured = min(measured, self.sustained_limit(spec, path))
         if path.precision == "tf32":
-            return measured * cal.tf32_efficiency
-        return measured * cuda if path.unit == "cuda" else measured
+            conv = kind in cal.tf32_convolution_kinds and cal.tf32_convolution_efficiency
+            return measured * (conv or cal.tf32_efficiency)
+        if path.unit == "cuda":
+            gain = cal.cuda_convolution_gain if kind == "cnn" else 1.0
+            return measured * cuda * gain
+        return measured
+
+    def sustained_clock(self, spec: GpuSpec, path: MathPath) -> float:
+        """The share of its boost clock a card holds through a step whose matmuls run on the
+        tensor cores at its sustained limit: the limit over the peak x the measured efficiency
+        of its class (the power controller averages over far longer than a kernel, so the
+        step's element-wise kernels run at that clock too); 1 off the tensor path, or where no
+        sustained figure holds the card below its class's rate."""
+        limit = self.sustained_limit(spec, path)
+        if path.unit != "tensor" or math.isinf(limit):
+            return 1.0
+        rate: Literal["full_rate", "half_rate"] = "half_rate" if path.half_rate else "full_rate"
+        share = self.matmul_efficiency.get(matmul_class(spec, path))
+        share = share or self.calibration.tensor_efficiency[rate]
+        return min(1.0, limit / (path.peak_tflops * share))
+
+    def sustained_limit(self, spec: GpuSpec, path: MathPath) -> float:
+        """The tensor rate `spec` holds under sustained load, its power limit binding: its own
+        measurement where there is one, else its board watts x the most TFLOPS per watt a card
+        of its family (the same compute capability) held so; scaled from FP16 to the path's
+        peak (TF32 does half the FLOPs per cycle); inf where neither is known."""
+        if path.unit != "tensor" or path.precision not in SIXTEEN_BIT:
+            return math.inf
+        per_w = self.sustained_per_w.get(spec.compute_capability or spec.architecture)
+        limits = [per_w * spec.board_power_w] if per_w else []
+        if spec.key in self.calibration.sustained_tflops:
+            limits.append(self.calibration.sustained_tflops[spec.key])
+        if not limits:
+            return math.inf
+        return min(limits) * path.peak_tflops / (spec.fp16_tensor_tflops or path.peak_tflops)
 
     def _measured_math(self, spec: GpuSpec, path: MathPath) -> float | None:
         """Measured torch.mm TFLOPS of `spec` on `path`, or None where none was measured."""
@@ -750,9 +826,12 @@ class Predictor:
         )
 
     def _path_words(self, part: Part, rates: Rates, spec: GpuSpec) -> str:
-        clock = self.power_throttle(spec)
+        clock = min(self.power_throttle(spec), self.sustained_clock(spec, rates.path))
         held = f", {clock:.0%} of boost clock at {spec.board_power_w:g} W" if clock < 1 else ""
         if part == "math":
+            limit = self.sustained_limit(spec, rates.path)
+            if rates.math_tflops >= limit * 0.999:
+                return rates.path.describe() + f", held to {limit:.3g} TFLOPS under sustained load"
             if self._measured_math(spec, rates.path) is not None:
                 return rates.path.describe() + ", measured (torch.mm)"
             return rates.path.describe() + held
@@ -779,8 +858,16 @@ class Predictor:
             out.append(f"{name}: no BF16 before Ampere; emulated BF16 runs below the FP32 rate")
         if path.half_rate:
             out.append(f"{name}: tensor math with FP32 accumulate at half the FP16-accumulate rate")
+        limit = self.sustained_limit(spec, path)
+        held = self.rates(spec, dtype, kind).math_tflops >= limit * 0.999
+        if held:
+            out.append(
+                f"{name}: its {spec.board_power_w:g} W limit holds its {path.precision.upper()} "
+                f"tensor math to {limit:.3g} TFLOPS under sustained load, and its whole step "
+                f"to about {self.sustained_clock(spec, path):.0%} of its boost clock"
+            )
         clock = self.power_throttle(spec)
-        if clock < 1:
+        if clock < 1 and not held:
             out.append(
                 f"{name}: {spec.board_power_w:g} W for its FLOPS, so it holds about "
                 f"{clock:.0%} of its boost clock under load"
