@@ -323,7 +323,22 @@ HEADER = """\
 #    of the medians) x the power throttle. TF32 runs at the FP16 rate x the spec's TF32 / FP16
 #    x tf32_efficiency (fitted: what convolutions and real layers reach of it); BF16 before
 #    Ampere at its measured rate, else the FP32 rate x emulated_bf16_efficiency (a prior, from
-#    the same measurements: 0.56-0.73 of FP32 on T4, V100, RTX 2070-2080 Ti).
+#    the same measurements: 0.56-0.73 of FP32 on T4, V100, RTX 2070-2080 Ti). The derivation
+#    takes the stock run of the one submission whose table row is an overclocked card (the P4).
+#  - sustained_tflops: the median dense FP16 tensor TFLOPS of the T4 (24.5), L4 (58.7) and RTX
+#    2080 Ti (50.9) when their power limit binds (scripts/sustained_matmul_measurements.csv:
+#    NVIDIA's forum, chsasank/device-benchmarks, the 10240^2 runs of zzc0721 submissions; their
+#    database figure is the best size, a ~10 ms burst: 41.9, 68.8, 58.6). Each caps its GPU's
+#    16-bit tensor rate, and the most TFLOPS per board watt of a family caps every card of it
+#    (Turing 0.35, Ada 0.82 per W). Such a card runs its whole 16-bit step at the clock its
+#    sustained rate implies (over the peak x its class's measured efficiency): the power
+#    controller averages over far longer than a kernel. Only 16-bit: the measurements are FP16
+#    and BF16, and NeuSight's FP32 L4 pairs and the Colab L4's TF32 convolutions run at about
+#    its burst rates (capping TF32 too put A100 / L4 for a CNN at 3.96-4.01x, against 3.53x).
+#  - tf32_efficiency (TF32 matmuls, fitted), tf32_convolution_efficiency and
+#    cuda_convolution_gain (FP32 convolutions on CUDA cores over the FP32 matmul rate:
+#    Winograd): the two convolution figures are held, not fitted (scripts/fit.py HELD: what the
+#    fit gives, why, and what holding them costs).
 #  - tensor_efficiency: the prior share of the tensor peak for a class with no GPU measured.
 #  - The power rule now sets the element-wise rate of every GPU and the math rate of the GPUs
 #    without a matmul measurement.
@@ -362,6 +377,17 @@ HEADER = """\
 #    * A gain of FP32 CUDA-core convolutions over the matmul rate (Winograd): fitted to 1.17,
 #      cnn fp32 13.8 % against 12.8 % (a version shrinking tf32_efficiency toward 0.9).
 #    * Weighting each source equally within a cell: no better, and less stable.
+#  - Tried and dropped (2026-11-26, the second pass of issue 26; against a version of this
+#    model with the convolution figures fitted and without the L4's 10240^2 run):
+#    * A Turing factor on tensor-core convolutions (no cp.async before sm80): fitted to 0.98.
+#    * A 16-bit math factor of CNNs apart from transformers: fitted to 1.0.
+#    * Every zzc0721 submission's 10240^2 run instead of its best size, where its per-size
+#      table is published (2080 Ti, L4, 4060, P4): 12.6 / 10.2 / 11.2 / 10.9 %; the L4's FP32
+#      (11.1 against 15.4 TFLOPS) put NeuSight's L4 pairs 9 % too slow (-4 % at the burst).
+#    * Fitted convolution figures (tf32_convolution_efficiency 0.855, cuda_convolution_gain
+#      1.11): 12.2 / 9.7 / 11.8 / 11.1 %, but Colab's T4 CNN ratios 2.43x / 9.04x against
+#      1.97x / 6.94x measured, Ampere data-centre FP32 CNNs -10.3 % and Hopper 16-bit
+#      transformers +10.1 % biased (scripts/fit.py HELD).
 #  - Tried and dropped before (2026-11-25): a fitted efficiency of FP32 CUDA-core matmuls on
 #    SMs whose second FP32 pipe also runs integer work, fitted on the training tables (LOSO got
 #    worse); the measured matmul rates above now carry the effect without a fit.
