@@ -862,9 +862,9 @@ class Predictor:
         held = self.rates(spec, dtype, kind).math_tflops >= limit * 0.999
         if held:
             out.append(
-                f"{name}: its {spec.board_power_w:g} W limit holds its {path.precision.upper()} "
-                f"tensor math to {limit:.3g} TFLOPS under sustained load, and its whole step "
-                f"to about {self.sustained_clock(spec, path):.0%} of its boost clock"
+                f"{name}: {spec.board_power_w:g} W under sustained load: its "
+                f"{path.precision.upper()} tensor math runs at {limit:.3g} TFLOPS, and it holds "
+                f"about {self.sustained_clock(spec, path):.0%} of its boost clock through the step"
             )
         clock = self.power_throttle(spec)
         if clock < 1 and not held:
