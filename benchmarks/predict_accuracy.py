@@ -315,9 +315,9 @@ HEADER = """\
 #    accumulation) of each GPU's submissions to zzc0721/torch-performance-test-data (no licence
 #    file: figures only; rows dated 2025-10-06 to 2026-01-12), derived into
 #    scripts/matmul_measurements.csv by scripts/derive_matmul_rates.py. They are the math rate
-#    of the GPUs listed: measured under load, each card's sustained clock and power limit are
-#    in them (a T4 reaches 42 of its 65 FP16 TFLOPS, an L4 69 of 121, an RTX 3090's FP32 25 of
-#    36, an RTX PRO 6000's FP16 316 of 500). A GPU not listed runs at its peak x the median
+#    of the GPUs listed, the best of five sizes measured under load (an RTX 3090's FP32 reaches
+#    25 of 36, an RTX PRO 6000's FP16 316 of 500); on a card whose power limit binds, a burst
+#    (a T4's FP16 42 of 65: sustained_tflops below). A GPU not listed runs at its peak x the median
 #    measured / peak of its class (tensor cores at full or half FP32-accumulate rate, FP32 CUDA
 #    cores of 64 or 128 lanes; the same compute capability first; power-starved cards left out
 #    of the medians) x the power throttle. TF32 runs at the FP16 rate x the spec's TF32 / FP16

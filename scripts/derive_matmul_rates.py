@@ -7,9 +7,9 @@ by the commit that added it (git blame). Run it on a clone of that repository:
 
     python scripts/derive_matmul_rates.py --repo PATH > scripts/matmul_measurements.csv
 
-These rates are what a GPU's matmuls reach under sustained load, power limit and clock included:
-the predictor's math rate where a GPU has them (costcalc.core.predict), a test of its rules where
-it has not. What is kept, and what is dropped and why:
+These rates are what a GPU's matmuls reach under load (on cards whose power limit binds, a burst:
+see the end): the predictor's math rate where a GPU has them (costcalc.core.predict), a test of
+its rules where it has not. What is kept, and what is dropped and why:
 
 - devices not in the costcalc catalog (laptops, V100S, P40, A2000, L20, H20, H800, T10, RTX 4090 D
   and 5090 D, the RTX PRO 6000 Server Edition, CPUs, AMD, Apple and other vendors);
