@@ -13,6 +13,7 @@ import csv
 import io
 import itertools
 import math
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,15 @@ FITTED_KINDS = ("transformer", "cnn", "rnn")
 
 MEASUREMENTS_CSV = Path(__file__).with_name("speed_measurements.csv")
 """Public per-GPU measurements the predictor is fitted on (not shipped: only fitting reads it)."""
+MATMUL_CSV = Path(__file__).with_name("matmul_measurements.csv")
+"""Measured torch.mm TFLOPS per GPU (scripts/derive_matmul_rates.py); their medians ship in the
+calibration as the math rates of the GPUs measured."""
+SUSTAINED_CSV = Path(__file__).with_name("sustained_matmul_measurements.csv")
+"""Matmul rates measured with the power limit binding (T4, L4, RTX 2080 Ti); their medians ship
+in the calibration as those GPUs' sustained tensor rates (and set their families' cap)."""
+REFERENCE_WIDTHS = {"transformer": 768.0, "generic": 768.0}
+"""d_model of the typical transformer a split is stated for, and what `predict` assumes: GPT-2
+small, the reference transformer costcalc's bench trains on a GPU (costcalc/bench/workloads.py)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,7 @@ class Measurement:
     gpu: str
     batch: int | None
     speed: float
+    workload: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +77,8 @@ class Pair:
     group: str = ""
     origin: str = ""
     """The measurement source id."""
+    width: float | None = None
+    """The model's width (d_model) where WIDTHS knows it: the matmul share grows with it."""
 
     @property
     def cell(self) -> tuple[str, str]:
@@ -86,6 +99,7 @@ def read_measurements(text: str) -> list[Measurement]:
             gpu=row["gpu"],
             batch=int(row["batch"]) if row["batch"] else None,
             speed=float(row["speed"]),
+            workload=row["workload"],
         )
         for row in rows
     ]
@@ -109,9 +123,100 @@ def pairs_from(measurements: Iterable[Measurement], catalog: GpuCatalog) -> list
             ratio = _ratio(by_gpu[a], by_gpu[b])
             if ratio is not None:
                 pairs.append(
-                    Pair(catalog.get(a), catalog.get(b), ratio, m.kind, m.dtype, group, m.source)
+                    Pair(
+                        catalog.get(a),
+                        catalog.get(b),
+                        ratio,
+                        m.kind,
+                        m.dtype,
+                        group,
+                        m.source,
+                        workload_width(m.workload) if m.kind == "transformer" else None,
+                    )
                 )
     return pairs
+
+
+WIDTHS = [
+    # (pattern in the workload's name, d_model), first match wins; from each model's published
+    # configuration (llm-foundry's mpt-*.yaml, the BERT/GPT-2/GPT-3/OPT/T5/ViT/ELECTRA/RoBERTa
+    # papers and model cards, DeepLearningExamples' READMEs for Transformer-XL and FastPitch).
+    ("MPT-760m", 1536), ("MPT-1b", 2048), ("MPT-3b", 2560), ("MPT-7b", 4096),
+    ("MPT-13b", 5120), ("MPT-30b", 7168),
+    ("gpt3_27", 2560), ("gpt3_xl", 2048), ("opt_13", 2048), ("gpt2_large", 1280),
+    ("switchxl4", 2048),  # NeuSight's Switch Transformer "XL": T5-XL's width, inferred
+    ("bert_large", 1024), ("BERT-large", 1024), ("GPT-2-medium", 1024), ("T5-large", 1024),
+    ("Transformer-big", 1024), ("Transformer-XL [Large", 1024), ("Transformer-XL [Base", 512),
+    ("ELECTRA-base", 768), ("RoBERTa-base", 768), ("ViT-Base", 768), ("vit_b_16", 768),
+    ("FastPitch", 384),
+    ("swin_v2_b", 512),  # its third stage, where 18 of its 24 blocks run
+]  # fmt: skip
+"""Transformer widths. A block's matmuls grow as d_model squared per token, its element-wise
+work and activations as d_model: the wider the model, the larger the matmul share of a step."""
+
+
+def workload_width(workload: str) -> float | None:
+    for pattern, width in WIDTHS:
+        if pattern.lower() in workload.lower():
+            return float(width)
+    return None
+
+
+def read_matmul_rates(text: str) -> dict[str, dict[str, float]]:
+    """Median TFLOPS per GPU and precision of matmul_measurements.csv's submissions."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    found: dict[str, dict[str, list[float]]] = {}
+    for row in csv.DictReader(io.StringIO(body)):
+        for precision in ("fp32", "tf32", "fp16", "bf16"):
+            if row[precision]:
+                found.setdefault(row["gpu"], {}).setdefault(precision, []).append(
+                    float(row[precision])
+                )
+    return {
+        gpu: {p: round(statistics.median(values), 2) for p, values in rates.items()}
+        for gpu, rates in sorted(found.items())
+    }
+
+
+HELD = {"tf32_convolution_efficiency": 0.625, "cuda_convolution_gain": 1.2}
+"""Convolution figures held, not fitted (2026-11-26, issue 26). cuda_convolution_gain: FP32
+convolutions on CUDA cores run faster than the FP32 matmul rate, as cuDNN computes 3x3 ones by
+Winograd (F(2x2,3x3): 2.25x fewer multiplies); in training the forward and data-gradient
+convolutions can (two thirds of the work), and 3x3 convolutions are 45 % of ResNet-50's
+FLOPs: 1 / (0.7 + 0.3 / 2.25) = 1.2. tf32_convolution_efficiency: what FP32 convolutions run
+as TF32 reach of the TF32 matmul rate. Fitted (add both to START), the pair settles at 0.855
+and 1.11, a TF32 / CUDA convolution ratio (0.77) set by GPU-Insights' CIFAR-size (32x32)
+ResNet-50, whose only mixed pairs are one RTX 2080 Ti against Ampere and later cards (the model
+1.11x too fast on the TF32 side); the ImageNet-size measurements put TF32 convolutions lower:
+DeepLearningExamples' A100 TF32 against V100 FP32 tables (1.52x too fast there), and the
+independent Colab check of a T4, an L4 and an A100 (tests/test_predict.py: L4 / T4 2.43x against
+1.97x, A100 / T4 9.04x against 6.94x). Held at 0.625 / 1.2 (ratio 0.52), leave-one-source-out
+reads cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 / 11.8 / 10.8 % against 12.2 /
+9.7 / 11.8 / 11.1 % fitted, and no cell but Pascal FP32 transformers is biased beyond 10 %
+(fitted: Ampere data-centre FP32 CNNs -10.3 %, Hopper 16-bit transformers +10.1 % too)"""
+
+
+def read_sustained(text: str) -> dict[str, float]:
+    """Median sustained FP16 tensor TFLOPS per GPU of sustained_matmul_measurements.csv."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    found: dict[str, list[float]] = {}
+    for row in csv.DictReader(io.StringIO(body)):
+        found.setdefault(row["gpu"], []).append(float(row["tflops"]))
+    return {gpu: round(statistics.median(v), 2) for gpu, v in sorted(found.items())}
+
+
+def prepared(cal: Calibration) -> Calibration:
+    """`cal` with what the fit does not fit but reads from files: the measured matmul rates
+    (burst and sustained) and the reference widths of the splits."""
+    kinds = {
+        kind: kind_cal.model_copy(update={"reference_width": REFERENCE_WIDTHS.get(kind)})
+        for kind, kind_cal in cal.kinds.items()
+    }
+    rates = read_matmul_rates(MATMUL_CSV.read_text("utf-8"))
+    sustained = read_sustained(SUSTAINED_CSV.read_text("utf-8"))
+    return cal.model_copy(
+        update={"matmul_tflops": rates, "sustained_tflops": sustained, "kinds": kinds, **HELD}
+    )
 
 
 def _ratio(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
@@ -134,6 +239,7 @@ START = {
     "power_exponent": 1 / 3,
     "pre_volta_efficiency": 1.0,
     "tf32_efficiency": 1.0,
+    "width_exponent": 0.5,
     "log_math_time_16bit": 0.0,
     "log_elementwise_time_16bit": 0.0,
     "log_overhead_time_16bit": 0.0,
@@ -144,19 +250,56 @@ START = {
     },
 }
 """Where every fit starts, so that nothing fitted before (the shipped figures) leaks into a
-leave-one-GPU-out fold: the cube law of dynamic power, no loss before Volta, TF32 as efficient
-as FP16 on the tensor cores, 16-bit parts whose
-time changes only with the rates, an even-ish split. The 16-bit time factors are searched in log
-space (a step is a percentage)."""
+fold, and what every figure is shrunk toward (RIDGE): the cube law of dynamic power, no loss
+before Volta, TF32 as efficient as FP16 on the tensor cores, a matmul share that grows as the
+square root of the model's width, 16-bit parts whose time changes only with the rates, an
+even-ish split. The 16-bit time factors are searched in log space (a step is a percentage)."""
 
-PRIORS = {"rnn.math": (0.15, 1.0), "rnn.elementwise": (0.15, 1.0), "rnn.overhead": (0.05, 1.0)}
-"""Value and weight each parameter is shrunk toward. Only recurrent nets need it: a handful of
-pairs, so their split leans on DOMAIN.md (bound by memory bandwidth first)."""
+RIDGE = 0.01
+"""Weight of the shrinkage of every fitted figure toward START, per squared SCALES step. The
+fit's loss (mean |log error|) is flat along several directions (how the 16-bit factors trade
+against the split, the power exponent against the split of the cards it throttles): unshrunk,
+each fold's data settles them differently (two fits of all pairs 0.00003 apart in loss had
+16-bit element-wise factors 1.5x apart). Chosen by leave-one-source-out (2026-11-26; medians
+cnn fp32 / 16-bit, transformer fp32 / 16-bit, and bias cells beyond 10 %): 0 gave 14.2 / 11.1 /
+16.5 / 9.9 % (2), 0.007 13.0 / 10.2 / 12.8 / 10.6 % (2), 0.01 12.1 / 10.5 / 12.2 / 11.1 % (3),
+0.013 12.5 / 10.3 / 11.6 / 11.8 % (5), 0.016 12.3 / 10.4 / 11.8 / 12.3 % (5)."""
+
+SCALES = {
+    "power_exponent": 0.5,
+    "width_exponent": 0.5,
+    "tf32_efficiency": 0.3,
+    "cuda_convolution_gain": 0.3,
+}
+"""What counts as one step of each figure for RIDGE: 0.3 for efficiencies, 0.5 for exponents,
+1 for the log 16-bit factors, 0.2 for a share of the split."""
+
+
+def _scale(name: str) -> float:
+    if name in SCALES:
+        return SCALES[name]
+    if name.startswith("log_"):
+        return 1.0
+    return 0.3 if name.endswith("efficiency") else 0.2
+
+
+PRIORS = {
+    **{name: (value, RIDGE / _scale(name) ** 2) for name, value in START.items()},
+    "rnn.math": (0.15, 1.0),
+    "rnn.elementwise": (0.15, 1.0),
+    "rnn.overhead": (0.05, 1.0),
+}
+"""Value and weight each parameter is shrunk toward: START by RIDGE, and recurrent nets'
+split toward DOMAIN.md's (bound by memory bandwidth first), firmly, as a handful of pairs on
+two GPUs is all there is."""
 
 BOUNDS = {
     "power_exponent": (0.0, 1.0),
     "pre_volta_efficiency": (0.3, 1.5),
     "tf32_efficiency": (0.2, 1.5),
+    "tf32_convolution_efficiency": (0.2, 1.5),
+    "cuda_convolution_gain": (0.5, 2.5),
+    "width_exponent": (0.0, 2.0),
     "log_math_time_16bit": (-1.5, 2.5),
     "log_elementwise_time_16bit": (-2.5, 1.5),
     "log_overhead_time_16bit": (-1.5, 2.0),
@@ -168,6 +311,7 @@ def params_of(cal: Calibration) -> dict[str, float]:
         "power_exponent": cal.power_exponent,
         "pre_volta_efficiency": cal.cuda_core_efficiency.get("Pascal", 1.0),
         "tf32_efficiency": cal.tf32_efficiency,
+        "width_exponent": cal.width_exponent,
         "log_math_time_16bit": math.log(cal.sixteen_bit.math_time),
         "log_elementwise_time_16bit": math.log(cal.sixteen_bit.elementwise_time),
         "log_overhead_time_16bit": math.log(cal.sixteen_bit.overhead_time),
@@ -202,10 +346,13 @@ def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
             "overhead_time": math.exp(params["log_overhead_time_16bit"]),
         }
     )
+    held = {name: params[name] for name in HELD if name in params}  # freed by adding to START
     return cal.model_copy(
         update={
+            **held,
             "power_exponent": params["power_exponent"],
             "tf32_efficiency": params["tf32_efficiency"],
+            "width_exponent": params["width_exponent"],
             "cuda_core_efficiency": efficiency,
             "sixteen_bit": sixteen,
             "kinds": kinds,
@@ -218,7 +365,7 @@ def feasible(params: dict[str, float]) -> bool:
         shares = [params[f"{kind}.{p}"] for p in ("math", "elementwise", "overhead")]
         if min(shares) < 0 or sum(shares) > 0.97:
             return False
-    return all(low <= params[n] <= high for n, (low, high) in BOUNDS.items())
+    return all(low <= params[n] <= high for n, (low, high) in BOUNDS.items() if n in params)
 
 
 # --------------------------------------------------------------------------- fitting
@@ -227,12 +374,12 @@ def feasible(params: dict[str, float]) -> bool:
 def log_predictions(predictor: Predictor, pairs: Sequence[Pair]) -> list[float]:
     """log(predicted target speed / source speed) for each pair; pairs of the same two GPUs,
     kind and precision (many workloads of one table) are predicted once."""
-    found: dict[tuple[str, str, str, str], float] = {}
+    found: dict[tuple[str, str, str, str, float | None], float] = {}
     out = []
     for p in pairs:
-        key = (p.source.key, p.target.key, p.kind, p.dtype)
+        key = (p.source.key, p.target.key, p.kind, p.dtype, p.width)
         if key not in found:
-            sides = predictor._both_sides(p.source, p.target, p.kind, p.dtype, None)
+            sides = predictor._both_sides(p.source, p.target, p.kind, p.dtype, None, p.width)
             found[key] = _log_speedup(*sides)
         out.append(found[key])
     return out

@@ -88,10 +88,11 @@ def test_rtx_6000_ada_against_4090_for_a_transformer_at_fp16(
         / found["1x GeForce RTX 4090"]["relative_speed"]
     )
     assert 0.95 <= ratio <= 1.3
-    # The predictor of 2026-11-24 (refitted on the audited tables, issue 26: its power rule
-    # holds the 300 W card further below its boost clock); 1.026 on 2026-11-23 (issue 12), 1.044
+    # The predictor of 2026-11-26 (issue 26: matmul rates measured on the 4090 and the class
+    # medians for the unmeasured RTX 6000 Ada, a shrunk fit, the sustained rates of power-held
+    # cards); 1.008 before those, 0.988 on 2026-11-24, 1.026 on 2026-11-23 (issue 12), 1.044
     # with the FP32-only fit. DOMAIN.md says "about 10 % faster".
-    assert ratio == pytest.approx(0.988, abs=0.01)
+    assert ratio == pytest.approx(1.005, abs=0.01)
 
 
 def test_json_carries_every_figure_and_the_reason(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,18 +4,27 @@ Rule kept here: pure and torch-free. A training step's time is split into four p
 scaled by the rate that bounds it on each GPU (DOMAIN.md section 3):
 
 - math (matmuls, convolutions): the achievable rate of the path the framework takes for the
-  precision - tensor cores (dense, FP32 accumulate; GeForce cards at half rate, which they
-  sustain, other cards about 75 % of their full-rate peak), or CUDA cores where the GPU has no
-  tensor path: FP16 without tensor cores runs at the FP32 rate (PyTorch accumulates in FP32),
-  "tf32" before Ampere is plain FP32, BF16 before Ampere is emulated. With PyTorch's defaults
-  FP32 convolutions (cnn, rnn) run as TF32 on Ampere and later; FP32 matmuls do not;
+  precision - tensor cores (dense, FP32 accumulate; GeForce cards at half rate), or CUDA cores
+  where the GPU has no tensor path: FP16 without tensor cores runs at the FP32 rate (PyTorch
+  accumulates in FP32), "tf32" before Ampere is plain FP32, BF16 before Ampere is emulated.
+  With PyTorch's defaults FP32 convolutions (cnn, rnn) run as TF32 on Ampere and later; FP32
+  matmuls do not. The rate is torch.mm's as measured on the GPU where the calibration has it
+  (under load: the card's power limit and sustained clock are in it), else the peak times the
+  measured median of its class (matmul_class), times its power throttle;
 - element-wise work (normalisation, activations, softmax, optimizer, casts), at the rate the SMs
   issue instructions (SMs x clock, from the FP32 peak and the lanes per SM);
 - memory traffic, at the DRAM bandwidth;
 - fixed overhead (kernel launches, the host), which does not scale with the GPU.
 
-Math and element-wise rates fall on power-starved cards (a 70 W T4 or L4 cannot hold its boost
-clock). How a kind of work splits its time is stated for an FP32 step on a reference GPU; a 16-bit
+Element-wise rates, and the math rates of GPUs not measured, fall on power-starved cards (a
+70 W T4 or L4 cannot hold its boost clock). A measured torch.mm rate is a burst (its best size
+runs for milliseconds); a card whose power limit binds under sustained load (T4, L4, RTX 2080
+Ti) runs its 16-bit tensor math at the rate measured so, and no card of its family (compute
+capability) above the most TFLOPS per watt one of them held; the power controller averages over
+far longer than a kernel, so the whole 16-bit step of such a card runs at the clock that rate
+implies. How a kind of work splits its time is stated for an
+FP32 step on a reference GPU (for a transformer, of a reference width: a wider model spends more
+of its step in matmuls, as (width / reference) ** width_exponent); a 16-bit
 step changes each part's time by a fitted factor (its math reaches a smaller share of the tensor
 peak than FP32 math does of the FP32 peak, AMP keeps element-wise work in FP32 and adds casts,
 activations take half the bytes). Each GPU's split follows from the rates, and the speed-up is
@@ -53,6 +62,10 @@ instruction throughput); 128 from 8.6 on (Ampere GeForce, Ada, Hopper, Blackwell
 FP32 peak by lanes / 64 gives the SMs x clock rate element-wise kernels see: the doubled FP32
 pipes of recent GPUs do not double the rate of memory- and latency-bound kernels."""
 
+STARVED_EXCESS = 1.25
+"""A card with more than this times its family's FLOPS per watt (T4, L4, L40S, P4) is left out
+of the matmul efficiencies unmeasured GPUs take: its own limit is in its measured rate."""
+
 Part = Literal["math", "elementwise", "memory", "overhead"]
 PARTS: tuple[Part, ...] = ("math", "elementwise", "memory", "overhead")
 SpeedFn = Callable[[GpuSpec, GpuSpec], float]
@@ -87,6 +100,11 @@ class KindCalibration(Frozen):
     )
     band_16bit: tuple[float, float] = Field(description="The same for fp16/bf16.")
     basis: str = Field(description="What the figures were fitted on, or why they are priors.")
+    reference_width: float | None = Field(
+        default=None,
+        gt=0,
+        description="Model width (d_model) of the typical workload the split is stated for.",
+    )
 
 
 class SixteenBit(Frozen):
@@ -107,10 +125,16 @@ class Calibration(Frozen):
     sources: dict[str, str]
     reference_gpu: str = Field(description="GPU key the per-kind splits are stated on.")
     tensor_efficiency: dict[Literal["full_rate", "half_rate"], float] = Field(
-        description="Share of the dense FP32-accumulate tensor peak matmuls reach."
+        description="Share of the tensor peak matmuls reach where no GPU of the class is measured."
     )
     tf32_efficiency: float = Field(
-        gt=0, le=1.5, description="TF32 tensor math relative to FP16/BF16 on the same cores."
+        gt=0, le=1.5, description="TF32 tensor matmuls relative to FP16/BF16 on the same cores."
+    )
+    tf32_convolution_efficiency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1.5,
+        description="The same for FP32 convolutions run as TF32 (cnn, rnn); None: the above.",
     )
     cuda_core_efficiency: dict[str, float] = Field(
         description="Share of the FP32 (non-tensor) peak reached, by architecture."
@@ -142,6 +166,26 @@ class Calibration(Frozen):
     )
     min_trusted_pairs: int = Field(
         default=30, ge=0, description="Fewer pairs than this and predict says so."
+    )
+    width_exponent: float = Field(
+        default=0.0,
+        ge=0,
+        le=2,
+        description="Matmul time relative to the rest grows as (width / reference) ** this.",
+    )
+    matmul_tflops: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="Measured torch.mm TFLOPS per GPU key and precision (fp32/tf32/fp16/bf16).",
+    )
+    cuda_convolution_gain: float = Field(
+        default=1.0,
+        gt=0,
+        le=3,
+        description="CNN convolutions on CUDA cores over the FP32 matmul rate (Winograd).",
+    )
+    sustained_tflops: dict[str, float] = Field(
+        default_factory=dict,
+        description="Per GPU key: dense FP16 tensor TFLOPS measured under sustained load.",
     )
 
 
@@ -260,6 +304,15 @@ def math_path(spec: GpuSpec, dtype: str, kind: str, tf32_kinds: Iterable[str] = 
     return MathPath(spec.fp32_tflops, "cuda", "fp32")
 
 
+def matmul_class(spec: GpuSpec, path: MathPath) -> str:
+    """The hardware path of a matmul, for the efficiencies of unmeasured GPUs: tensor cores at
+    full or half FP32-accumulate rate (TF32 with FP16/BF16: same cores), or FP32 CUDA cores by
+    lanes per SM (64, or 128 of which Ampere GeForce and later share half with integer work)."""
+    if path.unit == "tensor":
+        return "tensor half-rate" if path.half_rate else "tensor full-rate"
+    return f"fp32 {fp32_lanes_per_sm(spec)}-lane"
+
+
 def default_dtype(spec: GpuSpec) -> Dtype:
     """The one default precision of quick, predict, bench and the app: mixed precision (fp16)
     where the GPU has tensor cores, fp32 where it has none."""
@@ -368,13 +421,18 @@ class Predictor:
     reference: GpuSpec
     """The GPU the per-kind splits are stated on."""
     family_tflops_per_w: Mapping[str, float]
+    matmul_efficiency: Mapping[str, float] = field(default_factory=dict)
+    """Measured torch.mm TFLOPS over the spec peak, by matmul_class, for unmeasured GPUs."""
+    sustained_per_w: Mapping[str, float] = field(default_factory=dict)
+    """Per compute capability: the most sustained FP16 tensor TFLOPS per board watt measured on
+    a card of the family (calibration.sustained_tflops): no card of it holds more."""
     _cache: dict[tuple[str, str, str, str], float] = field(
         default_factory=dict, compare=False, repr=False
     )
     _rates: dict[tuple[str, str, str], Rates] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _times: dict[tuple[str, str, str], Times] = field(
+    _times: dict[tuple[str, str, str, float | None], Times] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -390,11 +448,44 @@ class Predictor:
                 f"calibration reference GPU {calibration.reference_gpu!r} is not in the catalog"
             )
         typical = {**typical_tflops_per_w(specs), **calibration.family_tflops_per_w}
-        return cls(calibration, by_key[calibration.reference_gpu], typical)
+        reference = by_key[calibration.reference_gpu]
+        bare = cls(calibration, reference, typical)
+        measured = [by_key[k] for k in calibration.matmul_tflops if k in by_key]
+        per_w: dict[str, float] = {}
+        for key, tflops in calibration.sustained_tflops.items():
+            if key in by_key:
+                spec = by_key[key]
+                name = spec.compute_capability or spec.architecture
+                per_w[name] = max(per_w.get(name, 0.0), tflops / spec.board_power_w)
+        return cls(calibration, reference, typical, bare.matmul_efficiencies(measured), per_w)
 
     def with_calibration(self, calibration: Calibration) -> Predictor:
         """The same catalog figures with another calibration (used when fitting)."""
-        return Predictor(calibration, self.reference, self.family_tflops_per_w)
+        return Predictor(
+            calibration,
+            self.reference,
+            self.family_tflops_per_w,
+            self.matmul_efficiency,
+            self.sustained_per_w,
+        )
+
+    def matmul_efficiencies(self, measured: Iterable[GpuSpec]) -> dict[str, float]:
+        """Median measured / peak matmul rate per matmul_class, and per class and compute
+        capability, over the measured GPUs that are not power-starved (STARVED_EXCESS): what
+        an unmeasured GPU of the class reaches before its own power limit (power_throttle)."""
+        ratios: dict[str, list[float]] = {}
+        for spec in measured:
+            if self.power_excess(spec) > STARVED_EXCESS:
+                continue
+            table = self.calibration.matmul_tflops[spec.key]
+            for dtype in ("fp32", "fp16"):
+                path = math_path(spec, dtype, "generic")
+                if path.unit == "emulated" or path.precision not in table:
+                    continue
+                name = matmul_class(spec, path)
+                for key in (name, f"{name} {spec.compute_capability}"):
+                    ratios.setdefault(key, []).append(table[path.precision] / path.peak_tflops)
+        return {key: round(_median(values), 4) for key, values in sorted(ratios.items())}
 
     # ------------------------------------------------------------------ rates
 
@@ -405,11 +496,13 @@ class Predictor:
         FLOPS per watt holds about k ** -1/3 of its boost clock; the fit puts the exponent
         higher (power_exponent), as these cards also run hot.
         """
-        typical = self.family_tflops_per_w.get(family(spec))
-        if typical is None:
-            return 1.0
-        excess = spec.fp32_tflops / spec.board_power_w / typical
+        excess = self.power_excess(spec)
         return excess ** (-self.calibration.power_exponent) if excess > 1 else 1.0
+
+    def power_excess(self, spec: GpuSpec) -> float:
+        """The card's FP32 FLOPS per board watt over its family's typical (1 if unknown)."""
+        typical = self.family_tflops_per_w.get(family(spec))
+        return spec.fp32_tflops / spec.board_power_w / typical if typical else 1.0
 
     def _cuda_efficiency(self, spec: GpuSpec) -> float:
         table = self.calibration.cuda_core_efficiency
@@ -425,22 +518,101 @@ class Predictor:
         path = math_path(spec, dtype, kind, cal.tf32_convolution_kinds)
         clock = self.power_throttle(spec)
         cuda = self._cuda_efficiency(spec)
-        if path.unit == "tensor":
-            efficiency = cal.tensor_efficiency["half_rate" if path.half_rate else "full_rate"]
-            efficiency *= cal.tf32_efficiency if path.precision == "tf32" else 1.0
-        elif path.unit == "emulated":
-            efficiency = cuda * cal.emulated_bf16_efficiency
-        else:
-            efficiency = cuda
-        issue_tflops = spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec)
+        math_tflops = self._math_tflops(spec, path, clock, cuda, kind)
+        step_clock = min(clock, self.sustained_clock(spec, path))
         found = Rates(
-            math_tflops=path.peak_tflops * efficiency * clock,
-            elementwise_tflops=issue_tflops * cuda * clock,
+            math_tflops=math_tflops,
+            elementwise_tflops=spec.fp32_tflops * 64 / fp32_lanes_per_sm(spec) * cuda * step_clock,
             memory_gbs=spec.bandwidth_gbs,
             path=path,
         )
         self._rates[key] = found
         return found
+
+    def _math_tflops(
+        self, spec: GpuSpec, path: MathPath, clock: float, cuda: float, kind: str = "generic"
+    ) -> float:
+        """What the framework's matmuls reach on `path`: the torch.mm rate measured on this GPU
+        (under load: its power limit and sustained clock are in it) where the calibration has
+        one; else the peak x the measured median of its matmul_class (the same compute
+        capability first) x its power throttle; 16-bit tensor math no faster than the card
+        holds under sustained load (sustained_limit). TF32 then x tf32_efficiency (matmuls) or
+        tf32_convolution_efficiency (convolutions), CUDA cores x the architecture's efficiency
+        (and a CNN's convolutions x cuda_convolution_gain: Winograd); emulated BF16 runs at the
+        FP32 rate x emulated_bf16_efficiency where it was not measured."""
+        cal = self.calibration
+        measured = self._measured_math(spec, path)
+        if measured is None:
+            if path.unit == "emulated":
+                fp32 = MathPath(spec.fp32_tflops, "cuda", "fp32")
+                emulated = self._math_tflops(spec, fp32, clock, cuda, kind)
+                return emulated * cal.emulated_bf16_efficiency
+            name = matmul_class(spec, path)
+            share = self.matmul_efficiency.get(f"{name} {spec.compute_capability}")
+            share = share or self.matmul_efficiency.get(name)
+            if share is None:  # no GPU of the class measured: the priors
+                rate: Literal["full_rate", "half_rate"] = (
+                    "half_rate" if path.half_rate else "full_rate"
+                )
+                share = cal.tensor_efficiency[rate] if path.unit == "tensor" else 1.0
+            measured = path.peak_tflops * share * clock
+        if path.unit == "tensor":
+            measured = min(measured, self.sustained_limit(spec, path))
+        if path.precision == "tf32":
+            conv = kind in cal.tf32_convolution_kinds and cal.tf32_convolution_efficiency
+            return measured * (conv or cal.tf32_efficiency)
+        if path.unit == "cuda":
+            gain = cal.cuda_convolution_gain if kind == "cnn" else 1.0
+            return measured * cuda * gain
+        return measured
+
+    def sustained_clock(self, spec: GpuSpec, path: MathPath) -> float:
+        """The share of its boost clock a card holds through a step whose matmuls run on the
+        tensor cores at its sustained limit: the limit over the peak x the measured efficiency
+        of its class (the power controller averages over far longer than a kernel, so the
+        step's element-wise kernels run at that clock too); 1 off the tensor path, or where no
+        sustained figure holds the card below its class's rate."""
+        limit = self.sustained_limit(spec, path)
+        if path.unit != "tensor" or math.isinf(limit):
+            return 1.0
+        rate: Literal["full_rate", "half_rate"] = "half_rate" if path.half_rate else "full_rate"
+        share = self.matmul_efficiency.get(matmul_class(spec, path))
+        share = share or self.calibration.tensor_efficiency[rate]
+        return min(1.0, limit / (path.peak_tflops * share))
+
+    def sustained_limit(self, spec: GpuSpec, path: MathPath) -> float:
+        """The tensor rate `spec` holds under sustained load, its power limit binding: its own
+        measurement where there is one, else its board watts x the most TFLOPS per watt a card
+        of its family (the same compute capability) held so; scaled from FP16 to the path's
+        peak (TF32 does half the FLOPs per cycle); inf where neither is known."""
+        if path.unit != "tensor" or path.precision not in SIXTEEN_BIT:
+            return math.inf
+        per_w = self.sustained_per_w.get(spec.compute_capability or spec.architecture)
+        limits = [per_w * spec.board_power_w] if per_w else []
+        if spec.key in self.calibration.sustained_tflops:
+            limits.append(self.calibration.sustained_tflops[spec.key])
+        if not limits:
+            return math.inf
+        return min(limits) * path.peak_tflops / (spec.fp16_tensor_tflops or path.peak_tflops)
+
+    def _measured_math(self, spec: GpuSpec, path: MathPath) -> float | None:
+        """Measured torch.mm TFLOPS of `spec` on `path`, or None where none was measured."""
+        table = self.calibration.matmul_tflops.get(spec.key)
+        if not table:
+            return None
+        peaks = {"fp16": spec.fp16_tensor_tflops, "bf16": spec.bf16_tensor_tflops}
+        if path.unit == "tensor":
+            wanted = path.precision
+            if wanted != "tf32" and wanted in table:
+                return table[wanted]
+            for other in ("fp16", "bf16"):
+                peak = peaks[other]
+                if other in table and peak:
+                    return table[other] * path.peak_tflops / peak
+            return None
+        if path.unit == "emulated":
+            return table.get("bf16")
+        return table.get("fp32")
 
     # ------------------------------------------------------------------ the split
 
@@ -448,12 +620,16 @@ class Predictor:
         kinds = self.calibration.kinds
         return kinds.get(kind) or kinds["generic"]
 
-    def reference_times(self, kind: str, dtype: str) -> Times:
-        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1)."""
-        split = self.kind_calibration(kind).fp32
+    def reference_times(self, kind: str, dtype: str, width: float | None = None) -> Times:
+        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1 for the
+        kind's reference width); a wider model spends more of its step in matmuls."""
+        kind_cal = self.kind_calibration(kind)
+        split = kind_cal.fp32
         fp32 = self.rates(self.reference, "fp32", kind)
         here = self.rates(self.reference, dtype, kind)
         math_s = split.math * fp32.math_tflops / here.math_tflops
+        if width and kind_cal.reference_width:
+            math_s *= (width / kind_cal.reference_width) ** self.calibration.width_exponent
         times = (math_s, split.elementwise, split.memory, split.overhead)
         if dtype not in SIXTEEN_BIT:
             return times
@@ -465,14 +641,14 @@ class Predictor:
             times[3] * sixteen.overhead_time,
         )
 
-    def times_on(self, spec: GpuSpec, kind: str, dtype: str) -> Times:
+    def times_on(self, spec: GpuSpec, kind: str, dtype: str, width: float | None = None) -> Times:
         """Part times of the same work on `spec` (the reference's scaled by the rate ratios)."""
-        key = (spec.key, kind, dtype)
+        key = (spec.key, kind, dtype, width)
         found = self._times.get(key)
         if found is None:
             reference = self.rates(self.reference, dtype, kind)
             found = _scaled(
-                self.reference_times(kind, dtype), reference, self.rates(spec, dtype, kind)
+                self.reference_times(kind, dtype, width), reference, self.rates(spec, dtype, kind)
             )
             self._times[key] = found
         return found
@@ -490,9 +666,10 @@ class Predictor:
         kind: str,
         dtype: str,
         profile: StepProfile | None,
+        width: float | None = None,
     ) -> tuple[Times, Times, Rates, Rates]:
         at, to = self.rates(source, dtype, kind), self.rates(target, dtype, kind)
-        prior = self.times_on(source, kind, dtype)
+        prior = self.times_on(source, kind, dtype, width)
         times = prior if profile is None else profile_times(profile, prior)
         return times, _scaled(times, at, to), at, to
 
@@ -649,9 +826,14 @@ class Predictor:
         )
 
     def _path_words(self, part: Part, rates: Rates, spec: GpuSpec) -> str:
-        clock = self.power_throttle(spec)
+        clock = min(self.power_throttle(spec), self.sustained_clock(spec, rates.path))
         held = f", {clock:.0%} of boost clock at {spec.board_power_w:g} W" if clock < 1 else ""
         if part == "math":
+            limit = self.sustained_limit(spec, rates.path)
+            if rates.math_tflops >= limit * 0.999:
+                return rates.path.describe() + f", held to {limit:.3g} TFLOPS under sustained load"
+            if self._measured_math(spec, rates.path) is not None:
+                return rates.path.describe() + ", measured (torch.mm)"
             return rates.path.describe() + held
         if part == "elementwise":
             return f"SMs x clock ({spec.fp32_tflops:g} TFLOPS FP32 peak){held}"
@@ -676,8 +858,16 @@ class Predictor:
             out.append(f"{name}: no BF16 before Ampere; emulated BF16 runs below the FP32 rate")
         if path.half_rate:
             out.append(f"{name}: tensor math with FP32 accumulate at half the FP16-accumulate rate")
+        limit = self.sustained_limit(spec, path)
+        held = self.rates(spec, dtype, kind).math_tflops >= limit * 0.999
+        if held:
+            out.append(
+                f"{name}: {spec.board_power_w:g} W under sustained load: its "
+                f"{path.precision.upper()} tensor math runs at {limit:.3g} TFLOPS, and it holds "
+                f"about {self.sustained_clock(spec, path):.0%} of its boost clock through the step"
+            )
         clock = self.power_throttle(spec)
-        if clock < 1:
+        if clock < 1 and not held:
             out.append(
                 f"{name}: {spec.board_power_w:g} W for its FLOPS, so it holds about "
                 f"{clock:.0%} of its boost clock under load"
