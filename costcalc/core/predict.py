@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from costcalc.core.struct import dataclass, field
 from datetime import date
 from typing import Literal
 
