@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from costcalc.core.struct import dataclass, field
 from datetime import date
 from typing import Literal
 
@@ -51,6 +50,7 @@ from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import Field, Frozen, GpuSpec, StepProfile
 from costcalc.core.record import model_validator
+from costcalc.core.struct import dataclass, field
 
 PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
 PRE_AMPERE_ARCHITECTURES = (*PRE_TENSOR_ARCHITECTURES, "Volta", "Turing")
