@@ -78,6 +78,8 @@ class CostcalcApp(App[None]):
         self._load_bench = load_bench
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
+        self._collector_paused = False
+        """Whether `run` paused the garbage collector until settle."""
         self._ended = False
         self._keep_bad_config = False
         """Set by make_app when the whole settings file was unreadable: it is moved aside to
@@ -127,6 +129,20 @@ class CostcalcApp(App[None]):
         # The action's result is awaited: a closing screen is gone before the next key.
         return bool(await self.run_action(active.binding.action, active.node))
 
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Textual's `run`, with the cyclic garbage collector paused until the first screen is
+        up (settle): building it allocates hundreds of thousands of objects that all stay, and
+        the collector's passes over them took a fifth of the first paint. (`run_test` keeps the
+        collector as it is.)"""
+        self._collector_paused = gc.isenabled()
+        gc.disable()
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            if self._collector_paused:
+                self._collector_paused = False
+                gc.enable()
+
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
 
@@ -155,11 +171,17 @@ class CostcalcApp(App[None]):
         if self._ended:  # the timer can fire after the app has begun to close
             return
         main = self.main
+        if main is not None and not main.setup_ready:  # its widgets are still coming
+            self.set_timer(SETTLE_AFTER_S, self.settle)
+            return
         if main is not None:
             main.warm()
         gc.collect()
         gc.freeze()
         self._frozen = True
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     def on_unmount(self) -> None:
         self._ended = True

@@ -32,6 +32,7 @@ from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -138,6 +139,7 @@ class MainScreen(Screen[None]):
         self._drawn: tuple[object, ...] | None = None
         self._readings_of: object = None
         self._readings: dict[tuple[str, str, int, str], list[Point]] = {}
+        self._resumed = False
 
     def compose(self) -> ComposeResult:
         from costcalc.providers.registry import short_labels
@@ -158,10 +160,15 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
+        self._fit(self.size)
+
+    def _fit(self, size: Size) -> None:
         """Fit 80 columns: the table takes the width (the setup panel shows while editing), no
         header, the curves on request. Styles are set on the few widgets concerned rather than
-        through a class on the screen, which would restyle every widget."""
-        narrow = self.size.width < WIDE_COLUMNS
+        through a class on the screen, which would restyle every widget. Done once on mount for
+        the terminal's size, so the first frame has the layout of the frames after it (styles
+        set again to the same values lay nothing out)."""
+        narrow = size.width < WIDE_COLUMNS
         self._narrow = narrow
         self.query_one(Header).display = not narrow
         self.query_one("#desktop-line").display = not narrow
@@ -171,9 +178,9 @@ class MainScreen(Screen[None]):
             if self.calc is not None:
                 self._show_verdict(self.calc)
         self.query_one(BreakEvenView).show_utilisation(not narrow)
-        self._layout()
+        self._layout(size)
 
-    def _layout(self) -> None:
+    def _layout(self, size: Size | None = None) -> None:
         setup = self.query_one(SetupPanel)
         setup.display = not self._narrow or self._setup_open
         setup.styles.width = 32 if self._narrow else 35
@@ -183,12 +190,30 @@ class MainScreen(Screen[None]):
         setup.styles.layer = "above" if self._narrow else None
         details = self.query_one("#details")
         details.display = not self._narrow or self._details_open
-        details.styles.height = (
-            12 if self._narrow else (15 if self.size.height >= TALL_ROWS else 11)
-        )
+        height = (size or self.size).height
+        details.styles.height = 12 if self._narrow else (15 if height >= TALL_ROWS else 11)
 
     def on_mount(self) -> None:
+        self._fit(self.app.size)
         self.recalculate()
+        self.call_after_refresh(self._fill_setup)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time, the screen's styles were just applied as its widgets mounted:
+        Textual's own handler, which runs after this one, would apply every rule to every
+        widget again (a sixth of the first paint) for nothing."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+
+    @property
+    def setup_ready(self) -> bool:
+        """Whether the setup panel's fields are mounted and show the settings."""
+        return self.query_one(SetupPanel).ready
+
+    async def _fill_setup(self) -> None:
+        """The setup panel's rows, right after the first frame (SetupPanel.fill says why)."""
+        await self.query_one(SetupPanel).fill()
 
     def warm(self) -> None:
         """Pay what the first GPU change would pay the first time (another desktop's
@@ -260,9 +285,19 @@ class MainScreen(Screen[None]):
         return self.calc.comparison.best if self.calc is not None else None
 
     def on_offers_table_highlighted(self, event: OffersTable.Highlighted) -> None:
-        self.selected_key = event.key
-        self._selected = event.result
-        self._draw_details()
+        """The cursor moved (a click): the table's cursor is the truth, not the message, which
+        may be older than a key handled since (route_key follows the cursor at once)."""
+        self._follow_cursor()
+
+    def _follow_cursor(self) -> None:
+        """Select the row under the table's cursor and draw its details, if it changed: in the
+        key's own handler, so the table's new cursor and the curves land in one frame, and the
+        key after it (`down e`) finds the row selected."""
+        row = self.query_one(OffersTable).cursor_row
+        key, result = (row.key, row.result) if row is not None else (None, None)
+        if key != self.selected_key or result is not self._selected:
+            self.selected_key, self._selected = key, result
+            self._draw_details()
 
     def _draw_details(self) -> None:
         """Draw the visible tab for the selected offer, once per calculation and offer."""
@@ -305,6 +340,8 @@ class MainScreen(Screen[None]):
         """Handle a key at once, in the order keys arrive (see the module's docstring); False
         leaves it to Textual (priority bindings, selects and their menus, Tab)."""
         key = event.key
+        if key in ("tab", "shift+tab"):
+            await self.query_one(SetupPanel).fill()  # the fields it moves through
         if key.startswith("alt+") and not isinstance(self.focused, Select):
             # A terminal sends Alt+t as ESC t, so Escape and a key in one write (a paste, a
             # fast typist, tmux) arrive as 'alt+t'. The app binds no Alt key: it is Escape,
@@ -349,7 +386,10 @@ class MainScreen(Screen[None]):
         if active is not None and active.enabled:
             # The action runs before the next key is read (#6605): `u` focuses the field the
             # digits after it are typed into.
-            return bool(await self.app.run_action(active.binding.action, active.node))
+            handled = bool(await self.app.run_action(active.binding.action, active.node))
+            if self.is_current:
+                self._follow_cursor()
+            return handled
         return False
 
     def _submit(self, field: Input) -> None:
@@ -362,8 +402,12 @@ class MainScreen(Screen[None]):
             self.action_focus_table()
             self.change(update)
 
-    def action_focus_field(self, field: str) -> None:
-        """Focus a field at once, its text selected: what follows replaces it."""
+    async def action_focus_field(self, field: str) -> None:
+        """Focus a field at once, its text selected: what follows replaces it. In the app's
+        first moments, a setup field's key waits for the setup panel's rows (SetupPanel.fill):
+        the keys after it are typed into the field."""
+        if field not in FILTER_KEYS and field != "text":
+            await self.query_one(SetupPanel).fill()
         try:
             widget = self.query_one(f"#{field}", Widget)
         except Exception:
@@ -389,14 +433,14 @@ class MainScreen(Screen[None]):
             self._setup_open = False
             self._layout()
 
-    def action_toggle_setup(self) -> None:
+    async def action_toggle_setup(self) -> None:
         if not self._narrow:
-            self.action_focus_field("gpu")
+            await self.action_focus_field("gpu")
             return
         self._setup_open = not self._setup_open
         self._layout()
         if self._setup_open:
-            self.action_focus_field("gpu")
+            await self.action_focus_field("gpu")
         else:
             self.action_focus_table()
 

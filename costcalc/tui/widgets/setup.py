@@ -8,10 +8,11 @@ leave as a SettingsChanged message; this widget computes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Select
@@ -148,8 +149,39 @@ class SetupPanel(VerticalScroll):
         self._default_price: float | None = None
         self._bench_file: str | None = None
         """A bench file the settings named (`bench: PATH`): a choice of the bench select."""
+        self._filled: AwaitComplete | None = None
+        self.ready = False
+        """Whether the rows are mounted and show the settings (see `fill`)."""
+        self._waiting: tuple[Calculation, Settings] | None = None
+        """What `show` was given before then."""
 
-    def compose(self) -> ComposeResult:
+    def fill(self) -> AwaitComplete:
+        """Mount the rows, once; the returned awaitable completes when they show the settings.
+
+        The panel is composed empty, and its screen fills it right after the first frame: its
+        hundred-odd widgets would take more than half of the first paint, and the verdict and
+        the offers come first. A key that needs a field before then waits for it (the screen
+        awaits `fill`)."""
+        if self._filled is None:
+            self._filled = AwaitComplete(self._mount_rows())
+        return self._filled
+
+    async def _mount_rows(self) -> None:
+        from textual.css.query import NoMatches
+        from textual.widget import MountError
+
+        try:
+            await self.mount_all(list(self._rows()))
+            if not self.is_attached:
+                return
+            self.ready = True
+            waiting, self._waiting = self._waiting, None
+            if waiting is not None:
+                self.show(*waiting)
+        except (MountError, NoMatches):
+            return  # the app closed while the rows were mounting
+
+    def _rows(self) -> Iterator[Horizontal]:
         regions = [r.code for r in self.data.grid.data.regions]
         if self.data.grid.regions is not None:  # names people type: Germany, California, UK
             regions += [name for name, _code in self.data.grid.regions.complete("", limit=10_000)]
@@ -183,6 +215,9 @@ class SetupPanel(VerticalScroll):
 
     def show(self, calc: Calculation, settings: Settings) -> None:
         """Put the calculation's inputs in the fields the user is not typing in."""
+        if not self.ready:  # shown when the rows are mounted
+            self._waiting = (calc, settings)
+            return
         s = calc.scenario
         self._settings = settings
         default = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
