@@ -171,7 +171,7 @@ class CostcalcApp(App[None]):
         if self._ended:  # the timer can fire after the app has begun to close
             return
         main = self.main
-        if main is not None and not main.setup_ready:  # its widgets are still coming
+        if main is not None and not main.filled:  # its fields are still coming
             self.set_timer(SETTLE_AFTER_S, self.settle)
             return
         if main is not None:

@@ -33,14 +33,13 @@ async def wait_until(
 
 async def started(pilot: Pilot[object]) -> None:
     """The main screen as a user sees it once the app has started: the answer computed and
-    the setup panel's fields mounted and showing the settings (they come right after the first
-    frame, so a test that reads or sets a field first waits for them)."""
+    the setup panel's and filter bar's fields mounted and showing the settings (they come
+    right after the first frame, so a test that reads or sets a field first waits for them)."""
     app = pilot.app
     await wait_until(
         app,
         lambda: (
-            getattr(app.screen, "setup_ready", False)
-            and getattr(app.screen, "calc", None) is not None
+            getattr(app.screen, "filled", False) and getattr(app.screen, "calc", None) is not None
         ),
     )
 
@@ -58,7 +57,7 @@ async def no_blink(pilot: Pilot[object]) -> None:
     (A field focused afterwards shows its cursor, steadily.)"""
     app = pilot.app
     # (the main screen's setup fields are mounted right after its first frame)
-    await wait_until(app, lambda: app.screen.is_mounted and getattr(app.screen, "setup_ready", 1))
+    await wait_until(app, lambda: app.screen.is_mounted and getattr(app.screen, "filled", 1))
     fields = app.screen.query(Input)
     assert fields, "no text field on the screen"
     for field in fields:

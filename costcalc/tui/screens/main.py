@@ -50,6 +50,7 @@ from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
 from costcalc.tui.widgets.keybar import KeyBar
+from costcalc.tui.widgets.later import FilledLater
 from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.widgets.setup import FIELD_KEYS, FILTER_KEYS, SetupPanel, key_text
 from costcalc.tui.widgets.verdict import VerdictBar
@@ -196,7 +197,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._fit(self.app.size)
         self.recalculate()
-        self.call_after_refresh(self._fill_setup)
+        self.call_after_refresh(self._fill)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """The first time, the screen's styles were just applied as its widgets mounted:
@@ -207,13 +208,20 @@ class MainScreen(Screen[None]):
             event.refresh_styles = False
 
     @property
-    def setup_ready(self) -> bool:
-        """Whether the setup panel's fields are mounted and show the settings."""
-        return self.query_one(SetupPanel).ready
+    def filled(self) -> bool:
+        """Whether the setup panel's and the filter bar's fields are mounted and show the
+        settings (they come right after the first frame: costcalc.tui.widgets.later)."""
+        return all(part.ready for part in self._later())
 
-    async def _fill_setup(self) -> None:
-        """The setup panel's rows, right after the first frame (SetupPanel.fill says why)."""
-        await self.query_one(SetupPanel).fill()
+    def _later(self) -> tuple[FilledLater, ...]:
+        # (by class: a query by FilledLater finds nothing, as Textual matches a type by the
+        # names of the classes in its CSS chain, which the mixin is not part of)
+        return self.query_one(SetupPanel), self.query_one(FilterBar)
+
+    async def _fill(self) -> None:
+        """Mount the setup panel's and the filter bar's fields (both at once: one layout pass
+        for the two), unless they are; return when they show the settings."""
+        await asyncio.gather(*(part.fill() for part in self._later()))
 
     def warm(self) -> None:
         """Pay what the first GPU change would pay the first time (another desktop's
@@ -341,7 +349,7 @@ class MainScreen(Screen[None]):
         leaves it to Textual (priority bindings, selects and their menus, Tab)."""
         key = event.key
         if key in ("tab", "shift+tab"):
-            await self.query_one(SetupPanel).fill()  # the fields it moves through
+            await self._fill()  # the fields it moves through
         if key.startswith("alt+") and not isinstance(self.focused, Select):
             # A terminal sends Alt+t as ESC t, so Escape and a key in one write (a paste, a
             # fast typist, tmux) arrive as 'alt+t'. The app binds no Alt key: it is Escape,
@@ -404,10 +412,9 @@ class MainScreen(Screen[None]):
 
     async def action_focus_field(self, field: str) -> None:
         """Focus a field at once, its text selected: what follows replaces it. In the app's
-        first moments, a setup field's key waits for the setup panel's rows (SetupPanel.fill):
-        the keys after it are typed into the field."""
-        if field not in FILTER_KEYS and field != "text":
-            await self.query_one(SetupPanel).fill()
+        first moments, the key waits for the fields to be mounted (`_fill`): the keys after it
+        are typed into the field."""
+        await self._fill()
         try:
             widget = self.query_one(f"#{field}", Widget)
         except Exception:
