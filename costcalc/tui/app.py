@@ -80,6 +80,8 @@ class CostcalcApp(App[None]):
         """Whether settle froze the loaded objects (undone when the app ends)."""
         self._collector_paused = False
         """Whether `run` paused the garbage collector until settle."""
+        self._key_paused = False
+        """Whether a key paused the collector until its frame is out (_collect_after_frame)."""
         self._ended = False
         self._keep_bad_config = False
         """Set by make_app when the whole settings file was unreadable: it is moved aside to
@@ -93,6 +95,7 @@ class CostcalcApp(App[None]):
         """Keys go to the main screen first, which handles them in arrival order
         (MainScreen.route_key says why); on a view over it, the same holds (view_key)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
+            self._collect_after_frame()
             screen = self.screen
             if isinstance(screen, MainScreen):
                 handled = await screen.route_key(event)
@@ -183,11 +186,29 @@ class CostcalcApp(App[None]):
             self._collector_paused = False
             gc.enable()
 
+    def _collect_after_frame(self) -> None:
+        """Once the app has settled, a key's answer allocates tens of thousands of objects that
+        stay (a new calculation, its rows): the collector would scan them a dozen times before
+        the frame (4 ms of a keypress). It waits until the frame is out, and collects then."""
+        if self._frozen and gc.isenabled():
+            gc.disable()
+            self._key_paused = True
+            self.call_after_refresh(self._collect_young)
+
+    def _collect_young(self) -> None:
+        if self._key_paused:
+            self._key_paused = False
+            gc.enable()
+            gc.collect(0)
+
     def on_unmount(self) -> None:
         self._ended = True
         if self._frozen:  # a test process runs many apps: each leaves the collector as it was
             gc.unfreeze()
             self._frozen = False
+        if self._key_paused:  # (a key's frame did not come: _collect_after_frame)
+            self._key_paused = False
+            gc.enable()
 
     @property
     def main(self) -> MainScreen | None:
