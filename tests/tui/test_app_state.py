@@ -12,10 +12,11 @@ from textual.pilot import Pilot
 from costcalc.bench.store import save_result
 from costcalc.core.bench_apply import bench_label
 from costcalc.store.settings import Settings
+from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer
 from tests.bench_results import gpu_bench
-from tests.tui.conftest import MakeApp
+from tests.tui.conftest import FIXED_NOW, MakeApp
 from tests.tui.helpers import record_notifications, wait_until
 
 
@@ -136,3 +137,16 @@ async def test_a_key_leaves_the_collection_until_its_frame_is_out(app_factory: M
         assert main.settings.utilisation == 0.4
         assert answers[-1][1] is False, "the collector ran while the answer was computed"
         assert collections, "the collector never ran after the frame"
+
+
+async def test_the_app_that_loads_its_data_gives_the_collector_back() -> None:
+    """make_app loading the data pauses the collector (as run does): the app gives it back
+    when it settles, and when it ends before that."""
+    for settle in (True, False):
+        app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+        assert not gc.isenabled()
+        async with app.run_test(size=(140, 45)):
+            if settle:
+                await wait_until(app, lambda: gc.get_freeze_count() > 0)
+                assert gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() == 0
