@@ -106,9 +106,11 @@ def console() -> NoReturn:
 
     A one-shot command (ONE_SHOT) runs without the cyclic garbage collector: everything it
     builds lives until it prints and exits, and the collector's passes over the freshly
-    imported modules and loaded data cost a tenth of `quick`'s run."""
+    imported modules and loaded data cost a tenth of `quick`'s run. The app (`tui`, or no
+    command) starts without it too, and takes it back once its first screen is up
+    (cli/tui.py: make_app's collector_paused)."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if _command_in(sys.argv[1:]) in ONE_SHOT:
+    if _command_in(sys.argv[1:]) in (*ONE_SHOT, "tui", None):
         gc.disable()
     sys.exit(main())
 

@@ -385,6 +385,8 @@ def make_app(
     data: AppData | None = None,
     settings: Settings | None = None,
     now: datetime | None = None,
+    *,
+    collector_paused: bool = False,
     **options: Any,
 ) -> CostcalcApp:
     """The app with real files and clock by default; tests pass fixed data, settings and `now`.
@@ -395,6 +397,8 @@ def make_app(
     Loading the data (`data` None) pauses the garbage collector until the app has settled, as
     `CostcalcApp.run` does (a quarter of the load with 5,000 offers went to collections), so the
     app it returns is meant to be run: it gives the collector back when it settles or ends.
+    `collector_paused`: the caller paused it already (the CLI, for the imports) and hands it to
+    the app in the same way.
     """
     warning = None
     unreadable = False
@@ -409,7 +413,7 @@ def make_app(
             )
     options.setdefault("persist", loaded)
     clock: Clock = utc_now if now is None else (lambda: now)
-    paused = data is None and gc.isenabled()
+    paused = collector_paused or (data is None and gc.isenabled())
     if paused:
         gc.disable()
     try:

@@ -7,6 +7,7 @@ import gc
 import threading
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from costcalc.bench.store import save_result
@@ -139,11 +140,20 @@ async def test_a_key_leaves_the_collection_until_its_frame_is_out(app_factory: M
         assert collections, "the collector never ran after the frame"
 
 
-async def test_the_app_that_loads_its_data_gives_the_collector_back() -> None:
-    """make_app loading the data pauses the collector (as run does): the app gives it back
-    when it settles, and when it ends before that."""
+@pytest.mark.parametrize("paused_by", ["make_app", "the caller"])
+async def test_the_app_that_loads_its_data_gives_the_collector_back(paused_by: str) -> None:
+    """make_app loading the data pauses the collector (as run does), or takes it paused from
+    its caller (`costcalc` pauses it for the imports): the app gives it back when it settles,
+    and when it ends before that."""
     for settle in (True, False):
-        app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+        if paused_by == "the caller":
+            gc.disable()
+        app = make_app(
+            now=FIXED_NOW,
+            detect_gpu=False,
+            load_bench=False,
+            collector_paused=paused_by == "the caller",
+        )
         assert not gc.isenabled()
         async with app.run_test(size=(140, 45)):
             if settle:
