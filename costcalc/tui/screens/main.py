@@ -32,6 +32,7 @@ from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.reactive import Reactive, var
 from textual.screen import Screen
@@ -211,7 +212,10 @@ class MainScreen(Screen[None]):
     def filled(self) -> bool:
         """Whether the setup panel's and the filter bar's fields are mounted and show the
         settings (they come right after the first frame: costcalc.tui.widgets.later)."""
-        return all(part.ready for part in self._later())
+        try:
+            return all(part.ready for part in self._later())
+        except NoMatches:  # not composed yet
+            return False
 
     def _later(self) -> tuple[FilledLater, ...]:
         # (by class: a query by FilledLater finds nothing, as Textual matches a type by the
