@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,7 +44,7 @@ from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
 from costcalc.core.ranges import Point
 from costcalc.core.record import is_validation_error
-from costcalc.core.scenario import Calculation, evaluate, first_error
+from costcalc.core.scenario import AppData, Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
 from costcalc.tui.messages import SettingsChanged
@@ -93,6 +93,27 @@ def _field_binding(field: str, key: str) -> Binding:
         show=field in SHOWN_FIELD_KEYS,
         key_display=None if key != "dollar_sign" else "$",
     )
+
+
+class Details(Vertical, FilledLater):
+    """The break-even curves and 'why this number', in tabs under the offers table. Their room
+    is there from the first frame; the tabs are mounted right after it (widgets/later.py), as
+    the curves in them always were (widgets/breakeven.py)."""
+
+    def __init__(self, data: AppData, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.data = data
+
+    def later(self) -> Iterator[Widget]:
+        tabs = TabbedContent(id="details-tabs")
+        # (what `with TabbedContent(): with TabPane(...)` does in a compose)
+        tabs.compose_add_child(
+            TabPane("Break-even", BreakEvenView(self.data, id="breakeven"), id="breakeven-pane")
+        )
+        tabs.compose_add_child(
+            TabPane("Why this number", WhyPanel(self.data, id="why"), id="why-pane")
+        )
+        yield tabs
 
 
 class MainScreen(Screen[None]):
@@ -154,11 +175,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="results"):
                 yield FilterBar(data, id="filters")
                 yield OffersTable(id="offers", labels=short_labels())
-                with TabbedContent(id="details"):
-                    with TabPane("Break-even", id="breakeven-pane"):
-                        yield BreakEvenView(data, id="breakeven")
-                    with TabPane("Why this number", id="why-pane"):
-                        yield WhyPanel(data, id="why")
+                yield Details(data, id="details")
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
@@ -179,7 +196,8 @@ class MainScreen(Screen[None]):
             verdict.narrow = narrow
             if self.calc is not None:
                 self._show_verdict(self.calc)
-        self.query_one(BreakEvenView).show_utilisation(not narrow)
+        if self.query_one(Details).ready:  # (else once it is filled: _fill)
+            self.query_one(BreakEvenView).show_utilisation(not narrow)
         self._layout(size)
 
     def _layout(self, size: Size | None = None) -> None:
@@ -220,12 +238,20 @@ class MainScreen(Screen[None]):
     def _later(self) -> tuple[FilledLater, ...]:
         # (by class: a query by FilledLater finds nothing, as Textual matches a type by the
         # names of the classes in its CSS chain, which the mixin is not part of)
-        return self.query_one(SetupPanel), self.query_one(FilterBar)
+        return self.query_one(SetupPanel), self.query_one(FilterBar), self.query_one(Details)
 
     async def _fill(self) -> None:
-        """Mount the setup panel's and the filter bar's fields (both at once: one layout pass
-        for the two), unless they are; return when they show the settings."""
+        """Mount the setup panel's and the filter bar's fields and the details' tabs (all at
+        once: one layout pass), unless they are; return when they show the settings."""
+        details = self.query_one(Details)
+        drawn = details.ready
         await asyncio.gather(*(part.fill() for part in self._later()))
+        if not drawn and details.ready:
+            try:
+                self.query_one(BreakEvenView).show_utilisation(not self._narrow)
+                self._draw_details()
+            except NoMatches:
+                return  # the app is closing
 
     def warm(self) -> None:
         """Pay what the first GPU change would pay the first time (another desktop's
@@ -313,8 +339,8 @@ class MainScreen(Screen[None]):
 
     def _draw_details(self) -> None:
         """Draw the visible tab for the selected offer, once per calculation and offer."""
-        if self.calc is None:
-            return
+        if self.calc is None or not self.query_one(Details).ready:
+            return  # (drawn once the tabs are mounted: _fill)
         tabs = self.query_one(TabbedContent)
         if not tabs.display:
             return
@@ -474,7 +500,8 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
-    def action_toggle_why(self) -> None:
+    async def action_toggle_why(self) -> None:
+        await self._fill()  # the tabs come right after the first frame
         tabs = self.query_one(TabbedContent)
         if self._narrow:
             # hidden -> why -> curves -> hidden

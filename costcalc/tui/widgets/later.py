@@ -1,11 +1,11 @@
 """Parts of the main screen whose widgets are mounted right after its first frame.
 
-The setup panel and the filter bar hold about 100 of the screen's 130 widgets (thirty-one
-fields, a select being five widgets), and Textual pays for each one as it mounts, styles and
-paints it: they cost more than the rest of the first frame together. The verdict and the offers
-are what a person waits for, so these two are composed empty (their borders and titles show)
-and filled as soon as that frame is out; a key that needs one of their fields waits for them
-(MainScreen awaits `fill`).
+The setup panel, the filter bar and the tabs of the curves hold about 115 of the screen's 130
+widgets (thirty-one fields, a select being five widgets), and Textual pays for each one as it
+mounts, styles and paints it: they cost more than the rest of the first frame together. The
+verdict and the offers are what a person waits for, so these are composed empty (their room,
+borders and titles show) and filled as soon as that frame is out; a key that needs one of their
+fields waits for them (MainScreen awaits `fill`).
 """
 
 from __future__ import annotations
