@@ -36,6 +36,8 @@ Clock = Callable[[], datetime]
 
 SETTLE_AFTER_S = 0.3
 """After the first paint, when the app is idle: see CostcalcApp.settle."""
+COLLECT_AFTER_S = 0.05
+"""After a key's frame, when the collector runs again: see CostcalcApp._collect_after_frame."""
 
 
 class CostcalcApp(App[None]):
@@ -194,11 +196,13 @@ class CostcalcApp(App[None]):
     def _collect_after_frame(self) -> None:
         """Once the app has settled, a key's answer allocates tens of thousands of objects that
         stay (a new calculation, its rows): the collector would scan them a dozen times before
-        the frame (4 ms of a keypress). It waits until the frame is out, and collects then."""
+        the frame (4 ms of a keypress). It waits until the frame is out, and a moment more:
+        Textual hands the frame to a writer thread, which a collection holding the interpreter
+        would keep from the terminal for a few ms (COLLECT_AFTER_S)."""
         if self._frozen and gc.isenabled():
             gc.disable()
             self._key_paused = True
-            self.call_after_refresh(self._collect_young)
+            self.call_after_refresh(self.set_timer, COLLECT_AFTER_S, self._collect_young)
 
     def _collect_young(self) -> None:
         if self._key_paused:
