@@ -1,11 +1,15 @@
 """The app in a real terminal (tmux): first paint and keys with 5,000 offers, against baselines.
 
     .venv/bin/python benchmarks/tui_terminal.py [--quick] [--launches 9] [--presses 11]
-        [--in-process]
+        [--in-process] [--here]
 
-Runs the real app (`python -m costcalc tui`, this interpreter) in a tmux session of its own (a
-private server, `tmux -L`) at 140x45 and reads the screen as a person sees it, with `tmux
-capture-pane`, polled every few ms. All in one run, side by side, since the machine is shared:
+Runs the real app (`costcalc tui`) in a tmux session of its own (a private server, `tmux -L`)
+at 140x45 and reads the screen as a person sees it, with `tmux capture-pane`, polled every few
+ms. The app is measured as a user meets it: costcalc installed non-editable, bytecode compiled,
+into a temporary virtual environment that borrows this one's dependencies (quick_startup.py's
+`install`), run without PYTHON* variables (PYTHONDONTWRITEBYTECODE would make every launch
+compile costcalc from source: a tenth of a second that no installed copy pays); `--here` runs
+this checkout instead. All in one run, side by side, since the machine is shared:
 
 - first paint: launch to the verdict ("Rent:" or "Buy:") on screen, median of `--launches`,
   against `python -c "import textual.app"` (median of as many) in the same run. Once on the
@@ -71,8 +75,12 @@ def write_many_offers(count: int = OFFERS) -> int:
     return len(load_app_data().book.offers)
 
 
+CLEAN = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+"""The environment of everything timed (the tmux server, its sessions, the baseline)."""
+
+
 def tmux(*args: str, check: bool = False) -> str:
-    done = subprocess.run(["tmux", "-L", SERVER, *args], capture_output=True, text=True)
+    done = subprocess.run(["tmux", "-L", SERVER, *args], capture_output=True, text=True, env=CLEAN)
     if check and done.returncode:
         raise SystemExit(f"tmux {' '.join(args[:1])}: {done.stderr.strip()}")
     return done.stdout
@@ -85,12 +93,9 @@ def screen() -> str:
 def start(command: list[str], home: Path) -> float:
     """Start `command` in a fresh 140x45 session; returns the time just before."""
     tmux("kill-session", "-t", SESSION)
-    env = {
-        "COSTCALC_HOME": str(home),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)),
-        "TERM": "tmux-256color",
-        "COLORTERM": "truecolor",
-    }
+    env = {"COSTCALC_HOME": str(home), "TERM": "tmux-256color", "COLORTERM": "truecolor"}
+    if Path(sys.executable) == PYTHON:  # --here: this checkout
+        env["PYTHONPATH"] = str(ROOT)
     line = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), *command])
     started = time.perf_counter()
     tmux(
@@ -148,8 +153,13 @@ def typed(text: str, quiet: float) -> None:
     settle(quiet, change=True)
 
 
+PYTHON = Path(sys.executable)
+"""The interpreter that runs the app and the baseline (main sets the installed one)."""
+
+
 def app_command() -> list[str]:
-    return [sys.executable, "-m", "costcalc", "tui"]
+    # What the `costcalc` console script runs (pip --target installs no script for the venv).
+    return [str(PYTHON), "-c", "from costcalc.cli import console; console()", "tui"]
 
 
 def first_paints(home: Path, launches: int) -> list[float]:
@@ -167,7 +177,7 @@ def import_textual(runs: int) -> list[float]:
     found = []
     for _ in range(runs + 1):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import textual.app"], check=True)
+        subprocess.run([str(PYTHON), "-c", "import textual.app"], check=True, env=CLEAN)
         found.append(time.perf_counter() - started)
     return found[1:]
 
@@ -218,6 +228,11 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=11)
     parser.add_argument("--quiet", type=int, default=300, help="ms unchanged = settled")
     parser.add_argument(
+        "--here",
+        action="store_true",
+        help="run this checkout (PYTHONPATH) instead of a non-editable, compiled install",
+    )
+    parser.add_argument(
         "--in-process",
         action="store_true",
         help="then run benchmarks/tui_keypress.py (Pilot, headless) with as many presses",
@@ -225,8 +240,17 @@ def main() -> None:
     args = parser.parse_args()
     launches, presses = (5, 5) if args.quick else (args.launches, args.presses)
     quiet = args.quiet / 1000
-    os.environ.setdefault("PYTHONPATH", str(ROOT))
-    with tempfile.TemporaryDirectory() as bundled, tempfile.TemporaryDirectory() as many:
+    global PYTHON
+    with (
+        tempfile.TemporaryDirectory() as venv,
+        tempfile.TemporaryDirectory() as bundled,
+        tempfile.TemporaryDirectory() as many,
+    ):
+        if not args.here:
+            sys.path.insert(0, str(ROOT / "benchmarks"))
+            from quick_startup import install
+
+            PYTHON = install(Path(venv) / "venv")
         os.environ["COSTCALC_HOME"] = many
         loaded = write_many_offers()
         # A session that stays for the whole run: killing the last session stops the server,
@@ -243,7 +267,9 @@ def main() -> None:
             tmux("kill-server")
     print(
         f"tmux {SIZE[0]}x{SIZE[1]}, {launches} launches, {presses} presses each, "
-        f"screen polled every {POLL_S * 1000:.0f} ms, settled after {args.quiet} ms unchanged"
+        f"screen polled every {POLL_S * 1000:.0f} ms, settled after {args.quiet} ms unchanged; "
+        + ("this checkout" if args.here else "installed, bytecode compiled")
+        + f"; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     base = (baseline + baseline_after) / 2
     print(

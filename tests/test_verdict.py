@@ -160,10 +160,12 @@ async def test_no_catalog_key_on_the_app_screens() -> None:
     from costcalc.store.settings import Settings
     from costcalc.tui.app import make_app
     from tests.tui.conftest import FIXED_NOW
+    from tests.tui.helpers import started
 
     settings = Settings(gpu="rtx3090", run_hours=10, items_per_run=1e6)
     app = make_app(settings=settings, now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(200, 60)) as pilot:
+        await started(pilot)  # every field on screen: the setup is filled after the first frame
         await pilot.pause()
         for keys in ((), ("w",), ("e",)):
             for key in keys:

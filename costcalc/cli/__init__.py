@@ -104,10 +104,14 @@ def console() -> NoReturn:
     A one-shot command (ONE_SHOT) runs without the cyclic garbage collector: everything it
     builds lives until it prints and exits, and the collector's passes over the freshly
     imported modules and loaded data cost a tenth of `quick`'s run. For the same reason it
-    ends without the interpreter's teardown (`_end`)."""
+    ends without the interpreter's teardown (`_end`). The app (`tui`, or no command) starts
+    without the collector too, and takes it back once its first screen is up (cli/tui.py:
+    make_app's collector_paused); it ends as a process always has."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if _command_in(sys.argv[1:]) in ONE_SHOT:
+    command = _command_in(sys.argv[1:])
+    if command in (*ONE_SHOT, "tui", None):
         gc.disable()
+    if command in ONE_SHOT:
         _end(main())
     sys.exit(main())
 

@@ -25,7 +25,10 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
+    import gc
+
     from costcalc.tui.app import make_app
 
-    make_app().run()
+    # paused by `console` for the start-up: the app takes it back once its first screen is up
+    make_app(collector_paused=not gc.isenabled()).run()
     return 0

@@ -36,6 +36,8 @@ Clock = Callable[[], datetime]
 
 SETTLE_AFTER_S = 0.3
 """After the first paint, when the app is idle: see CostcalcApp.settle."""
+COLLECT_AFTER_S = 0.05
+"""After a key's frame, when the collector runs again: see CostcalcApp._collect_after_frame."""
 
 
 class CostcalcApp(App[None]):
@@ -78,6 +80,10 @@ class CostcalcApp(App[None]):
         self._load_bench = load_bench
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
+        self._collector_paused = False
+        """Whether `run` paused the garbage collector until settle."""
+        self._key_paused = False
+        """Whether a key paused the collector until its frame is out (_collect_after_frame)."""
         self._ended = False
         self._keep_bad_config = False
         """Set by make_app when the whole settings file was unreadable: it is moved aside to
@@ -91,6 +97,7 @@ class CostcalcApp(App[None]):
         """Keys go to the main screen first, which handles them in arrival order
         (MainScreen.route_key says why); on a view over it, the same holds (view_key)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
+            self._collect_after_frame()
             screen = self.screen
             if isinstance(screen, MainScreen):
                 handled = await screen.route_key(event)
@@ -127,6 +134,21 @@ class CostcalcApp(App[None]):
         # The action's result is awaited: a closing screen is gone before the next key.
         return bool(await self.run_action(active.binding.action, active.node))
 
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Textual's `run`, with the cyclic garbage collector paused until the first screen is
+        up (settle), unless make_app paused it already: building it allocates hundreds of
+        thousands of objects that all stay, and the collector's passes over them took a fifth
+        of the first paint. (`run_test` keeps the collector as it is.)"""
+        if not self._collector_paused:
+            self._collector_paused = gc.isenabled()
+            gc.disable()
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            if self._collector_paused:
+                self._collector_paused = False
+                gc.enable()
+
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
 
@@ -151,21 +173,54 @@ class CostcalcApp(App[None]):
         is loaded. The data, the catalog and the widgets (hundreds of thousands of objects) stay
         for the app's life; frozen, the garbage collector stops scanning them: a full
         collection took 100-250 ms in the middle of a keypress with 5,000 offers, now a few ms.
-        `gc.freeze` is process-wide, so the app undoes it when it ends (on_unmount)."""
+        `gc.freeze` is process-wide, so the app undoes it when it ends (on_unmount).
+
+        Nothing is collected first: that full collection (90 ms with 5,000 offers, 70 ms in a
+        test process) stalled a key pressed in the app's first half-second, to free the
+        start-up's cyclic garbage, some ten thousand objects, which instead stay frozen with
+        the rest until the app ends."""
         if self._ended:  # the timer can fire after the app has begun to close
             return
         main = self.main
+        if main is not None and not main.filled:  # its fields are still coming
+            self.set_timer(SETTLE_AFTER_S, self.settle)
+            return
         if main is not None:
             main.warm()
-        gc.collect()
         gc.freeze()
         self._frozen = True
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
+
+    def _collect_after_frame(self) -> None:
+        """Once the app has settled, a key's answer allocates tens of thousands of objects that
+        stay (a new calculation, its rows): the collector would scan them a dozen times before
+        the frame (4 ms of a keypress). It waits until the frame is out, and a moment more:
+        Textual hands the frame to a writer thread, which a collection holding the interpreter
+        would keep from the terminal for a few ms (COLLECT_AFTER_S)."""
+        if self._frozen and gc.isenabled():
+            gc.disable()
+            self._key_paused = True
+            self.call_after_refresh(self.set_timer, COLLECT_AFTER_S, self._collect_young)
+
+    def _collect_young(self) -> None:
+        if self._key_paused:
+            self._key_paused = False
+            gc.enable()
+            gc.collect(0)
 
     def on_unmount(self) -> None:
         self._ended = True
         if self._frozen:  # a test process runs many apps: each leaves the collector as it was
             gc.unfreeze()
             self._frozen = False
+        if self._key_paused:  # (a key's frame did not come: _collect_after_frame)
+            self._key_paused = False
+            gc.enable()
+        if self._collector_paused:  # ended before it settled
+            self._collector_paused = False
+            gc.enable()
 
     @property
     def main(self) -> MainScreen | None:
@@ -334,12 +389,20 @@ def make_app(
     data: AppData | None = None,
     settings: Settings | None = None,
     now: datetime | None = None,
+    *,
+    collector_paused: bool = False,
     **options: Any,
 ) -> CostcalcApp:
     """The app with real files and clock by default; tests pass fixed data, settings and `now`.
 
     Injected settings are not saved unless `persist=True` is passed; with settings from the
     config file, every change is saved back to it.
+
+    Loading the data (`data` None) pauses the garbage collector until the app has settled, as
+    `CostcalcApp.run` does (a quarter of the load with 5,000 offers went to collections), so the
+    app it returns is meant to be run: it gives the collector back when it settles or ends.
+    `collector_paused`: the caller paused it already (the CLI, for the imports) and hands it to
+    the app in the same way.
     """
     warning = None
     unreadable = False
@@ -354,12 +417,21 @@ def make_app(
             )
     options.setdefault("persist", loaded)
     clock: Clock = utc_now if now is None else (lambda: now)
-    app = CostcalcApp(
-        load_app_data() if data is None else data,
-        settings,
-        clock,
-        settings_warning=warning,
-        **options,
-    )
+    paused = collector_paused or (data is None and gc.isenabled())
+    if paused:
+        gc.disable()
+    try:
+        app = CostcalcApp(
+            load_app_data() if data is None else data,
+            settings,
+            clock,
+            settings_warning=warning,
+            **options,
+        )
+    except BaseException:
+        if paused:
+            gc.enable()
+        raise
     app._keep_bad_config = unreadable
+    app._collector_paused = paused
     return app

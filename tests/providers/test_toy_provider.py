@@ -147,9 +147,11 @@ async def test_the_app_offers_it_in_the_provider_filter(registered: None) -> Non
 
     from costcalc.tui.app import make_app
     from tests.tui.conftest import FIXED_NOW
+    from tests.tui.helpers import started
 
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)  # the filter bar is filled right after the first frame
         select = app.screen.query_one("#provider", Select)
         select.value = "toy"
         await pilot.pause()

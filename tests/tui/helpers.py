@@ -31,6 +31,19 @@ async def wait_until(
         await asyncio.sleep(0.02)
 
 
+async def started(pilot: Pilot[object]) -> None:
+    """The main screen as a user sees it once the app has started: the answer computed and
+    the setup panel's and filter bar's fields mounted and showing the settings (they come
+    right after the first frame, so a test that reads or sets a field first waits for them)."""
+    app = pilot.app
+    await wait_until(
+        app,
+        lambda: (
+            getattr(app.screen, "filled", False) and getattr(app.screen, "calc", None) is not None
+        ),
+    )
+
+
 async def steady(pilot: Pilot[object]) -> None:
     """Every pending message handled and every animation done: the screen as a user sees it
     once the app is idle."""
@@ -43,7 +56,8 @@ async def no_blink(pilot: Pilot[object]) -> None:
     widgets are mounted: a blinking cursor is on or off depending on when a snapshot is taken.
     (A field focused afterwards shows its cursor, steadily.)"""
     app = pilot.app
-    await wait_until(app, lambda: app.screen.is_mounted)
+    # (the main screen's setup fields are mounted right after its first frame)
+    await wait_until(app, lambda: app.screen.is_mounted and getattr(app.screen, "filled", 1))
     fields = app.screen.query(Input)
     assert fields, "no text field on the screen"
     for field in fields:

@@ -8,6 +8,7 @@ from textual.widgets import Select
 from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import started
 
 
 async def test_a_build_over_its_wall_circuit_is_said_on_the_desktop_line(
@@ -32,7 +33,7 @@ async def test_the_base_system_select_prices_the_desktop(app_factory: MakeApp) -
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await pilot.pause()
+        await started(pilot)
         calc = screen.calc
         assert calc is not None and calc.base is not None and calc.base.tier == "lean"
         lean = calc.desktop.price_usd

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from costcalc.tui.detect import nvidia_smi_gpu_names
-from tests.tui.helpers import notified
+from tests.tui.helpers import notified, wait_until
 
 
 def fake_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
@@ -61,9 +61,10 @@ async def test_the_app_takes_the_detected_gpu_as_the_desktop(
     fake_nvidia_smi(tmp_path, monkeypatch, 'echo "NVIDIA GeForce RTX 4090"')
     app = make_app(settings=Settings(), now=FIXED_NOW, load_bench=False, detect_gpu=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        # the detection runs after the first frame, and its answer is a message away
+        await wait_until(app, lambda: screen.settings.gpu is not None)
+        await pilot.pause()
         assert screen.settings.gpu == "rtx4090"
         assert notified(app, "found on this machine")

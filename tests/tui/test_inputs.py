@@ -13,7 +13,7 @@ from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable, offer_key
 from tests.tui.conftest import FIXED_NOW, MakeApp
-from tests.tui.helpers import notified
+from tests.tui.helpers import notified, started
 
 
 def engine_comparison(data: AppData, gpu: str, utilisation: float) -> Comparison:
@@ -134,6 +134,7 @@ async def test_unknown_gpu_is_refused_with_candidates(app_factory: MakeApp) -> N
 async def test_utilisation_preset(app_factory: MakeApp) -> None:
     app = app_factory()
     async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.query_one("#preset").value = 0.05

@@ -3,6 +3,7 @@ key for every setup field, the first screen at 80 and 140 columns, folding, expo
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,11 @@ from costcalc.present import columns as cols
 from costcalc.store.settings import Settings
 from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.main import MainScreen
+from costcalc.tui.widgets.later import FilledLater
 from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.widgets.setup import FIELD_KEYS, SetupPanel
 from tests.tui.conftest import MakeApp
-from tests.tui.helpers import burst, counting_layouts
+from tests.tui.helpers import burst, counting_layouts, wait_until
 
 
 def main_of(app: CostcalcApp) -> MainScreen:
@@ -71,6 +73,56 @@ async def test_keys_in_a_burst_land_as_keys_typed_slowly(
         if field is not None:
             assert screen.query_one(f"#{field[0]}", Input).value == field[1]
         assert isinstance(screen.focused, OffersTable)  # Enter applies and returns
+
+
+@pytest.mark.parametrize(
+    ("keys", "wanted"),
+    [
+        (("u", "4", "0", "enter"), {"utilisation": 0.4}),
+        (("f", "enter"), {}),  # a filter select: its menu opens, nothing is changed
+        (("tab",), {}),
+    ],
+)
+async def test_keys_before_the_fields_are_mounted_wait_for_them(
+    app_factory: MakeApp,
+    keys: tuple[str, ...],
+    wanted: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The setup panel and the filters are filled right after the first frame; keys sent at
+    once (a typist faster than the app's start) land in the fields as they would later. The
+    fields are held back here until the keys are sent, whatever this machine's speed."""
+    gate = asyncio.Event()
+    mount_later = FilledLater._mount_later
+
+    async def held_back(part: FilledLater) -> None:
+        await gate.wait()
+        await mount_later(part)
+
+    monkeypatch.setattr(FilledLater, "_mount_later", held_back)
+    app = app_factory()
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = main_of(app)
+        await wait_until(app, lambda: screen.calc is not None)
+        burst(app, *keys)
+        # (Not pilot.pause(): it waits for the screen's queue to empty, which the key holds
+        # until the fields are there.)
+        await asyncio.sleep(0.2)
+        assert not screen.filled
+        gate.set()
+        await wait_until(app, lambda: screen.filled)
+        await settle(pilot)
+        for name, value in wanted.items():
+            assert getattr(screen.settings, name) == value
+        if keys[0] == "u":
+            assert screen.query_one("#utilisation", Input).value == "40%"
+            assert isinstance(screen.focused, OffersTable)
+        elif keys[0] == "f":
+            assert screen.query_one("#provider", Select).expanded
+        else:
+            assert screen.focused is not None and screen.focused is not screen.query_one(
+                OffersTable
+            )
 
 
 async def test_a_burst_after_enter_goes_to_the_table(app_factory: MakeApp) -> None:

@@ -22,6 +22,7 @@ async def test_no_break_even_for_a_desktop_that_cannot_hold_the_job(app_factory:
         await pilot.press("e")
         await wait_until(app, lambda: isinstance(app.screen, BreakEvenScreen))
         screen = app.screen
+        await wait_until(app, lambda: screen.query(CumulativePlot))  # mounted after its frame
         plot = screen.query_one(CumulativePlot)
         await wait_until(app, lambda: plot.figure is not None)
         figure = plot.figure
@@ -42,6 +43,7 @@ async def test_a_desktop_that_holds_the_job_keeps_its_curves(app_factory: MakeAp
         await wait_until(app, lambda: main.calc is not None)
         await pilot.press("e")
         await wait_until(app, lambda: isinstance(app.screen, BreakEvenScreen))
+        await wait_until(app, lambda: app.screen.query(CumulativePlot))  # mounted after its frame
         plot = app.screen.query_one(CumulativePlot)
         await wait_until(app, lambda: plot.figure is not None)
         assert isinstance(plot.figure, CumulativeFigure)

@@ -7,6 +7,7 @@ from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import started
 
 
 async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) -> None:
@@ -14,7 +15,7 @@ async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) 
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await pilot.pause()
+        await started(pilot)
         calc = screen.calc
         assert calc is not None and calc.desktop.price_usd is None
         verdict = str(screen.query_one("#verdict-line").render())

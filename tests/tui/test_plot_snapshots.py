@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import started
 
 SnapCompare = Callable[..., bool]
 
@@ -23,7 +24,10 @@ def settings(**more: object) -> Settings:
 
 def test_two_offers_at_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(
-        fixed_app_factory(settings()), press=["w", "w", *SECOND_OFFER], terminal_size=(80, 24)
+        fixed_app_factory(settings()),
+        press=["w", "w", *SECOND_OFFER],
+        terminal_size=(80, 24),
+        run_before=started,
     )
 
 
@@ -31,11 +35,17 @@ def test_two_offers_in_the_break_even_view(
     snap_compare: SnapCompare, fixed_app_factory: MakeApp
 ) -> None:
     assert snap_compare(
-        fixed_app_factory(settings()), press=[*SECOND_OFFER, "e"], terminal_size=(140, 45)
+        fixed_app_factory(settings()),
+        press=[*SECOND_OFFER, "e"],
+        terminal_size=(140, 45),
+        run_before=started,
     )
 
 
 def test_money_axis_in_euros(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(
-        fixed_app_factory(settings(currency="EUR")), press=["e"], terminal_size=(140, 45)
+        fixed_app_factory(settings(currency="EUR")),
+        press=["e"],
+        terminal_size=(140, 45),
+        run_before=started,
     )

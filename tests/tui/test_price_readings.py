@@ -14,6 +14,7 @@ from costcalc.core.scenario import AppData
 from costcalc.store import history
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import MakeApp
+from tests.tui.helpers import started
 
 
 def day(iso: str) -> str:
@@ -47,6 +48,7 @@ async def test_the_verdict_panel_shows_the_readings_quick_gives(
 
     app = app_factory()
     async with app.run_test(size=size) as pilot:
+        await started(pilot)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen) and screen.calc is not None

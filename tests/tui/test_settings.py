@@ -9,7 +9,7 @@ from costcalc.store.settings import Settings, load_settings, save_settings
 from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import FIXED_NOW
-from tests.tui.helpers import notifications, notified
+from tests.tui.helpers import notifications, notified, started
 
 
 def test_every_setting_is_documented() -> None:
@@ -98,7 +98,8 @@ async def test_an_unreadable_config_is_moved_aside_when_a_setting_changes() -> N
 async def test_settings_from_the_file_open_the_app() -> None:
     save_settings(Settings(gpu="a6000", utilisation=0.35, horizon_years=5))
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
-    async with app.run_test(size=(140, 45)):
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert screen.calc is not None
@@ -112,6 +113,7 @@ async def test_select_fields_keep_the_loaded_settings_on_mount() -> None:
     chosen = Settings(gpu="rtx3090", dtype="bf16", bench="latest", providers=("paperspace",))
     app = make_app(settings=chosen, now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen)

@@ -1,6 +1,8 @@
 """Snapshot tests: the screens as SVG at fixed sizes, with fixed offers and a fixed clock.
 
 Update after an intended change with `pytest tests/tui --snapshot-update` and review the SVGs.
+Each picture is of the app once started (helpers.started: the setup panel and the filters are
+filled right after the first frame), its keys pressed after that.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from textual.widgets import Input
 
 from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
-from tests.tui.helpers import no_blink, steady, wait_until
+from tests.tui.helpers import no_blink, started, steady, wait_until
 
 SnapCompare = Callable[..., bool]
 
@@ -26,32 +28,39 @@ def plain() -> Settings:
 
 
 def test_main_screen_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(plain()), terminal_size=(80, 24))
+    assert snap_compare(fixed_app_factory(plain()), terminal_size=(80, 24), run_before=started)
 
 
 def test_main_screen_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(plain()), terminal_size=(140, 45))
+    assert snap_compare(fixed_app_factory(plain()), terminal_size=(140, 45), run_before=started)
 
 
 def test_expanded_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(plain()), press=["a"], terminal_size=(80, 24))
+    assert snap_compare(
+        fixed_app_factory(plain()), press=["a"], terminal_size=(80, 24), run_before=started
+    )
 
 
 def test_expanded_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(plain()), press=["a"], terminal_size=(140, 45))
+    assert snap_compare(
+        fixed_app_factory(plain()), press=["a"], terminal_size=(140, 45), run_before=started
+    )
 
 
 def test_run_cost_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(settings()), terminal_size=(80, 24))
+    assert snap_compare(fixed_app_factory(settings()), terminal_size=(80, 24), run_before=started)
 
 
 def test_run_cost_140x45(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(settings()), terminal_size=(140, 45))
+    assert snap_compare(fixed_app_factory(settings()), terminal_size=(140, 45), run_before=started)
 
 
 def test_main_screen_after_u_60(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(
-        fixed_app_factory(plain()), press=["u", "6", "0", "enter"], terminal_size=(140, 45)
+        fixed_app_factory(plain()),
+        press=["u", "6", "0", "enter"],
+        terminal_size=(140, 45),
+        run_before=started,
     )
 
 
@@ -72,14 +81,21 @@ def test_setup_field_at_80x24(snap_compare: SnapCompare, fixed_app_factory: Make
 
 
 def test_break_even_view(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(settings()), press=["e"], terminal_size=(140, 45))
+    assert snap_compare(
+        fixed_app_factory(settings()), press=["e"], terminal_size=(140, 45), run_before=started
+    )
 
 
 def test_why_this_number(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
-    assert snap_compare(fixed_app_factory(settings()), press=["w"], terminal_size=(140, 45))
+    assert snap_compare(
+        fixed_app_factory(settings()), press=["w"], terminal_size=(140, 45), run_before=started
+    )
 
 
 def test_help(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:
     assert snap_compare(
-        fixed_app_factory(settings()), press=["question_mark"], terminal_size=(80, 24)
+        fixed_app_factory(settings()),
+        press=["question_mark"],
+        terminal_size=(80, 24),
+        run_before=started,
     )

@@ -18,7 +18,7 @@ from costcalc.store.settings import load_saved
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from tests.tui.conftest import FIXED_NOW, MakeApp
-from tests.tui.helpers import notified
+from tests.tui.helpers import notified, started
 
 
 def main_of(app: object) -> MainScreen:
@@ -32,7 +32,7 @@ async def test_t_leaves_out_tiers_and_the_cli_agrees(
 ) -> None:
     app = app_factory(persist=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await started(pilot)
         screen = main_of(app)
         assert screen.calc is not None and screen.calc.comparison.best is not None
         assert screen.calc.comparison.best.offer.tier in ("community", "marketplace")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,6 +32,8 @@ from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -42,13 +44,14 @@ from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
 from costcalc.core.ranges import Point
 from costcalc.core.record import is_validation_error
-from costcalc.core.scenario import Calculation, evaluate, first_error
+from costcalc.core.scenario import AppData, Calculation, evaluate, first_error
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.breakeven import BreakEvenView
 from costcalc.tui.widgets.filters import FilterBar
 from costcalc.tui.widgets.keybar import KeyBar
+from costcalc.tui.widgets.later import FilledLater
 from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.widgets.setup import FIELD_KEYS, FILTER_KEYS, SetupPanel, key_text
 from costcalc.tui.widgets.verdict import VerdictBar
@@ -90,6 +93,27 @@ def _field_binding(field: str, key: str) -> Binding:
         show=field in SHOWN_FIELD_KEYS,
         key_display=None if key != "dollar_sign" else "$",
     )
+
+
+class Details(Vertical, FilledLater):
+    """The break-even curves and 'why this number', in tabs under the offers table. Their room
+    is there from the first frame; the tabs are mounted right after it (widgets/later.py), as
+    the curves in them always were (widgets/breakeven.py)."""
+
+    def __init__(self, data: AppData, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.data = data
+
+    def later(self) -> Iterator[Widget]:
+        tabs = TabbedContent(id="details-tabs")
+        # (what `with TabbedContent(): with TabPane(...)` does in a compose)
+        tabs.compose_add_child(
+            TabPane("Break-even", BreakEvenView(self.data, id="breakeven"), id="breakeven-pane")
+        )
+        tabs.compose_add_child(
+            TabPane("Why this number", WhyPanel(self.data, id="why"), id="why-pane")
+        )
+        yield tabs
 
 
 class MainScreen(Screen[None]):
@@ -138,6 +162,7 @@ class MainScreen(Screen[None]):
         self._drawn: tuple[object, ...] | None = None
         self._readings_of: object = None
         self._readings: dict[tuple[str, str, int, str], list[Point]] = {}
+        self._resumed = False
 
     def compose(self) -> ComposeResult:
         from costcalc.providers.registry import short_labels
@@ -150,18 +175,19 @@ class MainScreen(Screen[None]):
             with Vertical(id="results"):
                 yield FilterBar(data, id="filters")
                 yield OffersTable(id="offers", labels=short_labels())
-                with TabbedContent(id="details"):
-                    with TabPane("Break-even", id="breakeven-pane"):
-                        yield BreakEvenView(data, id="breakeven")
-                    with TabPane("Why this number", id="why-pane"):
-                        yield WhyPanel(data, id="why")
+                yield Details(data, id="details")
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
+        self._fit(self.size)
+
+    def _fit(self, size: Size) -> None:
         """Fit 80 columns: the table takes the width (the setup panel shows while editing), no
         header, the curves on request. Styles are set on the few widgets concerned rather than
-        through a class on the screen, which would restyle every widget."""
-        narrow = self.size.width < WIDE_COLUMNS
+        through a class on the screen, which would restyle every widget. Done once on mount for
+        the terminal's size, so the first frame has the layout of the frames after it (styles
+        set again to the same values lay nothing out)."""
+        narrow = size.width < WIDE_COLUMNS
         self._narrow = narrow
         self.query_one(Header).display = not narrow
         self.query_one("#desktop-line").display = not narrow
@@ -170,10 +196,11 @@ class MainScreen(Screen[None]):
             verdict.narrow = narrow
             if self.calc is not None:
                 self._show_verdict(self.calc)
-        self.query_one(BreakEvenView).show_utilisation(not narrow)
-        self._layout()
+        if self.query_one(Details).ready:  # (else once it is filled: _fill)
+            self.query_one(BreakEvenView).show_utilisation(not narrow)
+        self._layout(size)
 
-    def _layout(self) -> None:
+    def _layout(self, size: Size | None = None) -> None:
         setup = self.query_one(SetupPanel)
         setup.display = not self._narrow or self._setup_open
         setup.styles.width = 32 if self._narrow else 35
@@ -183,12 +210,48 @@ class MainScreen(Screen[None]):
         setup.styles.layer = "above" if self._narrow else None
         details = self.query_one("#details")
         details.display = not self._narrow or self._details_open
-        details.styles.height = (
-            12 if self._narrow else (15 if self.size.height >= TALL_ROWS else 11)
-        )
+        height = (size or self.size).height
+        details.styles.height = 12 if self._narrow else (15 if height >= TALL_ROWS else 11)
 
     def on_mount(self) -> None:
+        self._fit(self.app.size)
         self.recalculate()
+        self.call_after_refresh(self._fill)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time, the screen's styles were just applied as its widgets mounted:
+        Textual's own handler, which runs after this one, would apply every rule to every
+        widget again (a sixth of the first paint) for nothing."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+
+    @property
+    def filled(self) -> bool:
+        """Whether the setup panel's and the filter bar's fields are mounted and show the
+        settings (they come right after the first frame: costcalc.tui.widgets.later)."""
+        try:
+            return all(part.ready for part in self._later())
+        except NoMatches:  # not composed yet
+            return False
+
+    def _later(self) -> tuple[FilledLater, ...]:
+        # (by class: a query by FilledLater finds nothing, as Textual matches a type by the
+        # names of the classes in its CSS chain, which the mixin is not part of)
+        return self.query_one(SetupPanel), self.query_one(FilterBar), self.query_one(Details)
+
+    async def _fill(self) -> None:
+        """Mount the setup panel's and the filter bar's fields and the details' tabs (all at
+        once: one layout pass), unless they are; return when they show the settings."""
+        details = self.query_one(Details)
+        drawn = details.ready
+        await asyncio.gather(*(part.fill() for part in self._later()))
+        if not drawn and details.ready:
+            try:
+                self.query_one(BreakEvenView).show_utilisation(not self._narrow)
+                self._draw_details()
+            except NoMatches:
+                return  # the app is closing
 
     def warm(self) -> None:
         """Pay what the first GPU change would pay the first time (another desktop's
@@ -260,14 +323,24 @@ class MainScreen(Screen[None]):
         return self.calc.comparison.best if self.calc is not None else None
 
     def on_offers_table_highlighted(self, event: OffersTable.Highlighted) -> None:
-        self.selected_key = event.key
-        self._selected = event.result
-        self._draw_details()
+        """The cursor moved (a click): the table's cursor is the truth, not the message, which
+        may be older than a key handled since (route_key follows the cursor at once)."""
+        self._follow_cursor()
+
+    def _follow_cursor(self) -> None:
+        """Select the row under the table's cursor and draw its details, if it changed: in the
+        key's own handler, so the table's new cursor and the curves land in one frame, and the
+        key after it (`down e`) finds the row selected."""
+        row = self.query_one(OffersTable).cursor_row
+        key, result = (row.key, row.result) if row is not None else (None, None)
+        if key != self.selected_key or result is not self._selected:
+            self.selected_key, self._selected = key, result
+            self._draw_details()
 
     def _draw_details(self) -> None:
         """Draw the visible tab for the selected offer, once per calculation and offer."""
-        if self.calc is None:
-            return
+        if self.calc is None or not self.query_one(Details).ready:
+            return  # (drawn once the tabs are mounted: _fill)
         tabs = self.query_one(TabbedContent)
         if not tabs.display:
             return
@@ -305,6 +378,8 @@ class MainScreen(Screen[None]):
         """Handle a key at once, in the order keys arrive (see the module's docstring); False
         leaves it to Textual (priority bindings, selects and their menus, Tab)."""
         key = event.key
+        if key in ("tab", "shift+tab"):
+            await self._fill()  # the fields it moves through
         if key.startswith("alt+") and not isinstance(self.focused, Select):
             # A terminal sends Alt+t as ESC t, so Escape and a key in one write (a paste, a
             # fast typist, tmux) arrive as 'alt+t'. The app binds no Alt key: it is Escape,
@@ -349,7 +424,10 @@ class MainScreen(Screen[None]):
         if active is not None and active.enabled:
             # The action runs before the next key is read (#6605): `u` focuses the field the
             # digits after it are typed into.
-            return bool(await self.app.run_action(active.binding.action, active.node))
+            handled = bool(await self.app.run_action(active.binding.action, active.node))
+            if self.is_current:
+                self._follow_cursor()
+            return handled
         return False
 
     def _submit(self, field: Input) -> None:
@@ -362,8 +440,11 @@ class MainScreen(Screen[None]):
             self.action_focus_table()
             self.change(update)
 
-    def action_focus_field(self, field: str) -> None:
-        """Focus a field at once, its text selected: what follows replaces it."""
+    async def action_focus_field(self, field: str) -> None:
+        """Focus a field at once, its text selected: what follows replaces it. In the app's
+        first moments, the key waits for the fields to be mounted (`_fill`): the keys after it
+        are typed into the field."""
+        await self._fill()
         try:
             widget = self.query_one(f"#{field}", Widget)
         except Exception:
@@ -389,14 +470,14 @@ class MainScreen(Screen[None]):
             self._setup_open = False
             self._layout()
 
-    def action_toggle_setup(self) -> None:
+    async def action_toggle_setup(self) -> None:
         if not self._narrow:
-            self.action_focus_field("gpu")
+            await self.action_focus_field("gpu")
             return
         self._setup_open = not self._setup_open
         self._layout()
         if self._setup_open:
-            self.action_focus_field("gpu")
+            await self.action_focus_field("gpu")
         else:
             self.action_focus_table()
 
@@ -419,7 +500,8 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
-    def action_toggle_why(self) -> None:
+    async def action_toggle_why(self) -> None:
+        await self._fill()  # the tabs come right after the first frame
         tabs = self.query_one(TabbedContent)
         if self._narrow:
             # hidden -> why -> curves -> hidden

@@ -7,15 +7,17 @@ verdict says which filters are on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.widget import Widget
 from textual.widgets import Input, Select
 
 from costcalc.core.scenario import AppData
 from costcalc.store.settings import Settings
 from costcalc.tui.messages import SettingsChanged
+from costcalc.tui.widgets.later import FilledLater
 
 ALL = "all"
 KIND_CHOICES: tuple[tuple[str, str], ...] = (
@@ -25,7 +27,7 @@ KIND_CHOICES: tuple[tuple[str, str], ...] = (
 )
 
 
-class FilterBar(Horizontal):
+class FilterBar(Horizontal, FilledLater):
     """Provider, spot/on-demand, region and words in one line."""
 
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
@@ -38,7 +40,9 @@ class FilterBar(Horizontal):
         self._choices: dict[str, set[str]] = {}
         """Each select's values (Textual keeps a Select's options private)."""
 
-    def compose(self) -> ComposeResult:
+    def later(self) -> Iterator[Widget]:
+        """The selects and the words, mounted right after the screen's first frame
+        (costcalc.tui.widgets.later)."""
         from costcalc.providers.registry import PROVIDERS
 
         regions = sorted({o.region for o in self.data.book.offers})
@@ -52,6 +56,8 @@ class FilterBar(Horizontal):
         yield Input(placeholder="/ filter: a100|h100", id="text", compact=True)
 
     def show(self, settings: Settings) -> None:
+        if self.pending(lambda: self.show(settings)):
+            return
         self._settings = settings
         provider = settings.providers[0] if len(settings.providers) == 1 else ALL
         region = settings.cloud_regions[0] if len(settings.cloud_regions) == 1 else ALL

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 
@@ -48,6 +49,10 @@ SORT_KEYS = range(1, 10)
 CHEAPEST = "★"
 NO_FIT = "✗"
 FOLDED, OPEN = "▸", "▾"
+
+
+_BATCH = attrgetter("usd_per_batch_item")
+_NAME = attrgetter("offer.name")
 
 
 def _finite_sort(sort: Callable[[OfferResult], Any], result: OfferResult) -> Any:
@@ -161,7 +166,8 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         self.candidates = cols.shown(
             cols.APP_RUN_COLUMNS if run else ORDER,
             run=run,
-            batch=any(r.usd_per_batch_item is not None for r in calc.comparison.offers),
+            # (map and attrgetter: C loops over 5,000 offers, not a generator's Python frames)
+            batch=set(map(_BATCH, calc.comparison.offers)) != {None},
             items=calc.workload.items_per_run is not None,
         )
         if self.sort_column is not None and self.sort_column not in {
@@ -203,7 +209,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
                 (i for i, r in enumerate(rows) if r.kind == "offer" and self._is_best(r)), None
             )
             self.cursor = verdict if verdict is not None else self._next_selectable(0, 1)
-        self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
+        self.virtual_size = self._virtual_size()
         self._scroll_to_cursor()
         self.refresh()
         self._announce()
@@ -226,7 +232,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
                     widths[key] = len(text)
         offers = self.calc.comparison.offers if self.calc is not None else ()
         if offers:
-            widths["name"] = max(widths.get("name", 0), max(len(r.offer.name) + 2 for r in offers))
+            widths["name"] = max(widths.get("name", 0), max(map(len, map(_NAME, offers))) + 2)
         for key, limit in NAME_LIMIT.items():
             if key in widths:
                 widths[key] = min(widths[key], limit)
@@ -271,8 +277,14 @@ class OffersTable(SteadyScrollbars, can_focus=True):
     def on_resize(self) -> None:
         self._fitted_for = None
         self._fit()
-        self.virtual_size = Size(self.size.width, self._top + len(self.view.rows))
+        self.virtual_size = self._virtual_size()
         self.refresh()
+
+    def _virtual_size(self) -> Size:
+        """The lines to scroll through; no width, as the table never scrolls sideways (its
+        columns are fitted to its width): a new width is then no new virtual size, which would
+        lay the screen out once more."""
+        return Size(0, self._top + len(self.view.rows))
 
     def watch_show_vertical_scrollbar(self) -> None:
         """The scrollbar takes its column from the table's width (no resize is sent)."""
@@ -447,28 +459,45 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         if not rows[found].selectable:
             found = self._next_selectable(index, -step)
         if found != self.cursor:
-            self.cursor = found
-            self._scroll_to_cursor()
-            self.refresh()
+            old, self.cursor = self.cursor, found
+            if self._scroll_to_cursor():
+                self.refresh()
+            else:  # only the two rows whose look changed: what the terminal is sent
+                lines = [self._line_of(old), self._line_of(found)]
+                width = self.scrollable_content_region.width or self.size.width
+                self.refresh(*(Region(0, y, width, 1) for y in lines if y is not None))
             self._announce()
 
-    def _scroll_to_cursor(self) -> None:
+    def _line_of(self, index: int) -> int | None:
+        """The line on screen (as render_line counts them) of row `index`; None when it is
+        scrolled out of sight."""
+        pinned = len(self.view.pinned)
+        if index < pinned:
+            return 1 + index
+        y = self._top + index - pinned - int(self.scroll_offset.y)
+        return y if self._top <= y < self.scrollable_content_region.height else None
+
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll so that the cursor's row shows; whether that scrolled."""
         pinned = len(self.view.pinned)
         position = self.cursor - pinned
         if position < 0:
-            return
+            return False
         body = max(self.scrollable_content_region.height - self._top, 1)
         top = int(self.scroll_offset.y)
         if position - 1 < top:  # show the section title above the first row of a section
-            self._scroll_y(max(position - 1, 0))
-        elif position >= top + body:
-            self._scroll_y(position - body + 1)
+            return self._scroll_y(max(position - 1, 0))
+        if position >= top + body:
+            return self._scroll_y(position - body + 1)
+        return False
 
-    def _scroll_y(self, y: int) -> None:
+    def _scroll_y(self, y: int) -> bool:
         """Scroll to row `y`; staying put costs nothing (a scroll asks the screen for another
-        layout pass, a whole frame, even to where it already is)."""
+        layout pass, a whole frame, even to where it already is). Whether it scrolled."""
         if int(self.scroll_offset.y) != y or self.scroll_target_y != y:
             self.scroll_to(y=y, animate=False, immediate=True)
+            return True
+        return False
 
     def _announce(self) -> None:
         row = self.cursor_row

@@ -8,13 +8,17 @@ leave as a SettingsChanged message; this widget computes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from rich.segment import Segment
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label, Select
+from textual.widget import Widget
+from textual.widgets import Input, Select
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
@@ -23,6 +27,7 @@ from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.field import FieldInput, FieldSelect
 from costcalc.tui.widgets.gpu_input import GpuInput
+from costcalc.tui.widgets.later import FilledLater
 
 UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
     ("5% personal reality", 0.05),
@@ -122,21 +127,71 @@ def key_text(field: str) -> str:
     return KEY_SHOWN.get(key, key)
 
 
-def _row(label: str, widget: Input | Select[Any], tooltip: str, key: str = "") -> Horizontal:
-    widget.tooltip = tooltip + (f" (key: {key})" if key else "")
-    return Horizontal(
-        Label(key, classes="field-key"),
-        Label(label, classes="field-label"),
-        widget,
-        classes="field",
-    )
+KEY_WIDTH, LABEL_WIDTH = 2, 9
+"""The setup labels' columns: the key, then the label, right-aligned, and a space."""
+
+
+def first_line(text: str, width: int) -> str:
+    """What a label of `width` cells shows of `text` on its one line: the words that fit (a
+    word longer than the line, cut)."""
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if len(joined) > width:
+            return line or word[:width]
+        line = joined
+    return line
+
+
+class SetupLabels(Widget):
+    """The key and the label of every setup field, one line each, beside the fields.
+
+    One widget for the column, not two labels a row in a row of their own: the panel has
+    thirty-one fields, and each widget costs its mounting, styling and, on every frame whose
+    changes span it, its own pass through Textual's compositor."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"setup-labels--key", "setup-labels--label"}
+    DEFAULT_CSS = """
+    SetupLabels {
+        width: 12;
+        height: auto;
+        & > .setup-labels--key { color: $text-accent; text-style: bold; }
+        & > .setup-labels--label { color: $text-muted; }
+    }
+    """
+
+    def __init__(self, rows: list[tuple[str, str]], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows = rows
+        """(key, label) for each field, top to bottom."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rows)
+
+    def render_line(self, y: int) -> Strip:
+        base = self.rich_style
+        width = self.size.width
+        if not 0 <= y < len(self.rows):
+            return Strip.blank(width, base)
+        key, label = self.rows[y]
+        return Strip(
+            [
+                Segment(
+                    key.ljust(KEY_WIDTH), base + self.get_component_rich_style("setup-labels--key")
+                ),
+                Segment(
+                    first_line(label, LABEL_WIDTH).rjust(LABEL_WIDTH) + " ",
+                    base + self.get_component_rich_style("setup-labels--label"),
+                ),
+            ]
+        ).adjust_cell_length(width, base)
 
 
 def _is_select(field: str) -> bool:
     return field in SELECT_CHOICES or inputs.BY_FIELD[field].form == "switch"
 
 
-class SetupPanel(VerticalScroll):
+class SetupPanel(VerticalScroll, FilledLater):
     """The user's desktop, utilisation, electricity, grid, horizon, run and own offers."""
 
     def __init__(self, data: AppData, *, id: str | None = None) -> None:
@@ -149,7 +204,19 @@ class SetupPanel(VerticalScroll):
         self._bench_file: str | None = None
         """A bench file the settings named (`bench: PATH`): a choice of the bench select."""
 
-    def compose(self) -> ComposeResult:
+    def later(self) -> Iterator[Widget]:
+        """The fields beside their labels, mounted right after the screen's first frame
+        (costcalc.tui.widgets.later)."""
+        labels: list[tuple[str, str]] = []
+        fields: list[Widget] = []
+        for label, widget, tooltip, key in self._fields():
+            widget.tooltip = tooltip + (f" (key: {key})" if key else "")
+            labels.append((key, label))
+            fields.append(widget)
+        yield Horizontal(SetupLabels(labels), Vertical(*fields, id="setup-fields"), id="setup-rows")
+
+    def _fields(self) -> Iterator[tuple[str, Input | Select[Any], str, str]]:
+        """(label, widget, tooltip, key) of each field, top to bottom."""
         regions = [r.code for r in self.data.grid.data.regions]
         if self.data.grid.regions is not None:  # names people type: Germany, California, UK
             regions += [name for name, _code in self.data.grid.regions.complete("", limit=10_000)]
@@ -171,18 +238,21 @@ class SetupPanel(VerticalScroll):
                     compact=True,
                     suggester=suggester,
                 )
-            yield _row(spec.label, widget, spec.help, key_text(field))
+            yield spec.label, widget, spec.help, key_text(field)
             if field == "utilisation":
-                yield _row(
+                yield (
                     "Preset",
                     FieldSelect(UTILISATION_PRESETS, id="preset", prompt="typical…", compact=True),
                     "typical utilisation (most personal machines sit at 5-10 %)",
+                    "",
                 )
 
     # ------------------------------------------------------------------ showing
 
     def show(self, calc: Calculation, settings: Settings) -> None:
         """Put the calculation's inputs in the fields the user is not typing in."""
+        if self.pending(lambda: self.show(calc, settings)):
+            return
         s = calc.scenario
         self._settings = settings
         default = default_desktop_price_usd(settings, self.data, DEFAULT_GPU)
