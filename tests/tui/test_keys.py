@@ -243,15 +243,6 @@ def visible_rows(table: OffersTable) -> int:
     return table.scrollable_content_region.height - 1 - len(table.view.pinned)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Known miss, to be mended in the app's layout: the bundle of 2026-11-26 brings Vast.ai "
-        "listings cheaper than the verdict's offer but stale (28 d at the tests' clock), and the "
-        "verdict panel names them, taking its eighth row at 140x45: the sixteenth provider's "
-        "cheapest offer (OCI) is one row below the fold."
-    ),
-)
 async def test_first_screen_at_140x45_answers(app_factory: MakeApp, data: AppData) -> None:
     """Done when: the verdict row and at least one offer from every provider, with offer, GPU
     name, $/year, break-even, speed and price age visible."""
