@@ -27,7 +27,14 @@ async def main() -> int:
     settings = Settings(gpu="rtx3090", run_hours=10, memory_gb=16)
     app = make_app(settings=settings, now=NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        # The setup panel, the filters and the curves are mounted right after the first frame:
+        # wait until they show the settings (MainScreen.filled), then for the curves' frame.
+        for _ in range(500):
+            if getattr(app.screen, "filled", False):
+                break
+            await asyncio.sleep(0.02)
+        for _ in range(3):
+            await pilot.pause()
         OUT.parent.mkdir(parents=True, exist_ok=True)
         app.save_screenshot(filename=OUT.name, path=str(OUT.parent))
     print(OUT)
