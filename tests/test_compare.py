@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from costcalc.core import engine
-from costcalc.core.compare import compare, set_aside
+from costcalc.core.compare import compare
 from costcalc.core.models import CloudOffer, Workload
 from costcalc.core.offers import custom_offer
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop
@@ -173,12 +173,12 @@ def market(usd: float, days_old: float, **extra: object) -> CloudOffer:
 
 def test_a_stale_market_price_never_decides_while_another_can(data: AppData) -> None:
     """Issue 25: a weeks-old marketplace listing is likely gone; a fresher or list price decides
-    and the stale one is named (set_aside), cheapest first."""
+    and the stale one is named (Comparison.set_aside), cheapest first."""
     listed = offer("rtx3090", 0.40)  # a list price of 2026-11-01: 21 d, fresh
     c = run(data, [market(0.10, 30), market(0.20, 8), listed])
     assert c.best is not None and c.best.offer.name == listed.name
-    assert [r.offer.usd_per_hour for r in set_aside(c, 3.0)] == [0.10, 0.20]
-    line = fmt.set_aside_text(set_aside(c, 3.0))
+    assert [r.offer.usd_per_hour for r in c.set_aside] == [0.10, 0.20]
+    line = fmt.set_aside_text(c.set_aside)
     assert line is not None
     assert line.startswith("Left out of the verdict as stale: vast listing-0.1")
     assert "30 d old; observed spot/marketplace prices over 7 d) and 1 more cheaper offer" in line
@@ -189,10 +189,10 @@ def test_a_fresh_market_price_decides_and_a_stale_one_when_nothing_else_is_left(
 ) -> None:
     fresh = run(data, [market(0.10, 3), offer("rtx3090", 0.40)])
     assert fresh.best is not None and fresh.best.offer.usd_per_hour == 0.10
-    assert set_aside(fresh, 3.0) == []
+    assert fresh.set_aside == ()
     alone = run(data, [market(0.10, 30), market(0.20, 40)])
     assert alone.best is not None and alone.best.offer.usd_per_hour == 0.10  # marked stale
-    assert set_aside(alone, 3.0) == []
+    assert alone.set_aside == ()
 
 
 def test_a_stale_list_price_still_decides(data: AppData) -> None:

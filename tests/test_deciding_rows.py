@@ -20,7 +20,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from costcalc.core.compare import set_aside
 from costcalc.core.offers import PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
 from costcalc.store.freshness import (
@@ -91,12 +90,12 @@ def test_the_check_catches_a_stale_or_single_source_row(data: AppData) -> None:
 def test_stale_marketplace_listings_are_named_not_weighed(data: AppData, card: str) -> None:
     """Vast.ai's single cheapest listings of 2026-10-04 are cheaper a year than RunPod's rows but
     stale on the day the bundle ships (market prices: 7 d): the verdict weighs RunPod's fresh,
-    double-sourced rows and names the listings it left out (compare.set_aside)."""
+    double-sourced rows and names the listings it left out (Comparison.set_aside)."""
     rows = deciding_rows(data, SHIPS, cards=[card])
     assert {r.offer.provider for r in rows} == {"runpod"}
     scenario = Scenario(gpu=card, utilisation=0.15)
     c = evaluate(scenario, data, SHIPS).comparison
-    aside = set_aside(c, 3.0)
+    aside = c.set_aside
     assert aside and all(r.offer.provider == "vast" for r in aside)
     assert all(r.usd_per_year < c.best.usd_per_year for r in aside)
     without = PriceBook(

@@ -85,6 +85,10 @@ class Comparison:
     desktop_fits: bool
     """False when the job needs more memory than the desktop's GPU has: it cannot be bought."""
     rules: Rules
+    set_aside: tuple[OfferResult, ...] = ()
+    """The stale spot, marketplace and estimated prices cheaper a year than `best` that the
+    verdict did not weigh (`candidates`), cheapest first: the answer names them, so a user
+    sees what a `costcalc refresh` could change."""
 
 
 def desktop_result(desktop: DesktopBuild, a: Assumptions) -> tuple[DesktopResult, float]:
@@ -175,15 +179,13 @@ def compare(
     )
     results = list(map(cost, offers))
     fits = desktop_fits(desk_spec, desktop, w)
-    best = pick_best(results, rules, a.horizon_years)
+    eligible = _eligible(results, rules, a.horizon_years)
+    weighed = _weighed(eligible)
+    best = min(weighed, key=_per_year, default=None)
     # a commitment costs the same at any utilisation: below some utilisation paying as you go is
     # the verdict's offer again, so the break-even utilisation weighs the cheapest of those too
     payg = (
-        min(
-            (r for r in candidates(results, rules, a.horizon_years) if r.offer.term_years is None),
-            key=lambda r: r.usd_per_year,
-            default=None,
-        )
+        min((r for r in weighed if r.offer.term_years is None), key=_per_year, default=None)
         if best is not None and best.offer.term_years is not None
         else None
     )
@@ -199,6 +201,7 @@ def compare(
         ),
         desktop_fits=fits,
         rules=rules,
+        set_aside=_set_aside(eligible, best),
     )
 
 
@@ -374,34 +377,32 @@ def _eligible(
     ]
 
 
+def _per_year(result: OfferResult) -> float:
+    return result.usd_per_year
+
+
+def _weighed(eligible: list[OfferResult]) -> list[OfferResult]:
+    """No stale estimate or stale spot or marketplace price while a price that is not both is
+    among `eligible`."""
+    trusted = [r for r in eligible if not is_stale_volatile(r)]
+    return trusted or eligible
+
+
 def candidates(
     results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
 ) -> list[OfferResult]:
     """The offers the verdict may name: a guaranteed GPU that fits, comparable (or scale-out
     when allowed), no commitment longer than the horizon, and no stale estimate or stale spot or
     marketplace price while a price that is not both is among them."""
-    found = _eligible(results, rules, horizon_years)
-    trusted = [r for r in found if not is_stale_volatile(r)]
-    return trusted or found
+    return _weighed(_eligible(results, rules, horizon_years))
 
 
-def set_aside(c: Comparison, horizon_years: float | None = None) -> list[OfferResult]:
-    """The stale spot, marketplace and estimated prices cheaper a year than the verdict's offer
-    that the verdict did not weigh (candidates), cheapest first: the answer names them, so a
-    user sees what a `costcalc refresh` could change."""
-    if c.best is None or is_stale_volatile(c.best):
-        return []
-    found = _eligible(c.offers, c.rules, horizon_years)
-    cheaper = [r for r in found if is_stale_volatile(r) and r.usd_per_year < c.best.usd_per_year]
-    return sorted(cheaper, key=lambda r: r.usd_per_year)
-
-
-def pick_best(
-    results: Sequence[OfferResult], rules: Rules, horizon_years: float | None = None
-) -> OfferResult | None:
-    return min(
-        candidates(results, rules, horizon_years), key=lambda r: r.usd_per_year, default=None
-    )
+def _set_aside(eligible: list[OfferResult], best: OfferResult | None) -> tuple[OfferResult, ...]:
+    """Comparison.set_aside: what `_weighed` left out of `eligible` and is cheaper than `best`."""
+    if best is None or is_stale_volatile(best):
+        return ()
+    cheaper = [r for r in eligible if is_stale_volatile(r) and r.usd_per_year < best.usd_per_year]
+    return tuple(sorted(cheaper, key=_per_year))
 
 
 def _fits(spec: GpuSpec, gpu: str, w: Workload) -> bool | None:

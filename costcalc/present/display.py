@@ -166,7 +166,7 @@ def set_aside_text(
     """'Left out of the verdict as stale: Vast.ai 1x RTX 3090 (cheapest listing) at $0.130/h of
     2026-10-04 (53 d old; observed spot/marketplace prices over 7 d) and 1 more cheaper offer; ...'
     when offers cheaper a year were left out of the verdict for being stale prices of a kind that
-    moves (compare.set_aside); None when none were. `short`: the app's panel, without the rule
+    moves (Comparison.set_aside); None when none were. `short`: the app's panel, without the rule
     (its legend is on the price line) and the advice."""
     if not set_aside:
         return None

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from costcalc.core import engine
-from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison, set_aside
+from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
@@ -279,7 +279,7 @@ def verdict_lines(
             lines.append(f"  {spread}")
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale_result(c.best)))
-    aside = display.set_aside_text(set_aside(c, a.horizon_years), calc.money, labels)
+    aside = display.set_aside_text(c.set_aside, calc.money, labels)
     if aside is not None:
         lines.append(f"  {aside}")
     weighed = display.weighed_text(calc.weighed)
@@ -541,10 +541,7 @@ def to_json(
         "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
         "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
         "best": offer_json(c.best, data.catalog.get(c.best.offer.gpu)) if c.best else None,
-        "set_aside_stale": [
-            offer_json(r, data.catalog.get(r.offer.gpu))
-            for r in set_aside(c, calc.assumptions.horizon_years)
-        ],
+        "set_aside_stale": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in c.set_aside],
         "break_even_utilisation": c.break_even_utilisation,
         "break_even_unknown": (
             display.no_price_reason(calc.spec.name) if c.desktop.price_usd is None else None

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc.core.compare import set_aside
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import is_stale_result
 from costcalc.core.thresholds import Thresholds, thresholds
@@ -137,7 +136,7 @@ class VerdictBar(Vertical):
             basis = f"{flip} {basis}" if flip else basis
         if spread is not None:
             basis = f"{basis} {spread}"
-        aside = set_aside(calc.comparison, calc.assumptions.horizon_years)
+        aside = calc.comparison.set_aside
         if aside and not self.narrow:  # at 80 columns the table's "stale" says it
             basis = f"{basis} {fmt.set_aside_text(aside, calc.money, labels(), short=True)}"
         update_text(self.query_one("#basis-line", Static), basis)
