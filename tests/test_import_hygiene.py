@@ -9,12 +9,18 @@ import textwrap
 HEAVY = ("textual", "torch", "requests")
 
 
-def modules_after(code: str) -> set[str]:
+def all_modules_after(code: str) -> set[str]:
+    """Every module a fresh interpreter has imported once it has run `code`."""
     script = textwrap.dedent(code) + "\nimport sys\nprint('\\n'.join(sys.modules))\n"
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     ).stdout
-    return {line.split(".")[0] for line in out.splitlines()}
+    return set(out.splitlines())
+
+
+def modules_after(code: str) -> set[str]:
+    """The top-level packages of `all_modules_after`."""
+    return {name.split(".")[0] for name in all_modules_after(code)}
 
 
 def test_costcalc_quick_imports_neither_textual_torch_nor_requests() -> None:
@@ -52,20 +58,13 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
     reader; and nothing of the standard library a run does not use (statistics for one
     median, difflib for suggestions after a mistake, shutil for the terminal's width, pathlib
     to ask whether a file of the user's is there, json for --json)."""
-    script = """
-        import contextlib, io, sys
+    loaded = all_modules_after(
+        """
+        import contextlib, io
         from costcalc.cli import main
         with contextlib.redirect_stdout(io.StringIO()):
             assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
-        print("\\n".join(sys.modules))
         """
-    loaded = set(
-        subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(script)],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
     )
     providers = {m for m in loaded if m.startswith("costcalc.providers.")}
     assert providers <= {"costcalc.providers.registry"}, providers
@@ -76,20 +75,13 @@ def test_quick_in_a_fresh_home_unpickles_its_data_whole() -> None:
 def test_version_and_help_load_nothing_but_the_parser() -> None:
     for argv in (["--version"], ["--help"]):
         script = f"""
-        import contextlib, io, sys
+        import contextlib, io
         from costcalc.cli import main
         with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
             main({argv!r})
-        print("\\n".join(m for m in sys.modules if m.startswith("costcalc")))
         """
-        costcalc_modules = set(
-            subprocess.run(
-                [sys.executable, "-c", textwrap.dedent(script)],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.split()
-        )
+        loaded = all_modules_after(script)
+        costcalc_modules = {m for m in loaded if m.startswith("costcalc")}
         assert costcalc_modules <= {
             "costcalc",
             "costcalc.cli",
@@ -98,7 +90,7 @@ def test_version_and_help_load_nothing_but_the_parser() -> None:
             "costcalc.core.errors",
             "costcalc.core.terminal",
         }, argv
-        assert not modules_after(script) & {*HEAVY, "pydantic", "yaml"}
+        assert not {m.split(".")[0] for m in loaded} & {*HEAVY, "pydantic", "yaml"}
     # --version is answered before the parser is even imported (issue 27: <= 0.5x the baseline)
     loaded = modules_after("from costcalc.cli import main\nassert main(['--version']) == 0")
     assert not loaded & {"argparse", "typing"}
