@@ -76,9 +76,9 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
+"""No default: the field is required."""
 
 _NEWOBJ: Any = copyreg.__newobj__  # type: ignore[attr-defined]  # pickle's cls.__new__(cls)
-"""No default: the field is required."""
 
 CONSTRAINTS = frozenset(
     ("ge", "gt", "le", "lt", "min_length", "max_length", "pattern", "allow_inf_nan")

@@ -145,9 +145,7 @@ class CostcalcApp(App[None]):
         try:
             return super().run(*args, **kwargs)
         finally:
-            if self._collector_paused:
-                self._collector_paused = False
-                gc.enable()
+            self._end_start_pause()
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
@@ -189,6 +187,10 @@ class CostcalcApp(App[None]):
             main.warm()
         gc.freeze()
         self._frozen = True
+        self._end_start_pause()
+
+    def _end_start_pause(self) -> None:
+        """Give back the collector paused for the start-up (`run`, make_app), if it was."""
         if self._collector_paused:
             self._collector_paused = False
             gc.enable()
@@ -205,22 +207,24 @@ class CostcalcApp(App[None]):
             self.call_after_refresh(self.set_timer, COLLECT_AFTER_S, self._collect_young)
 
     def _collect_young(self) -> None:
-        if self._key_paused:
-            self._key_paused = False
-            gc.enable()
+        if self._end_key_pause():
             gc.collect(0)
+
+    def _end_key_pause(self) -> bool:
+        """Give back the collector a key paused (`_collect_after_frame`); whether it had."""
+        if not self._key_paused:
+            return False
+        self._key_paused = False
+        gc.enable()
+        return True
 
     def on_unmount(self) -> None:
         self._ended = True
         if self._frozen:  # a test process runs many apps: each leaves the collector as it was
             gc.unfreeze()
             self._frozen = False
-        if self._key_paused:  # (a key's frame did not come: _collect_after_frame)
-            self._key_paused = False
-            gc.enable()
-        if self._collector_paused:  # ended before it settled
-            self._collector_paused = False
-            gc.enable()
+        self._end_key_pause()  # (a key's frame did not come)
+        self._end_start_pause()  # (ended before it settled)
 
     @property
     def main(self) -> MainScreen | None:

@@ -228,8 +228,9 @@ class MainScreen(Screen[None]):
 
     @property
     def filled(self) -> bool:
-        """Whether the setup panel's and the filter bar's fields are mounted and show the
-        settings (they come right after the first frame: costcalc.tui.widgets.later)."""
+        """Whether the setup panel's and the filter bar's fields and the details' tabs are
+        mounted and show the settings (they come right after the first frame:
+        costcalc.tui.widgets.later)."""
         try:
             return all(part.ready for part in self._later())
         except NoMatches:  # not composed yet
