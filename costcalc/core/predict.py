@@ -547,15 +547,7 @@ class Predictor:
                 fp32 = MathPath(spec.fp32_tflops, "cuda", "fp32")
                 emulated = self._math_tflops(spec, fp32, clock, cuda, kind)
                 return emulated * cal.emulated_bf16_efficiency
-            name = matmul_class(spec, path)
-            share = self.matmul_efficiency.get(f"{name} {spec.compute_capability}")
-            share = share or self.matmul_efficiency.get(name)
-            if share is None:  # no GPU of the class measured: the priors
-                rate: Literal["full_rate", "half_rate"] = (
-                    "half_rate" if path.half_rate else "full_rate"
-                )
-                share = cal.tensor_efficiency[rate] if path.unit == "tensor" else 1.0
-            measured = path.peak_tflops * share * clock
+            measured = path.peak_tflops * self._class_share(spec, path) * clock
         if path.unit == "tensor":
             measured = min(measured, self.sustained_limit(spec, path))
         if path.precision == "tf32":
@@ -575,10 +567,25 @@ class Predictor:
         limit = self.sustained_limit(spec, path)
         if path.unit != "tensor" or math.isinf(limit):
             return 1.0
-        rate: Literal["full_rate", "half_rate"] = "half_rate" if path.half_rate else "full_rate"
-        share = self.matmul_efficiency.get(matmul_class(spec, path))
-        share = share or self.calibration.tensor_efficiency[rate]
+        share = self._class_share(spec, path, by_capability=False)
         return min(1.0, limit / (path.peak_tflops * share))
+
+    def _class_share(self, spec: GpuSpec, path: MathPath, by_capability: bool = True) -> float:
+        """The measured median / peak of `path`'s matmul_class (of the same compute capability
+        first, `by_capability`); where no GPU of the class was measured, the prior: the tensor
+        efficiency of its rate, 1 on CUDA cores."""
+        name = matmul_class(spec, path)
+        share = (
+            self.matmul_efficiency.get(f"{name} {spec.compute_capability}")
+            if by_capability
+            else None
+        )
+        share = share or self.matmul_efficiency.get(name)
+        if share is not None:
+            return share
+        if path.unit != "tensor":
+            return 1.0
+        return self.calibration.tensor_efficiency["half_rate" if path.half_rate else "full_rate"]
 
     def sustained_limit(self, spec: GpuSpec, path: MathPath) -> float:
         """The tensor rate `spec` holds under sustained load, its power limit binding: its own
