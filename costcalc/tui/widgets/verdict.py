@@ -54,13 +54,11 @@ def flips_text(calc: Calculation, found: Thresholds | None = None) -> str | None
     return flips.compact_text(found, calc.assumptions, calc.money, labels())
 
 
-def desktop_text(
-    calc: Calculation, flip: str | None = None, flip_says_utilisation: bool = False
-) -> str:
+def desktop_text(calc: Calculation, flip: str | None = None) -> str:
     """The desktop's cost, then `flip` (what would flip the verdict) on a line of its own.
-    The utilisation above which the desktop pays back is said once: in `flip` when it names
-    it (`flip_says_utilisation`, the same figure: Thresholds.utilisation is the comparison's),
-    else after the desktop's cost."""
+    The utilisation above which the desktop pays back is said once: `flip` names it whenever
+    there is one (Thresholds.utilisation is the comparison's figure), so after the desktop's
+    cost only when there is no `flip`."""
     c, a, m = calc.comparison, calc.assumptions, calc.money
     d = c.desktop
     gpus = f"{calc.desktop.gpu_count}x {calc.spec.name}"
@@ -73,8 +71,7 @@ def desktop_text(
     if c.desktop_run is not None:
         r = c.desktop_run
         desk += f" One {r.hours:g} h run: {fmt.usd(r.usd, m)} (electricity + hardware share)."
-    said = flip_says_utilisation and flip is not None
-    crossing = None if said else fmt.break_even_utilisation_text(c, a, subject="it")
+    crossing = fmt.break_even_utilisation_text(c, a, subject="it") if flip is None else None
     if crossing is not None:
         desk += f" {crossing}"
     unfit = calc.fit.feasibility.failed if calc.fit is not None else None
@@ -140,7 +137,4 @@ class VerdictBar(Vertical):
         if aside and not self.narrow:  # at 80 columns the table's "stale" says it
             basis = f"{basis} {fmt.set_aside_text(aside, calc.money, labels(), short=True)}"
         update_text(self.query_one("#basis-line", Static), basis)
-        update_text(
-            self.query_one("#desktop-line", Static),
-            desktop_text(calc, flip, found.utilisation is not None),
-        )
+        update_text(self.query_one("#desktop-line", Static), desktop_text(calc, flip))
