@@ -98,7 +98,7 @@ def thresholds(comparison: Comparison, a: Assumptions) -> Thresholds:
     if found == "rent":
         holders = [
             r
-            for r in candidates(comparison.offers, comparison.rules)
+            for r in candidates(comparison.offers, comparison.rules, a.horizon_years)
             if r is not best and not engine.pays_back(r.break_even_days, a.horizon_years)
         ]
         holders.sort(key=lambda r: r.usd_per_year)
