@@ -347,6 +347,13 @@ HEADER = """\
 #    matmul against element-wise work, less where weights' traffic also grows); reference_width
 #    768 is GPT-2 small, the transformer costcalc's bench trains on a GPU, and what `predict`
 #    assumes. Each measured row's width: scripts/fit.py WIDTHS (published configurations).
+#  - reference_batch: a CNN's overhead share (launches, the host: the same per step at any
+#    batch) is stated at 256 images per GPU, NVIDIA's ResNet-50 recipe on the reference A100,
+#    and scales as 256 / batch (not fitted; each measured pair at its table's batch; `predict
+#    --batch`). Leave-one-source-out cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 /
+#    11.8 / 10.8 % without it; with it 11.8 / 10.1 / 11.7 / 10.6 %, and 12.0-12.5 % for cnn
+#    fp32 at a reference of 96-192 (scripts/fit.py REFERENCE_BATCHES). Freed with it, the two
+#    convolution figures fit to 0.644 / 1.19, the held 0.625 / 1.2 (0.855 / 1.11 without it).
 #  - Every fitted figure is shrunk toward where the fit starts (scripts/fit.py START, RIDGE):
 #    unshrunk, the loss is flat along directions (the 16-bit factors against the split) that
 #    each fold's data then settles differently, and leave-one-source-out suffered for it.

@@ -30,6 +30,7 @@ from scripts.fit import (
     HELD,
     MATMUL_CSV,
     MEASUREMENTS_CSV,
+    REFERENCE_BATCHES,
     REFERENCE_WIDTHS,
     SUSTAINED_CSV,
     Pair,
@@ -120,7 +121,7 @@ def test_domain_speedups_stay_close() -> None:
 
 A100_VISION_LONG = (
     "Known miss, not hidden: DOMAIN.md's A100 / V100 for computer vision is 1.45x (T. Dettmers, "
-    "de-biased: 1.43x SE-ResNeXt101, 1.47x Mask R-CNN), and the model gives about 1.76x. The "
+    "de-biased: 1.43x SE-ResNeXt101, 1.47x Mask R-CNN), and the model gives about 1.84x. The "
     "public tables it is fitted on disagree with DOMAIN's figure: NVIDIA DeepLearningExamples' "
     "AMP CNN tables of these very cards (A100 SXM4 40GB over V100 SXM2 16GB) run 1.41-1.99x, "
     "median 1.64x, and those of the 80GB A100 1.5-3.5x. The test below holds the model to the "
@@ -138,19 +139,29 @@ def test_a100_over_v100_vision_matches_domain() -> None:
 def test_a100_over_v100_vision_matches_the_same_cards_measured() -> None:
     # Like for like (in-sample: these tables are in the fit): DeepLearningExamples' AMP CNN
     # tables of an A100 SXM4 40GB and a V100 SXM2, not the 80GB A100, whose 2,039 GB/s against
-    # 1,555 lifts its ratios (1.5-3.5x). The model within 10 % of their median (1.64x).
-    measured = statistics.median(
-        p.ratio
+    # 1,555 lifts its ratios (1.5-3.5x); six tables at batches of 8 to 256 per GPU, 1.41-1.99x.
+    tables = [
+        p
         for p in bundled_pairs()
         if p.kind == "cnn"
         and p.dtype == "fp16"
         and p.origin.startswith("dle_")
         and p.source.key.startswith("v100_sxm2")
         and p.target.key == "a100_sxm4_40gb"
-    )
-    assert 1.5 < measured < 1.8
+    ]
+    assert 1.5 < statistics.median(p.ratio for p in tables) < 1.8
+    predictor = load_predictor()
+    errors = [
+        abs(predictor.speedup(p.source, p.target, "cnn", "fp16", batch=p.batch) / p.ratio - 1)
+        for p in tables
+    ]
+    # each table predicted at its own batch: the model within 10 % of them (median)
+    assert len(errors) >= 5
+    assert statistics.median(errors) < 0.1
+    # without a batch: the reference, ResNet-50 at 256 per GPU, which DLE measures at 1.87x
+    (rn50,) = [p for p in tables if "rn50" in p.group and p.batch == 256]
     vision = speedup("v100_sxm2_16gb", "a100_sxm4_40gb", "cnn", "fp16")
-    assert vision == pytest.approx(measured, rel=0.1)
+    assert vision == pytest.approx(rn50.ratio, rel=0.1)
 
 
 @pytest.mark.parametrize("kind", ["transformer", "cnn"])
@@ -178,14 +189,36 @@ COLAB_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "source", "target"), COLAB_PAIRS)
+COLAB_BATCH = 32
+"""Images per step of the Colab runs: a forward pass at 32 has the launches and the work of a
+training step at 32 divided alike (about a third of each), so the model predicts it at 32."""
+
+COLAB_MISS = (
+    "Known miss since the batch term (issue 26): the model keys a step's fixed cost on the "
+    "batch alone, not on the work per image, and ResNet-50 at 224 px is heavier per image than "
+    "the average CNN table it was fitted on, so at a batch of 32 it gives the A100 too large a "
+    "share of launches: 6.05x against 6.94x measured (8.02x at its reference batch of 256)."
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "source", "target"),
+    [
+        pytest.param(*p, marks=pytest.mark.xfail(strict=True, reason=COLAB_MISS))
+        if p == ("cnn", "t4", "a100_sxm4_40gb")
+        else p
+        for p in COLAB_PAIRS
+    ],
+)
 def test_t4_l4_and_a100_match_an_independent_measurement(
     kind: str, source: str, target: str
 ) -> None:
     measured = COLAB_FP32_INFERENCE[kind]
-    assert speedup(source, target, kind, "fp32") == pytest.approx(
-        measured[target] / measured[source], rel=0.12
+    catalog = load_catalog()
+    got = load_predictor().speedup(
+        catalog.get(source), catalog.get(target), kind, "fp32", batch=COLAB_BATCH
     )
+    assert got == pytest.approx(measured[target] / measured[source], rel=0.12)
 
 
 def test_h100_over_a100_mixed_precision() -> None:
@@ -573,6 +606,69 @@ def test_a_wider_transformer_spends_more_of_its_step_in_matmuls() -> None:
     assert workload_width("MPT-7b seq 2048 no act-ckpt") == 4096.0
     assert workload_width("bert_large train seq 512") == 1024.0
     assert workload_width("ResNet-50 v1.5") is None
+
+
+# --------------------------------------------------------------------------- batch
+
+
+def test_a_small_batch_leaves_a_cnn_step_more_of_its_fixed_cost() -> None:
+    # Launches and the host cost the same per step at any batch, the work grows with it: at
+    # batch 64 an H100 over a 4090 gains less than at 256, and at 1024 more (XHMY's torchvision
+    # tables at batch 64: the H100 1.0-1.3x a 4090 on CNNs, where the model gave 2.5-2.9x).
+    catalog, predictor = load_catalog(), load_predictor()
+    rtx4090, h100 = catalog.get("rtx4090"), catalog.get("h100_sxm5_80gb")
+    reference = predictor.kind_calibration("cnn").reference_batch
+    assert reference == REFERENCE_BATCHES["cnn"] == 256.0
+    gains = [predictor.speedup(rtx4090, h100, "cnn", "fp16", batch=b) for b in (64, 256, 1024)]
+    assert gains[0] < gains[1] < gains[2]
+    # the overhead share on the A100 of the reference, as a share of the step: 4x at 64
+    at = [predictor.reference_times("cnn", "fp32", batch=b) for b in (64.0, 256.0)]
+    assert at[0][3] == pytest.approx(4 * at[1][3]) and at[0][:3] == at[1][:3]
+    # no batch is the reference batch; the same GPU is 1.0 at any batch
+    assert predictor.speedup(rtx4090, h100, "cnn", "fp16") == gains[1]
+    assert predictor.speedup(h100, h100, "cnn", "fp16", batch=8) == 1.0
+    # transformers state no batch: their split is the same at any
+    assert predictor.kind_calibration("transformer").reference_batch is None
+    plain = predictor.speedup(rtx4090, h100, "transformer", "fp16")
+    assert predictor.speedup(rtx4090, h100, "transformer", "fp16", batch=8) == plain
+    # a measured profile already holds its own batch's overhead: the batch changes nothing
+    profile = predictor.prior_profile("cnn", "fp16")
+    assert predictor.speedup(rtx4090, h100, "cnn", "fp16", profile, batch=8) == (
+        predictor.speedup(rtx4090, h100, "cnn", "fp16", profile)
+    )
+
+
+def test_pairs_carry_the_batch_their_ratio_is_stated_at() -> None:
+    text = "\n".join(
+        [
+            "group,source,workload,kind,dtype,run,gpu,gpus,batch,speed,unit,date",
+            "g1,s,ResNet-50,cnn,fp16,amp,v100_sxm2_16gb,1,128,800,img/s,2020-01",
+            "g1,s,ResNet-50,cnn,fp16,amp,v100_sxm2_16gb,1,256,900,img/s,2020-01",
+            "g1,s,ResNet-50,cnn,fp16,amp,a100_sxm4_40gb,1,256,1800,img/s,2020-01",
+            "g2,s,ResNet-50,cnn,fp16,amp,v100_sxm2_16gb,1,128,800,img/s,2020-01",
+            "g2,s,ResNet-50,cnn,fp16,amp,a100_sxm4_40gb,1,256,1800,img/s,2020-01",
+            "g3,s,ResNet-50,cnn,fp16,amp,v100_sxm2_16gb,1,,800,img/s,2020-01",
+            "g3,s,ResNet-50,cnn,fp16,amp,a100_sxm4_40gb,1,,1800,img/s,2020-01",
+        ]
+    )
+    pairs = pairs_from(read_measurements(text), load_catalog())
+    batches = {p.group: p.batch for p in pairs if p.source.key.startswith("v100")}
+    # the largest common batch; else the geometric mean _ratio corrects both to; else none
+    assert batches == {"g1": 256, "g2": pytest.approx(math.sqrt(128 * 256)), "g3": None}
+
+
+def test_predict_cli_takes_the_batch_of_cnn_work() -> None:
+    argv = ("predict", "--from", "rtx4090", "--to", "h100", "--kind", "cnn", "--json")
+    small, large = (json.loads(run_cli(*argv, "--batch", b)[1]) for b in ("32", "1024"))
+    assert small["batch"] == 32 and small["speedup"] < large["speedup"]
+    code, out, err = run_cli(*argv[:-1], "--batch", "32", "--seconds", "60")
+    assert code == 0 and "at batch 32" in out and not err
+    code, out, err = run_cli(*argv[:5], "--kind", "transformer", "--batch", "32")
+    assert code == 0 and "not used for transformer work" in err and "batch" not in out
+    for bad in ("0", "-3", "two"):
+        with pytest.raises(SystemExit) as exited:  # argparse's usage error, in this process
+            run_cli(*argv, "--batch", bad)
+        assert exited.value.code == 2
 
 
 # --------------------------------------------------------------------------- why this number

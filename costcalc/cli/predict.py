@@ -28,6 +28,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _batch(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"batch must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {value}")
+    return value
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "predict",
@@ -62,6 +72,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--kind", choices=KINDS, default="generic", help="workload kind")
     p.add_argument(
+        "--batch",
+        type=_batch,
+        default=None,
+        metavar="N",
+        help="batch per GPU (cnn work): a step's fixed cost (launches, the host) weighs more at "
+        "a small batch, and a big GPU gains less; default: the calibration's reference batch",
+    )
+    p.add_argument(
         "--dtype",
         choices=("auto", *DTYPES),
         default="auto",
@@ -86,10 +104,16 @@ def run(ns: argparse.Namespace) -> int:
     thin = predictor.thin_data([source, *targets])
     if thin:
         print(f"note: {thin}", file=sys.stderr)
+    reference = predictor.kind_calibration(ns.kind).reference_batch
+    if ns.batch is not None and reference is None:
+        print(f"note: --batch is not used for {ns.kind} work (cnn only)", file=sys.stderr)
+        ns.batch = None
+    ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
         return _print_ratios(ns, source, targets, predictor)
     found = [
-        predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype) for t in targets
+        predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype, batch=ns.batch)
+        for t in targets
     ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
@@ -108,7 +132,7 @@ def run(ns: argparse.Namespace) -> int:
     return _emit(
         ns,
         [p.model_dump(exclude={"profile"}) for p in found],
-        f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}:",
+        f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}{ns.at}:",
         (Plain("seconds", "seconds"), Plain("band", "low-high"), Plain("speedup", "speed-up")),
         cells,
     )
@@ -121,7 +145,7 @@ def _print_ratios(
     band's multipliers turned into speed: a time x low is a speed / low)."""
     rows = []
     for t in targets:
-        speedup = predictor.speedup(source, t, ns.kind, ns.dtype)
+        speedup = predictor.speedup(source, t, ns.kind, ns.dtype, batch=ns.batch)
         low, high = predictor.band(source, t, ns.kind, ns.dtype)
         rows.append(
             {
@@ -129,6 +153,7 @@ def _print_ratios(
                 "target": t.key,
                 "kind": ns.kind,
                 "dtype": ns.dtype,
+                "batch": ns.batch,
                 "speedup": speedup,
                 "speedup_low": speedup / high,
                 "speedup_high": speedup / low,
@@ -150,7 +175,7 @@ def _print_ratios(
     return _emit(
         ns,
         rows,
-        f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}:",
+        f"Speed relative to {source.name}, {ns.kind} work in {ns.dtype}{ns.at}:",
         (Plain("speedup", "speed-up"), Plain("band", "low-high")),
         cells,
     )

@@ -105,6 +105,11 @@ class KindCalibration(Frozen):
         gt=0,
         description="Model width (d_model) of the typical workload the split is stated for.",
     )
+    reference_batch: float | None = Field(
+        default=None,
+        gt=0,
+        description="Batch per GPU the split is stated for; None: the split ignores the batch.",
+    )
 
 
 class SixteenBit(Frozen):
@@ -202,6 +207,9 @@ class Prediction(Frozen):
     dtype: str
     speedup: float = Field(description="Target throughput / source throughput.")
     profile: StepProfile = Field(description="Time split on the source GPU that was scaled.")
+    batch: float | None = Field(
+        default=None, description="Batch per GPU the split was set for; None: the reference."
+    )
 
 
 class SpeedPart(Frozen):
@@ -426,13 +434,13 @@ class Predictor:
     sustained_per_w: Mapping[str, float] = field(default_factory=dict)
     """Per compute capability: the most sustained FP16 tensor TFLOPS per board watt measured on
     a card of the family (calibration.sustained_tflops): no card of it holds more."""
-    _cache: dict[tuple[str, str, str, str], float] = field(
+    _cache: dict[tuple[str, str, str, str, float | None], float] = field(
         default_factory=dict, compare=False, repr=False
     )
     _rates: dict[tuple[str, str, str], Rates] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _times: dict[tuple[str, str, str, float | None], Times] = field(
+    _times: dict[tuple[str, str, str, float | None, float | None], Times] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -627,9 +635,12 @@ class Predictor:
         kinds = self.calibration.kinds
         return kinds.get(kind) or kinds["generic"]
 
-    def reference_times(self, kind: str, dtype: str, width: float | None = None) -> Times:
+    def reference_times(
+        self, kind: str, dtype: str, width: float | None = None, batch: float | None = None
+    ) -> Times:
         """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1 for the
-        kind's reference width); a wider model spends more of its step in matmuls."""
+        kind's reference width and batch); a wider model spends more of its step in matmuls,
+        and a smaller batch more of it in the fixed cost of a step."""
         kind_cal = self.kind_calibration(kind)
         split = kind_cal.fp32
         fp32 = self.rates(self.reference, "fp32", kind)
@@ -637,7 +648,11 @@ class Predictor:
         math_s = split.math * fp32.math_tflops / here.math_tflops
         if width and kind_cal.reference_width:
             math_s *= (width / kind_cal.reference_width) ** self.calibration.width_exponent
-        times = (math_s, split.elementwise, split.memory, split.overhead)
+        overhead = split.overhead
+        if batch and kind_cal.reference_batch:
+            # launches and the host cost the same per step whatever the batch; the work does not
+            overhead *= kind_cal.reference_batch / batch
+        times = (math_s, split.elementwise, split.memory, overhead)
         if dtype not in SIXTEEN_BIT:
             return times
         sixteen = self.calibration.sixteen_bit
@@ -648,14 +663,23 @@ class Predictor:
             times[3] * sixteen.overhead_time,
         )
 
-    def times_on(self, spec: GpuSpec, kind: str, dtype: str, width: float | None = None) -> Times:
+    def times_on(
+        self,
+        spec: GpuSpec,
+        kind: str,
+        dtype: str,
+        width: float | None = None,
+        batch: float | None = None,
+    ) -> Times:
         """Part times of the same work on `spec` (the reference's scaled by the rate ratios)."""
-        key = (spec.key, kind, dtype, width)
+        key = (spec.key, kind, dtype, width, batch)
         found = self._times.get(key)
         if found is None:
             reference = self.rates(self.reference, dtype, kind)
             found = _scaled(
-                self.reference_times(kind, dtype, width), reference, self.rates(spec, dtype, kind)
+                self.reference_times(kind, dtype, width, batch),
+                reference,
+                self.rates(spec, dtype, kind),
             )
             self._times[key] = found
         return found
@@ -674,9 +698,10 @@ class Predictor:
         dtype: str,
         profile: StepProfile | None,
         width: float | None = None,
+        batch: float | None = None,
     ) -> tuple[Times, Times, Rates, Rates]:
         at, to = self.rates(source, dtype, kind), self.rates(target, dtype, kind)
-        prior = self.times_on(source, kind, dtype, width)
+        prior = self.times_on(source, kind, dtype, width, batch)
         times = prior if profile is None else profile_times(profile, prior)
         return times, _scaled(times, at, to), at, to
 
@@ -687,16 +712,19 @@ class Predictor:
         kind: str = "generic",
         dtype: str = "fp32",
         profile: StepProfile | None = None,
+        batch: float | None = None,
     ) -> float:
-        """Target throughput / source throughput; exactly 1.0 for the same GPU."""
+        """Target throughput / source throughput; exactly 1.0 for the same GPU. `batch` (per
+        GPU) matters without a profile, for a kind whose split names its reference batch."""
         if source.key == target.key:
             return 1.0
         if profile is not None:
             return math.exp(_log_speedup(*self._both_sides(source, target, kind, dtype, profile)))
-        key = (source.key, target.key, kind, dtype)
+        key = (source.key, target.key, kind, dtype, batch)
         found = self._cache.get(key)
         if found is None:
-            found = math.exp(_log_speedup(*self._both_sides(source, target, kind, dtype, None)))
+            sides = self._both_sides(source, target, kind, dtype, None, batch=batch)
+            found = math.exp(_log_speedup(*sides))
             self._cache[key] = found
         return found
 
@@ -748,17 +776,18 @@ class Predictor:
         kind: str = "generic",
         dtype: str = "fp32",
         profile: StepProfile | None = None,
+        batch: float | None = None,
     ) -> Prediction:
         """Time the work that takes `seconds` on `source` needs on `target`.
 
         `profile` is the time split measured by a bench on the source; without it the per-kind
-        priors apply.
+        priors apply, at `batch` per GPU where the kind's split names a reference batch.
         """
         if not math.isfinite(seconds) or seconds <= 0:
             raise CostcalcError(f"seconds must be a positive number, got {seconds!r}")
         check_kind_dtype(kind, dtype)
-        used = profile or as_profile(self.times_on(source, kind, dtype))
-        factor = self.speedup(source, target, kind, dtype, profile)
+        used = profile or as_profile(self.times_on(source, kind, dtype, batch=batch))
+        factor = self.speedup(source, target, kind, dtype, profile, batch)
         predicted = seconds / factor
         low, high = self.band(source, target, kind, dtype)
         return Prediction(
@@ -771,6 +800,7 @@ class Predictor:
             dtype=dtype,
             speedup=factor,
             profile=used,
+            batch=None if profile else batch,
         )
 
     # ------------------------------------------------------------------ why this number
