@@ -94,7 +94,7 @@ class Pair:
     """The model's width (d_model) where WIDTHS knows it: the matmul share grows with it."""
     batch: float | None = None
     """Batch per GPU the ratio is stated at, where the table gives one (two GPUs at different
-    batches: the geometric mean of theirs, the batch _ratio corrects to)."""
+    batches: the geometric mean of theirs, the batch _compared corrects to)."""
 
     @property
     def cell(self) -> tuple[str, str]:
@@ -136,9 +136,9 @@ def pairs_from(measurements: Iterable[Measurement], catalog: GpuCatalog) -> list
     for group, by_gpu in groups.items():
         m = about[group]
         for a, b in itertools.permutations(sorted(by_gpu), 2):
-            ratio = _ratio(by_gpu[a], by_gpu[b])
-            if ratio is not None:
-                batch = _batch(by_gpu[a], by_gpu[b])
+            compared = _compared(by_gpu[a], by_gpu[b])
+            if compared is not None:
+                ratio, batch = compared
                 pairs.append(
                     Pair(
                         catalog.get(a),
@@ -229,7 +229,7 @@ def read_sustained(text: str) -> dict[str, float]:
 
 def prepared(cal: Calibration) -> Calibration:
     """`cal` with what the fit does not fit but reads from files: the measured matmul rates
-    (burst and sustained) and the reference widths of the splits."""
+    (burst and sustained) and the reference widths and batches of the splits."""
     kinds = {
         kind: kind_cal.model_copy(
             update={
@@ -246,28 +246,24 @@ def prepared(cal: Calibration) -> Calibration:
     )
 
 
-def _batch(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
-    """The batch per GPU `_ratio` compares the two at: their largest common one, else the
-    geometric mean of each one's largest (the batch its correction brings both to)."""
-    common = [b for b in source if b in target]
-    if common:
-        return max(common, key=lambda b: b or 0)
-    a, b = max(source, key=lambda x: x or 0), max(target, key=lambda x: x or 0)
-    return None if a is None or b is None else math.sqrt(a * b)
-
-
-def _ratio(source: dict[int | None, float], target: dict[int | None, float]) -> float | None:
+def _compared(
+    source: dict[int | None, float], target: dict[int | None, float]
+) -> tuple[float, float | None] | None:
+    """Target speed / source speed and the batch per GPU it is stated at: at their largest
+    common batch; else at each one's largest, corrected to the geometric mean of the two (None
+    when they differ by more than MAX_BATCH_RATIO); no batch where a table gives none."""
     common = [b for b in source if b in target]
     if common:
         batch = max(common, key=lambda b: b or 0)
-        return target[batch] / source[batch]
+        return target[batch] / source[batch], batch
     a, b = max(source, key=lambda x: x or 0), max(target, key=lambda x: x or 0)
     if a is None or b is None:
-        return target[b] / source[a]
+        return target[b] / source[a], None
     batches = b / a
     if max(batches, 1 / batches) > MAX_BATCH_RATIO:
         return None
-    return target[b] / source[a] / math.pow(BATCH_DOUBLING_GAIN, math.log2(batches))
+    ratio = target[b] / source[a] / math.pow(BATCH_DOUBLING_GAIN, math.log2(batches))
+    return ratio, math.sqrt(a * b)
 
 
 # --------------------------------------------------------------------------- parameters

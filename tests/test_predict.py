@@ -654,7 +654,7 @@ def test_pairs_carry_the_batch_their_ratio_is_stated_at() -> None:
     )
     pairs = pairs_from(read_measurements(text), load_catalog())
     batches = {p.group: p.batch for p in pairs if p.source.key.startswith("v100")}
-    # the largest common batch; else the geometric mean _ratio corrects both to; else none
+    # the largest common batch; else the geometric mean _compared corrects both to; else none
     assert batches == {"g1": 256, "g2": pytest.approx(math.sqrt(128 * 256)), "g3": None}
 
 
