@@ -29,12 +29,16 @@ def _seconds(text: str) -> float:
 
 
 def _batch(text: str) -> int:
+    """A batch per GPU, read as every count costcalc takes (inputs.whole: long text cut)."""
+    from costcalc.core.errors import CostcalcError
+    from costcalc.core.inputs import whole
+
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"batch must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {value}")
+        value = whole(text, "batch")
+    except CostcalcError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if not value:
+        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {text.strip()!r}")
     return value
 
 
