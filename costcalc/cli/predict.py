@@ -108,9 +108,10 @@ def run(ns: argparse.Namespace) -> int:
     thin = predictor.thin_data([source, *targets])
     if thin:
         print(f"note: {thin}", file=sys.stderr)
-    reference = predictor.kind_calibration(ns.kind).reference_batch
-    if ns.batch is not None and reference is None:
-        print(f"note: --batch is not used for {ns.kind} work (cnn only)", file=sys.stderr)
+    if ns.batch is not None and predictor.kind_calibration(ns.kind).reference_batch is None:
+        kinds = [k for k, c in predictor.calibration.kinds.items() if c.reference_batch]
+        used = " and ".join(kinds) or "no kind"
+        print(f"note: --batch is not used for {ns.kind} work ({used} only)", file=sys.stderr)
         ns.batch = None
     ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
