@@ -45,11 +45,12 @@ from typing import Any
 import yaml
 
 from costcalc.core.models import GpuSpec
-from costcalc.core.predict import Calibration, Predictor, generation
+from costcalc.core.predict import Calibration, Predictor
 from costcalc.store.bundled import load_calibration, load_catalog, load_predictor
 from scripts.fit import (
     MEASUREMENTS_CSV,
     Pair,
+    biased_cells,
     fit,
     leave_one_gpu_out,
     leave_one_source_out,
@@ -58,7 +59,7 @@ from scripts.fit import (
     params_of,
     prepared,
     read_measurements,
-    signed_error,
+    signed_errors_by_cell,
     source_family,
     with_bands,
 )
@@ -220,14 +221,11 @@ def _worst_source(cell: Sequence[tuple[Pair, float]]) -> str:
 
 def bias_table(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, tuple[float, int]]]:
     """Median signed error (%) and pairs by the target's generation and kind x precision."""
-    cells: dict[str, dict[str, list[float]]] = {}
-    for p, x in held:
-        name = f"{p.kind} {PRECISION[p.cell[1]]}"
-        cells.setdefault(generation(p.target), {}).setdefault(name, []).append(signed_error(p, x))
-    return {
-        gen: {name: (100 * statistics.median(v), len(v)) for name, v in row.items()}
-        for gen, row in sorted(cells.items(), key=lambda kv: GENERATIONS.index(kv[0]))
-    }
+    table: dict[str, dict[str, tuple[float, int]]] = {}
+    for (gen, kind, precision), errors in signed_errors_by_cell(held).items():
+        name = f"{kind} {PRECISION[precision]}"
+        table.setdefault(gen, {})[name] = (100 * statistics.median(errors), len(errors))
+    return dict(sorted(table.items(), key=lambda kv: GENERATIONS.index(kv[0])))
 
 
 def print_bias(held: Sequence[tuple[Pair, float]]) -> list[str]:
@@ -408,6 +406,9 @@ HEADER = """\
 #  - Bands: 10th-90th percentile of leave-one-source-out measured / predicted per kind x
 #    precision. pairs_by_generation counts the measured pairs (each pair of GPUs on a workload
 #    once) with a GPU of that generation; below min_trusted_pairs predict warns.
+#  - biased_cells: the generation x kind x precision cells of the bias table (leave-one-source-
+#    out) beyond +-10 % over at least min_trusted_pairs pairs; predict and the "why this number"
+#    panel name them for a GPU of that generation.
 """
 
 
@@ -443,6 +444,7 @@ def write_calibration(
             "accuracy_leave_one_gpu_out": _ours(accuracy(by_gpu)) if by_gpu else previous,
             "pairs_by_generation": pairs_by_generation(pairs),
             "min_trusted_pairs": MIN_PAIRS,
+            "biased_cells": biased_cells(by_source, BIAS_LIMIT_PCT / 100, MIN_PAIRS),
         }
     )
     doc: dict[str, Any] = cal.model_dump(mode="json")

@@ -23,6 +23,7 @@ from costcalc.core.models import GpuSpec
 from costcalc.core.predict import (
     PRE_TENSOR_ARCHITECTURES,
     Calibration,
+    CellBias,
     KindCalibration,
     Predictor,
     Split,
@@ -535,6 +536,38 @@ def signed_error(pair: Pair, predicted: float) -> float:
     """(predicted time - measured time) / measured time on the pair's target: negative when
     the target is predicted too fast."""
     return pair.ratio / predicted - 1
+
+
+def signed_errors_by_cell(
+    held: Iterable[tuple[Pair, float]],
+) -> dict[tuple[str, str, str], list[float]]:
+    """signed_error of each held-out pair by the target's generation, kind and precision."""
+    cells: dict[tuple[str, str, str], list[float]] = {}
+    for pair, predicted in held:
+        key = (generation(pair.target), pair.kind, pair.cell[1])
+        cells.setdefault(key, []).append(signed_error(pair, predicted))
+    return cells
+
+
+def biased_cells(
+    held: Iterable[tuple[Pair, float]], limit: float, min_pairs: int
+) -> tuple[CellBias, ...]:
+    """The cells whose median signed error is beyond `limit` (a fraction) over at least
+    `min_pairs` held-out pairs, for the calibration: predict names them where they apply."""
+    found = []
+    for (gen, kind, precision), errors in sorted(signed_errors_by_cell(held).items()):
+        median = statistics.median(errors)
+        if abs(median) > limit and len(errors) >= min_pairs:
+            found.append(
+                CellBias(
+                    generation=gen,
+                    kind=kind,
+                    precision="16bit" if precision == "16bit" else "fp32",
+                    error=round(median, 3),
+                    pairs=len(errors),
+                )
+            )
+    return tuple(found)
 
 
 def with_bands(

@@ -95,6 +95,15 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _print_notes(notes: list[str]) -> None:
+    """Each note on stderr, wrapped to the terminal like quick's."""
+    from costcalc.core.terminal import fill
+
+    width = output.width()
+    for note in notes:
+        print("\n".join(fill(f"note: {note}", width, hang="  ")), file=sys.stderr)
+
+
 def run(ns: argparse.Namespace) -> int:
     from costcalc.core.predict import default_dtype
     from costcalc.store.bundled import load_catalog, load_predictor
@@ -105,14 +114,16 @@ def run(ns: argparse.Namespace) -> int:
     if ns.dtype == "auto":
         ns.dtype = default_dtype(source)
     targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
-    thin = predictor.thin_data([source, *targets])
-    if thin:
-        print(f"note: {thin}", file=sys.stderr)
+    notes = [
+        predictor.thin_data([source, *targets]),
+        predictor.known_bias([source, *targets], ns.kind, ns.dtype),
+    ]
     if ns.batch is not None and predictor.kind_calibration(ns.kind).reference_batch is None:
         kinds = [k for k, c in predictor.calibration.kinds.items() if c.reference_batch]
         used = " and ".join(kinds) or "no kind"
-        print(f"note: --batch is not used for {ns.kind} work ({used} only)", file=sys.stderr)
+        notes.append(f"--batch is not used for {ns.kind} work ({used} only)")
         ns.batch = None
+    _print_notes([n for n in notes if n])
     ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
         return _print_ratios(ns, source, targets, predictor)

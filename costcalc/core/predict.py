@@ -122,6 +122,20 @@ class SixteenBit(Frozen):
     overhead_time: float = Field(gt=0, description="Casts and loss scaling add kernels.")
 
 
+class CellBias(Frozen):
+    """A generation x kind x precision cell whose held-out predictions lean one way: the median
+    signed error of the predicted time (leave-one-source-out) beyond the accuracy run's limit,
+    over enough pairs to be a pattern rather than noise."""
+
+    generation: str = Field(description="GPU generation of the target (predict.generation).")
+    kind: str
+    precision: Literal["fp32", "16bit"] = Field(description="fp32/tf32, or fp16/bf16.")
+    error: float = Field(
+        gt=-1, description="Median signed error of the predicted time; negative: too short."
+    )
+    pairs: int = Field(ge=1, description="Held-out pairs the median is over.")
+
+
 class Calibration(Frozen):
     """costcalc/data/predict_calibration.yaml."""
 
@@ -171,6 +185,10 @@ class Calibration(Frozen):
     )
     min_trusted_pairs: int = Field(
         default=30, ge=0, description="Fewer pairs than this and predict says so."
+    )
+    biased_cells: tuple[CellBias, ...] = Field(
+        default=(),
+        description="Cells whose held-out predictions lean one way; predict says so for them.",
     )
     width_exponent: float = Field(
         default=0.0,
@@ -767,6 +785,33 @@ class Predictor:
             "more than their band"
         )
 
+    def known_bias(self, specs: Iterable[GpuSpec], kind: str, dtype: str) -> str | None:
+        """One line naming the generations among `specs` whose held-out predictions for this
+        kind and precision leaned one way (calibration.biased_cells), or None. Generic work
+        takes the transformer split, so the transformer cells."""
+        precision = precision_class(dtype)
+        wanted = "transformer" if kind == "generic" else kind
+        generations = {generation(spec) for spec in specs}
+        found = [
+            cell
+            for cell in self.calibration.biased_cells
+            if cell.generation in generations
+            and cell.kind == wanted
+            and cell.precision == precision
+        ]
+        if not found:
+            return None
+        said = " and ".join(
+            f"{cell.generation} cards {abs(cell.error):.0%} too "
+            f"{'fast' if cell.error < 0 else 'slow'} (median of {cell.pairs} pairs)"
+            for cell in sorted(found, key=lambda c: c.generation)
+        )
+        label = "fp16/bf16" if precision == "16bit" else "fp32/tf32"
+        return (
+            f"on measurements the fit never saw, predictions for {wanted} {label} work put "
+            f"{said}; this one may lean the same way"
+        )
+
     def predict(
         self,
         seconds: float,
@@ -912,4 +957,7 @@ class Predictor:
         thin = self.thin_data([spec])
         if thin:
             out.append(f"{name}: {thin}")
+        bias = self.known_bias([spec], kind, dtype)
+        if bias:
+            out.append(f"{name}: {bias}")
         return out
