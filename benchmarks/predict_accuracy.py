@@ -403,6 +403,15 @@ HEADER = """\
 #    (0.5): only the ratios of the four 16-bit factors matter, so fitting all four adds nothing.
 #  - Tried and dropped (2026-11, issue 26): a share of 16-bit element-wise time bound by DRAM
 #    bandwidth instead of SMs x clock: fitted to 0 on these measurements.
+#  - Tried and dropped (2026-11-26, the fourth pass of issue 26): a factor on Pascal FP32
+#    transformer matmuls for cuBLAS 12's transposed-operand (nn.Linear) kernels, measured in
+#    NeuSight's operator sweep as TN over NN rate on the same card (P100 0.84, P4 0.47; V100 and
+#    A100 1.05-1.11; DeepBench's CUDA 8 Pascal tables 0.94-0.99): the Pascal cell +0.2 % (P100
+#    -5 %, P4 +15 %), LOSO 12.1 / 10.3 / 9.3 / 10.4 %, Hopper 16-bit transformers +10.3 %; the
+#    P100's alone -8.9 %, 12.1 / 10.4 / 9.9 / 10.9 %. It comes from the held-out source's own
+#    cards, which leave-one-source-out cannot test (README: the bold cell).
+#  - The fit's tolerance: run to steps of 1e-4 instead of 1e-3 this model reads 12.0 / 10.1 /
+#    11.8 / 10.8 %.
 #  - Bands: 10th-90th percentile of leave-one-source-out measured / predicted per kind x
 #    precision. pairs_by_generation counts the measured pairs (each pair of GPUs on a workload
 #    once) with a GPU of that generation; below min_trusted_pairs predict warns.
