@@ -809,7 +809,7 @@ class Predictor:
         label = "fp16/bf16" if precision == "16bit" else "fp32/tf32"
         return (
             f"on measurements the fit never saw, predictions for {wanted} {label} work put "
-            f"{said}; this one may lean the same way"
+            f"{said}; these may lean the same way"
         )
 
     def predict(

@@ -534,6 +534,9 @@ def evaluate(
     spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
     dtype = resolved_dtype(scenario, spec)
     found = bench_effects(scenario, data, bench, spec, dtype, notes)
+    lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
+    if lean:
+        notes.append(f"speeds relative to the {spec.name}: {lean}")
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
     if household.fallback is not None and scenario.usd_per_kwh is None:
