@@ -19,16 +19,18 @@ from collections.abc import Iterable
 from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
 from costcalc.core.models import GpuSpec, StepProfile
-from costcalc.core.predict import Predictor, SpeedBreakdown, SpeedFn, precision_class
+from costcalc.core.predict import (
+    STANDS_IN_FOR,
+    Predictor,
+    SpeedBreakdown,
+    SpeedFn,
+    precision_class,
+)
 from costcalc.core.struct import dataclass
 
 LAUNCH_BOUND_SHARE = 0.2
 """A step that spends more than this share launching kernels is too small for its device (the
 H100 bench of 2026-11-24 spent 35 % at batch 64 and 1-5 % filled)."""
-
-
-STANDS_IN_FOR = {"generic": "transformer"}
-"""The predictor states generic work with the transformer's split (predict_calibration.yaml)."""
 
 
 def workload_for(bench: BenchResult, kind: str) -> WorkloadResult | None:

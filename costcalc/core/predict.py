@@ -55,6 +55,8 @@ from costcalc.core.struct import dataclass, field
 PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
 PRE_AMPERE_ARCHITECTURES = (*PRE_TENSOR_ARCHITECTURES, "Volta", "Turing")
 SIXTEEN_BIT = ("fp16", "bf16")
+STANDS_IN_FOR = {"generic": "transformer"}
+"""The predictor states generic work with the transformer's split (predict_calibration.yaml)."""
 
 FP32_LANES_PER_SM = {"3": 192, "5": 128, "6.0": 64, "6": 128, "7": 64, "8.0": 64, "8": 128}
 """FP32 results per clock per SM by compute capability (CUDA C++ Programming Guide, arithmetic
@@ -787,10 +789,10 @@ class Predictor:
 
     def known_bias(self, specs: Iterable[GpuSpec], kind: str, dtype: str) -> str | None:
         """One line naming the generations among `specs` whose held-out predictions for this
-        kind and precision leaned one way (calibration.biased_cells), or None. Generic work
-        takes the transformer split, so the transformer cells."""
+        kind and precision leaned one way (calibration.biased_cells), or None; generic work
+        those of the kind it stands in for (STANDS_IN_FOR)."""
         precision = precision_class(dtype)
-        wanted = "transformer" if kind == "generic" else kind
+        wanted = STANDS_IN_FOR.get(kind, kind)
         generations = {generation(spec) for spec in specs}
         found = [
             cell
