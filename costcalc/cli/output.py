@@ -29,6 +29,16 @@ def width() -> int:
     return terminal_columns()
 
 
+def notes(lines: list[str] | tuple[str, ...], prefix: str = "costcalc: note: ") -> None:
+    """Each line on stderr after `prefix`, wrapped to the terminal's width under a hanging
+    indent."""
+    from costcalc.core.terminal import fill
+
+    columns = width()
+    for line in lines:
+        print("\n".join(fill(f"{prefix}{line}", columns, hang="  ")), file=sys.stderr)
+
+
 def terminal_columns() -> int:
     """The columns of `shutil.get_terminal_size(FALLBACK)`, read as it reads them, without
     importing shutil (and the compression modules it brings) for them."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
@@ -95,15 +94,6 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _print_notes(notes: list[str]) -> None:
-    """Each note on stderr, wrapped to the terminal like quick's."""
-    from costcalc.core.terminal import fill
-
-    width = output.width()
-    for note in notes:
-        print("\n".join(fill(f"note: {note}", width, hang="  ")), file=sys.stderr)
-
-
 def run(ns: argparse.Namespace) -> int:
     from costcalc.core.predict import default_dtype
     from costcalc.store.bundled import load_catalog, load_predictor
@@ -123,7 +113,7 @@ def run(ns: argparse.Namespace) -> int:
         used = " and ".join(kinds) or "no kind"
         notes.append(f"--batch is not used for {ns.kind} work ({used} only)")
         ns.batch = None
-    _print_notes([n for n in notes if n])
+    output.notes([n for n in notes if n], prefix="note: ")
     ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
         return _print_ratios(ns, source, targets, predictor)

@@ -86,9 +86,8 @@ def run(ns: argparse.Namespace) -> int:
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
+    output.notes(calc.notes)
     width = output.width()
-    for line in calc.notes:
-        print("\n".join(fill(f"costcalc: note: {line}", width, hang="  ")), file=sys.stderr)
     recorded = _recorded(calc)
     rows = None if ns.all else top or 10
     if ns.json:
