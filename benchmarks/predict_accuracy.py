@@ -231,6 +231,8 @@ def bias_table(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, tuple[
 def print_bias(held: Sequence[tuple[Pair, float]]) -> list[str]:
     """The bias table; returns the cells beyond the bias limit with enough pairs."""
     table = bias_table(held)
+    biased = biased_cells(held, BIAS_LIMIT_PCT / 100, MIN_PAIRS)
+    flagged = {(c.generation, f"{c.kind} {PRECISION[c.precision]}") for c in biased}
     names = [f"{k} {PRECISION[p]}" for k, p in CELLS]
     print("\nmedian signed error of the predicted time by target generation, LOSO (negative:")
     print(
@@ -245,7 +247,7 @@ def print_bias(held: Sequence[tuple[Pair, float]]) -> list[str]:
                 cells.append(f"{'':>22}")
                 continue
             bias, count = row[name]
-            flag = abs(bias) > BIAS_LIMIT_PCT and count >= MIN_PAIRS
+            flag = (gen, name) in flagged
             cells.append(f"{bias:+8.1f} % ({count:4d}){'!' if flag else ' '}".rjust(22))
             if flag:
                 defects.append(f"{gen} {name}: {bias:+.1f} % over {count} pairs")

@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import GpuSpec
@@ -540,11 +541,11 @@ def signed_error(pair: Pair, predicted: float) -> float:
 
 def signed_errors_by_cell(
     held: Iterable[tuple[Pair, float]],
-) -> dict[tuple[str, str, str], list[float]]:
+) -> dict[tuple[str, str, Literal["fp32", "16bit"]], list[float]]:
     """signed_error of each held-out pair by the target's generation, kind and precision."""
-    cells: dict[tuple[str, str, str], list[float]] = {}
+    cells: dict[tuple[str, str, Literal["fp32", "16bit"]], list[float]] = {}
     for pair, predicted in held:
-        key = (generation(pair.target), pair.kind, pair.cell[1])
+        key = (generation(pair.target), pair.kind, precision_class(pair.dtype))
         cells.setdefault(key, []).append(signed_error(pair, predicted))
     return cells
 
@@ -562,7 +563,7 @@ def biased_cells(
                 CellBias(
                     generation=gen,
                     kind=kind,
-                    precision="16bit" if precision == "16bit" else "fp32",
+                    precision=precision,
                     error=round(median, 3),
                     pairs=len(errors),
                 )
