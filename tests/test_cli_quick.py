@@ -508,3 +508,52 @@ def test_quick_names_a_known_lean_of_the_speeds_it_compares(
     assert "speeds relative to the GeForce GTX 1080 Ti" in said
     code, _, err = run([*base, "--kind", "cnn"], capsys)
     assert code == 0 and "too fast" not in err
+
+
+def test_quick_scales_cnn_speeds_to_the_batch_per_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    # At a small batch a step's fixed cost (launches, the host) weighs more, so a big GPU gains
+    # less over the desktop: --batch reaches the very predictor `predict --batch` uses, every
+    # offer's speed is the predictor's at that batch, and the table's header says it.
+    from costcalc.store.bundled import load_catalog, load_predictor
+
+    catalog, predictor = load_catalog(), load_predictor()
+    desktop = catalog.get("rtx3090")
+    base = ["quick", "--no-config", "--gpu", "rtx3090", "--kind", "cnn", "--dtype", "fp16"]
+    wide = [*base, "--cloud-gpu", "h100", "--all"]
+    small = run_json([*wide, "--batch", "8"], capsys)
+    default = run_json(wide, capsys)
+    assert small["inputs"]["scenario"]["batch"] == 8
+    assert default["inputs"]["scenario"]["batch"] is None
+    by_gpu = {o["gpu"]: o["relative_speed"] for o in default["offers"] if o["gpu_count"] == 1}
+    checked = 0
+    for offer in small["offers"]:
+        if offer["gpu_count"] != 1:
+            continue
+        target = catalog.get(offer["gpu"])
+        at_8 = predictor.speedup(desktop, target, "cnn", "fp16", batch=8)
+        assert offer["relative_speed"] == pytest.approx(at_8)
+        assert offer["relative_speed"] < 0.8 * by_gpu[offer["gpu"]]
+        checked += 1
+    assert checked > 0
+    code, out, _ = run([*base, "--batch", "8", "--cloud-gpu", "h100", "--explain"], capsys)
+    said = " ".join(out.split())
+    assert code == 0 and "speed relative to your desktop at batch 8 per GPU" in said
+    assert "cnn work in fp16 at batch 8 per GPU" in said
+
+
+def test_quick_says_when_the_batch_does_not_move_the_speeds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Transformer splits name no reference batch: the batch is not used, and quick says so
+    # instead of dropping it silently; the speeds are those without it.
+    base = ["quick", "--no-config", "--gpu", "rtx3090", "--kind", "transformer", "--all"]
+    with_batch = run_json([*base, "--batch", "8"], capsys)
+    without = run_json(base, capsys)
+    assert "the batch is not used for transformer work (cnn only)" in with_batch["notes"]
+    assert with_batch["inputs"]["scenario"]["batch"] is None
+    speeds = [o["relative_speed"] for o in with_batch["offers"]]
+    assert speeds == [o["relative_speed"] for o in without["offers"]]
+    code, out, err = run([*base, "--batch", "0"], capsys)
+    assert code == 2 and out == ""
+    said = err.strip().splitlines()
+    assert said == ["costcalc: error: batch per GPU must be at least 1, got '0'"]

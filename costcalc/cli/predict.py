@@ -108,10 +108,9 @@ def run(ns: argparse.Namespace) -> int:
         predictor.thin_data([source, *targets]),
         predictor.known_bias([source, *targets], ns.kind, ns.dtype),
     ]
-    if ns.batch is not None and predictor.kind_calibration(ns.kind).reference_batch is None:
-        kinds = [k for k, c in predictor.calibration.kinds.items() if c.reference_batch]
-        used = " and ".join(kinds) or "no kind"
-        notes.append(f"--batch is not used for {ns.kind} work ({used} only)")
+    unused = predictor.batch_unused(ns.kind) if ns.batch is not None else None
+    if unused:
+        notes.append(unused.replace("the batch", "--batch", 1))
         ns.batch = None
     output.notes([n for n in notes if n], prefix="note: ")
     ns.at = f" at batch {ns.batch}" if ns.batch else ""

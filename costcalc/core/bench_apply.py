@@ -189,11 +189,12 @@ def explain_speed(
     target: GpuSpec,
     kind: str,
     dtype: str,
+    batch: float | None = None,
 ) -> SpeedBreakdown:
     """ "Why this number" for one GPU pair: from the bench's split where it made the speed,
-    else the predictor's, with a note saying which and why."""
+    else the predictor's (at `batch` per GPU), with a note saying which and why."""
     if found is None or found.speed_note is None:
-        return predictor.explain(source, target, kind, dtype)
+        return predictor.explain(source, target, kind, dtype, batch=batch)
     notes = [found.speed_note]
     profile = found.profile
     if profile is not None:
@@ -204,5 +205,5 @@ def explain_speed(
                 "outside the predictor's band: the predictor's speed is kept"
             )
             profile = None
-    why = predictor.explain(source, target, kind, dtype, profile)
+    why = predictor.explain(source, target, kind, dtype, profile, batch)
     return why.model_copy(update={"notes": (*notes, *why.notes)})

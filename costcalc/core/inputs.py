@@ -503,6 +503,18 @@ INPUTS: tuple[Input, ...] = (
         choices=("auto", *DTYPES),
     ),
     Input(
+        "batch",
+        "--batch",
+        "Batch",
+        "batch per GPU",
+        "batch per GPU of the run (cnn work): at a small batch a step's fixed cost (launches, "
+        "the host) weighs more, so a big GPU gains less; default: the speed model's reference, "
+        "256",
+        "count",
+        "run",
+        metavar="N",
+    ),
+    Input(
         "bench",
         "--bench",
         "Bench",

@@ -259,6 +259,9 @@ class SpeedBreakdown(Frozen):
     band: tuple[float, float]
     parts: tuple[SpeedPart, ...]
     notes: tuple[str, ...] = Field(description="Fallbacks and limits that shaped the rates.")
+    batch: float | None = Field(
+        default=None, description="Batch per GPU the split was scaled to; None: its reference."
+    )
 
 
 # --------------------------------------------------------------------------- achievable rates
@@ -748,13 +751,28 @@ class Predictor:
             self._cache[key] = found
         return found
 
-    def speed_fn(self, kind: Kind, dtype: Dtype, profile: StepProfile | None = None) -> SpeedFn:
-        """What the comparison asks: per-GPU speed of a target relative to the desktop."""
+    def speed_fn(
+        self,
+        kind: Kind,
+        dtype: Dtype,
+        profile: StepProfile | None = None,
+        batch: float | None = None,
+    ) -> SpeedFn:
+        """What the comparison asks: per-GPU speed of a target relative to the desktop, at
+        `batch` per GPU where the kind's split names a reference batch."""
 
         def speed(source: GpuSpec, target: GpuSpec) -> float:
-            return self.speedup(source, target, kind, dtype, profile)
+            return self.speedup(source, target, kind, dtype, profile, batch)
 
         return speed
+
+    def batch_unused(self, kind: str) -> str | None:
+        """Why a batch per GPU does not move `kind`'s speeds (its split names no reference
+        batch), or None when it does."""
+        if self.kind_calibration(kind).reference_batch is not None:
+            return None
+        kinds = [k for k, c in self.calibration.kinds.items() if c.reference_batch]
+        return f"the batch is not used for {kind} work ({' and '.join(kinds) or 'no kind'} only)"
 
     def band(self, source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
         """Uncertainty as multipliers of the prediction: the 10th-90th percentile of measured /
@@ -859,12 +877,14 @@ class Predictor:
         kind: str = "generic",
         dtype: str = "fp32",
         profile: StepProfile | None = None,
+        batch: float | None = None,
     ) -> SpeedBreakdown:
         """The parts of a prediction for a "why this number" panel: each part's share of the
         step on both GPUs, the rates that scale it and its factor; the speed-up is the product
         of the factors (1 for the same GPU, where every ratio is 1)."""
         check_kind_dtype(kind, dtype)
-        times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile)
+        batch = None if profile else batch
+        times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile, batch=batch)
         if source.key == target.key:
             scaled = times
         s, t = _shares(times), _shares(scaled)
@@ -876,10 +896,11 @@ class Predictor:
             target=target.key,
             kind=kind,
             dtype=dtype,
-            speedup=self.speedup(source, target, kind, dtype, profile),
+            speedup=self.speedup(source, target, kind, dtype, profile, batch),
             band=self.band(source, target, kind, dtype),
             parts=parts,
             notes=tuple(self.notes(source, dtype, kind) + self.notes(target, dtype, kind)),
+            batch=batch if batch and self.kind_calibration(kind).reference_batch else None,
         )
 
     def _part(

@@ -162,6 +162,14 @@ class Scenario(Frozen):
         description="Training precision used to compare GPUs; auto: mixed precision (fp16) on "
         "a desktop GPU with tensor cores, fp32 otherwise.",
     )
+    batch: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Batch per GPU of the run: at a small batch a step's fixed cost (launches, "
+        "the host) weighs more and a big GPU gains less (cnn work; default: the speed model's "
+        "reference batch).",
+    )
     bench: str | None = Field(
         default=None, description="A saved bench result to use: 'latest' or a file path."
     )
@@ -537,6 +545,7 @@ def evaluate(
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
     if lean:
         notes.append(f"speeds relative to the {spec.name}: {lean}")
+    batch = speed_batch(scenario, data.predictor, found, notes)
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
     if household.fallback is not None and scenario.usd_per_kwh is None:
@@ -572,12 +581,18 @@ def evaluate(
         data.catalog,
         data.grid,
         now,
-        speed=(found.speed if found else None) or data.predictor.speed_fn(scenario.kind, dtype),
+        speed=(found.speed if found else None)
+        or data.predictor.speed_fn(scenario.kind, dtype, batch=batch),
         scale=scale_fn(data.scaling, scenario.kind),
         rules=scenario_rules(scenario, spec),
     )
     resolved = scenario.model_copy(
-        update={"gpu": spec.key, "home_region": assumptions.home_region, "dtype": dtype}
+        update={
+            "gpu": spec.key,
+            "home_region": assumptions.home_region,
+            "dtype": dtype,
+            "batch": batch,
+        }
     )
     return Calculation(
         scenario=resolved,
@@ -631,6 +646,27 @@ def desktop_spec(
     if card_note is not None:
         notes.append(card_note)
     return spec
+
+
+def speed_batch(
+    scenario: Scenario, predictor: Predictor, found: BenchEffects | None, notes: list[str]
+) -> int | None:
+    """The batch per GPU the predicted speeds are scaled to: the scenario's, unless the kind's
+    split ignores the batch or the bench's measured split (taken at its own batch) made the
+    speeds; either is said in `notes`."""
+    if scenario.batch is None:
+        return None
+    unused = predictor.batch_unused(scenario.kind)
+    if unused:
+        notes.append(unused)
+        return None
+    if found is not None and found.speed is not None:
+        notes.append(
+            f"the batch ({scenario.batch}) is not used: the bench's split, measured at the "
+            "batch it ran, made the speeds"
+        )
+        return None
+    return scenario.batch
 
 
 def bench_effects(

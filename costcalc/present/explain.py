@@ -227,7 +227,10 @@ def speed(result: OfferResult, why: SpeedBreakdown, catalog: GpuCatalog) -> Expl
     share (the mean of its shares on the two GPUs), the rate ratio that scales it, and the
     product of the factors; then the GPU counts that take it to the table's speed."""
     source, target = catalog.get(why.source), catalog.get(why.target)
-    lines = [f"{target.short_name} against {source.short_name}, {why.kind} work in {why.dtype}:"]
+    at = f" at batch {why.batch:g} per GPU" if why.batch else ""
+    lines = [
+        f"{target.short_name} against {source.short_name}, {why.kind} work in {why.dtype}{at}:"
+    ]
     for part in why.parts:
         if part.part == "overhead":
             lines.append(f"{part.part}: {part.weight:.0%} of the step, {part.source_path}")

@@ -211,12 +211,13 @@ def to_text(
         return "\n".join(out)
     which = "all offers" if top is None else "cheapest offers"
     order = "cost per run" if run else "cost per year"
+    at = f" at batch {calc.scenario.batch} per GPU" if calc.scenario.batch else ""
     out += prose(
         "",
         *desktop_lines(calc, data),
         "",
         f"Comparable cloud offers: {display.comparable_text(c, calc.spec, calc.desktop.gpu_count)}"
-        f"; {which} by {order}, speed relative to your desktop:",
+        f"; {which} by {order}, speed relative to your desktop{at}:",
     )
     table = [cols.cells(r, shown, ctx) for r in rows]
     if run and c.desktop_run is not None:
@@ -441,6 +442,7 @@ def explain_parts(
         data.catalog.get(result.offer.gpu),
         calc.workload.kind,
         calc.workload.dtype,
+        calc.scenario.batch,
     )
     parts = explain.explain_offer(
         result,

@@ -13,7 +13,7 @@ from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable, offer_key
 from tests.tui.conftest import FIXED_NOW, MakeApp
-from tests.tui.helpers import notified, started
+from tests.tui.helpers import burst, notified, started, wait_until
 
 
 def engine_comparison(data: AppData, gpu: str, utilisation: float) -> Comparison:
@@ -279,3 +279,56 @@ async def test_quitting_right_after_start_is_clean(app_factory: MakeApp) -> None
         async with app.run_test(size=(140, 45)) as pilot:
             await pilot.press("q")
         assert app.return_code == 0  # (an error inside the app would re-raise from run_test)
+
+
+def _single_gpu_speeds(screen: MainScreen) -> dict[str, float]:
+    assert screen.calc is not None
+    return {
+        r.offer.gpu: r.relative_speed
+        for r in screen.calc.comparison.offers
+        if r.offer.gpu_count == 1
+    }
+
+
+async def test_batch_field_scales_cnn_speeds_typed_one_by_one(
+    app_factory: MakeApp, data: AppData
+) -> None:
+    """N jumps to the batch per GPU; at 8 a step's fixed cost weighs more, so every cloud GPU
+    gains less over the desktop, by the very predictor `predict --batch` uses."""
+    app = app_factory(Settings(gpu="rtx3090", kind="cnn", dtype="fp16"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(app, lambda: screen.calc is not None)
+        before = _single_gpu_speeds(screen)
+        await pilot.press("N", "8", "enter")
+        await wait_until(app, lambda: screen.settings.batch == 8)
+        await pilot.pause()
+        after = _single_gpu_speeds(screen)
+        desktop = data.catalog.get("rtx3090")
+        h100 = [gpu for gpu in after if gpu.startswith("h100")]
+        assert h100
+        for gpu in h100:
+            target = data.catalog.get(gpu)
+            expected = data.predictor.speedup(desktop, target, "cnn", "fp16", batch=8)
+            assert after[gpu] == expected
+            assert after[gpu] < 0.8 * before[gpu]
+
+
+async def test_batch_the_split_ignores_is_said_in_the_why_panel_typed_in_a_burst(
+    app_factory: MakeApp,
+) -> None:
+    """Transformer splits name no reference batch: the speeds stay, and the why panel's notes
+    (what quick prints on stderr) say the batch is not used."""
+    app = app_factory(Settings(gpu="rtx3090", kind="transformer"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(app, lambda: screen.calc is not None)
+        before = _single_gpu_speeds(screen)
+        burst(app, "N", "1", "6", "enter", "w")
+        await wait_until(app, lambda: screen.settings.batch == 16)
+        await pilot.pause()
+        assert _single_gpu_speeds(screen) == before
+        text = " ".join(str(screen.query_one("#why-text").render()).split())
+        assert "Notes the batch is not used for transformer work (cnn only)" in text

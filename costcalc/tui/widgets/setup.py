@@ -81,6 +81,7 @@ FIELD_KEYS: dict[str, str] = {
     "memory_gb": "m",
     "kind": "K",
     "dtype": "d",
+    "batch": "N",
     "bench": "B",
     "cloud_prices": "dollar_sign",
     "cloud_gpus": "C",
@@ -117,6 +118,7 @@ PLACEHOLDERS = {
     "cloud_gpus": "any",
     "exclude_tiers": "none: every tier",
     "min_memory_gb": "any",
+    "batch": "256 (cnn)",
     "spot_checkpoint_minutes": "5",
     "spot_restart_minutes": "30",
 }

@@ -9,11 +9,16 @@ from textual.widgets import Static
 
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import AppData, Calculation
+from costcalc.present.explain import Explanation
 from costcalc.present.report import explain_parts
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
+    """The offer's derivation, then the comparison's notes (what `quick` prints on stderr:
+    an input that is not used, a fallback, a known lean of the speeds)."""
     parts = explain_parts(calc, result, data)
+    if calc.notes:
+        parts.append(Explanation("Notes", calc.notes))
     text = Text()
     for index, part in enumerate(parts):
         if index:
