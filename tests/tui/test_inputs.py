@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.widgets import Input
+
 from costcalc.core.compare import Comparison, compare
 from costcalc.core.models import Workload
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop, scale_fn
@@ -12,6 +14,7 @@ from costcalc.store.settings import Settings
 from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable, offer_key
+from costcalc.tui.widgets.setup import SetupPanel
 from tests.tui.conftest import FIXED_NOW, MakeApp
 from tests.tui.helpers import burst, notified, started, wait_until
 
@@ -332,3 +335,23 @@ async def test_batch_the_split_ignores_is_said_in_the_why_panel_typed_in_a_burst
         assert _single_gpu_speeds(screen) == before
         text = " ".join(str(screen.query_one("#why-text").render()).split())
         assert "Notes the batch is not used for transformer work (cnn only)" in text
+
+
+async def test_a_key_for_a_field_below_the_fold_shows_it_at_80x24(app_factory: MakeApp) -> None:
+    """At 80 columns a field's key opens the setup panel over the table; the field (here the
+    batch, near the panel's end) is scrolled into view, so what is typed is seen. Seen: the
+    panel opened at its top and the typing went into a field out of sight."""
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await started(pilot)
+        for key, field_id in (("N", "batch"), ("escape", None), ("g", "gpu"), ("escape", None)):
+            await pilot.press(key)
+            if field_id is None:
+                continue
+            field = screen.query_one(f"#{field_id}", Input)
+            await wait_until(app, lambda f=field: app.focused is f)  # type: ignore[misc]
+            await pilot.pause()
+            panel = screen.query_one(SetupPanel)
+            assert panel.region.contains_region(field.region), field_id

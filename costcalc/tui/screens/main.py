@@ -450,10 +450,14 @@ class MainScreen(Screen[None]):
             widget = self.query_one(f"#{field}", Widget)
         except Exception:
             return
-        if self._narrow and self._in_setup(widget):
+        opened = self._narrow and self._in_setup(widget) and not self._setup_open
+        if opened:
             self._setup_open = True
             self._layout()
         self.set_focus(widget)
+        if opened:
+            # the panel had no size when focus asked to show the field: scroll once it has
+            self.call_after_refresh(widget.scroll_visible, animate=False)
         if isinstance(widget, Input):
             widget.select_all()
 
