@@ -377,3 +377,25 @@ def test_excluded_tiers_leave_each_build_a_data_centre_break_even_offer(
     assert note.startswith("Using your saved settings") and "community, marketplace" in note
     saved = run_json(argv, capsys)
     assert {b["label"]: b["cloud"]["tier"] for b in saved["builds"]} == kept
+
+
+def test_builds_are_ranked_at_the_batch_per_gpu_given(
+    data: AppData, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # desktops takes --batch as quick does: a 5090 gains less over a 3090 at batch 8 than at
+    # the reference batch, by the very predictor quick and predict use; the header says it.
+    argv = ["desktops", "--no-config", "--gpu", "rtx3090", "--gpu", "rtx5090", "--count", "1"]
+    argv += ["--kind", "cnn", "--dtype", "fp16"]
+    small, default = run_json([*argv, "--batch", "8"], capsys), run_json(argv, capsys)
+    label = "1x GeForce RTX 5090"
+    at_8 = data.predictor.speedup(
+        data.catalog.get("rtx3090"), data.catalog.get("rtx5090"), "cnn", "fp16", batch=8
+    )
+    assert by_label(small)[label]["relative_speed"] == pytest.approx(at_8)
+    assert by_label(small)[label]["relative_speed"] < by_label(default)[label]["relative_speed"]
+    assert small["inputs"]["workload"]["batch"] == 8
+    code, out, _ = run([*argv, "--batch", "8"], capsys)
+    assert code == 0 and "cnn at fp16, batch 8 per GPU." in " ".join(out.split())
+    doc = run_json([*argv[:-4], "--kind", "transformer", "--batch", "8"], capsys)
+    assert "the batch is not used for transformer work (cnn only)" in doc["notes"]
+    assert doc["inputs"]["workload"]["batch"] is None

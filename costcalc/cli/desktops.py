@@ -16,6 +16,7 @@ FIELDS = (
     "resale_share",
     "kind",
     "dtype",
+    "batch",
     "memory_gb",
     "psu_efficiency",
     "always_on",

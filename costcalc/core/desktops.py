@@ -181,9 +181,12 @@ def compare_builds(
     first = calcs[0]
     a = first.assumptions
     dtype = resolved_dtype(scenario, gpus[0])
-    w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype)
+    # every evaluate above saw the same kind and batch: the first settled what the batch does
+    w = Workload(
+        memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=first.workload.batch
+    )
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
-    speed = data.predictor.speed_fn(scenario.kind, dtype)
+    speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch)
     scale = scale_fn(data.scaling, scenario.kind)
     builds = [_build(calc, gpus[0], hw, speed, scale) for calc in calcs]
     ranked = sorted(builds, key=_rank)
@@ -258,7 +261,7 @@ def _notes(
     circuit_source: str,
     scenario: Scenario,
 ) -> list[str]:
-    notes = []
+    notes = [n for n in dict.fromkeys(calcs[0].notes) if "batch" in n] if calcs else []
     if "psu_efficiency" not in scenario.model_fields_set:
         notes.append(
             f"watts counted as drawn at the wall (PSU efficiency {psu_efficiency:.0%}), as in "

@@ -570,6 +570,12 @@ class Workload(Frozen):
     )
     kind: Kind = "generic"
     dtype: Dtype = "fp32"
+    batch: int | None = Field(
+        default=None,
+        ge=1,
+        description="Batch per GPU the predicted speeds are scaled to (cnn work); None: the "
+        "speed model's reference batch.",
+    )
 
 
 class StepProfile(Frozen):

@@ -571,6 +571,7 @@ def evaluate(
         max_batch=dict(found.max_batch) if found else {},
         kind=scenario.kind,
         dtype=dtype,
+        batch=batch,
     )
     chosen = chosen_offers(scenario, data, spec, money, now)
     comparison = compare(

@@ -182,6 +182,7 @@ def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
     """What the comparison assumes: use, place, horizon, baseline and the box it is built in."""
     a, w = c.assumptions, c.workload
     resale = f", {a.resale_fraction:.0%} resale" if a.resale_fraction else ", no resale"
+    at = f", batch {w.batch} per GPU" if w.batch else ""
     circuit = (
         f"one {c.circuit.label} ({c.circuit.continuous_w:,.0f} W continuous, {c.circuit_source})"
         if c.circuit is not None
@@ -191,7 +192,7 @@ def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
     return [
         f"Desktop builds at {display.percent(a.utilisation)} utilisation, ${a.usd_per_kwh:g}/kWh, "
         f"{a.home_region} grid ({a.home_gco2_per_kwh:g} g/kWh), {a.horizon_years:g}-year "
-        f"horizon{resale}; {w.kind} at {w.dtype}.",
+        f"horizon{resale}; {w.kind} at {w.dtype}{at}.",
         f"Speed is relative to one {c.baseline.name}. Fit checked in the assumed workstation, "
         f"{b.name} ({b.board_slots} slots, case with {b.case_positions} positions), on {circuit}.",
     ]

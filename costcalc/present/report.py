@@ -211,7 +211,7 @@ def to_text(
         return "\n".join(out)
     which = "all offers" if top is None else "cheapest offers"
     order = "cost per run" if run else "cost per year"
-    at = f" at batch {calc.scenario.batch} per GPU" if calc.scenario.batch else ""
+    at = f" at batch {w.batch} per GPU" if w.batch else ""
     out += prose(
         "",
         *desktop_lines(calc, data),
@@ -442,7 +442,7 @@ def explain_parts(
         data.catalog.get(result.offer.gpu),
         calc.workload.kind,
         calc.workload.dtype,
-        calc.scenario.batch,
+        calc.workload.batch,
     )
     parts = explain.explain_offer(
         result,
