@@ -539,6 +539,13 @@ def test_quick_scales_cnn_speeds_to_the_batch_per_gpu(capsys: pytest.CaptureFixt
     said = " ".join(out.split())
     assert code == 0 and "speed relative to your desktop at batch 8 per GPU" in said
     assert "cnn work in fp16 at batch 8 per GPU" in said
+    # without --batch the table says which batch its speeds assume, and how to set yours
+    reference = predictor.kind_calibration("cnn").reference_batch
+    code, out, _ = run([*base, "--top", "1"], capsys)
+    said = " ".join(out.split())
+    assert f"at the speed model's batch of {reference:g} per GPU (--batch N sets yours)" in said
+    code, out, _ = run([*base[:-4], "--kind", "transformer", "--top", "1"], capsys)
+    assert code == 0 and "batch" not in out
 
 
 def test_quick_says_when_the_batch_does_not_move_the_speeds(

@@ -211,7 +211,7 @@ def to_text(
         return "\n".join(out)
     which = "all offers" if top is None else "cheapest offers"
     order = "cost per run" if run else "cost per year"
-    at = f" at batch {w.batch} per GPU" if w.batch else ""
+    at = batch_words(calc, data)
     out += prose(
         "",
         *desktop_lines(calc, data),
@@ -425,6 +425,17 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
             spec.fp32_tflops,
         ),
     }
+
+
+def batch_words(calc: Calculation, data: AppData) -> str:
+    """The batch per GPU the table's speeds are at, where the kind's split depends on it and a
+    bench's measured split did not make them: the user's, or the reference, which they can set."""
+    if calc.workload.batch:
+        return f" at batch {calc.workload.batch} per GPU"
+    reference = data.predictor.kind_calibration(calc.workload.kind).reference_batch
+    if reference is None or (calc.bench is not None and calc.bench.speed is not None):
+        return ""
+    return f" at the speed model's batch of {reference:g} per GPU (--batch N sets yours)"
 
 
 def explain_parts(
