@@ -14,7 +14,13 @@ import pytest
 
 from costcalc.bench.store import load_result, save_result
 from costcalc.cli import main
-from costcalc.core.bench_apply import LAUNCH_BOUND_SHARE, BenchSpeed, effects, explain_speed
+from costcalc.core.bench_apply import (
+    LAUNCH_BOUND_SHARE,
+    BenchSpeed,
+    at_batch,
+    effects,
+    explain_speed,
+)
 from costcalc.core.bench_results import BenchResult
 from costcalc.core.models import StepProfile
 from costcalc.store.bundled import load_catalog, load_predictor
@@ -171,3 +177,48 @@ def test_a_result_saved_before_the_bench_filled_the_device_still_loads(tmp_path:
     path = tmp_path / "bench-20261124T000000Z-cuda.json"
     path.write_text(json.dumps(doc))
     assert load_result(path) == h100_launch_bound_bench()
+
+
+# ------------------------------------------------------------- the batch per GPU
+
+
+def test_a_measured_split_is_taken_to_another_batch_by_the_predictors_rule() -> None:
+    # a step's fixed cost is the same at any batch, the rest grows with it: at a quarter of
+    # the batch the fixed cost weighs four times as much against the rest, shares still sum to 1
+    measured = StepProfile(
+        compute_share=0.5, memory_share=0.3, overhead_share=0.1, elementwise_share=0.1
+    )
+    small = at_batch(measured, 1024, 256)
+    rest = 1 - small.overhead_share
+    assert small.overhead_share / rest == pytest.approx(4 * 0.1 / 0.9)
+    assert small.compute_share / small.memory_share == pytest.approx(0.5 / 0.3)
+    parts = (small.compute_share, small.memory_share, small.overhead_share)
+    assert sum(parts) + (small.elementwise_share or 0) == pytest.approx(1)
+    assert at_batch(measured, 64, 64) == measured
+    bare = StepProfile(compute_share=0.6, memory_share=0.3, overhead_share=0.1)
+    assert at_batch(bare, 64, 128).elementwise_share is None
+
+
+def test_an_h100_bench_split_is_scaled_to_the_batch_the_user_gives() -> None:
+    # The filled H100 bench measured its CNN at batch 1024; at 32 per GPU its launches weigh
+    # 32 times more, every GPU's speed moves toward the H100's, and each pair is still held to
+    # the predictor's band at that same batch.
+    catalog, predictor = load_catalog(), load_predictor()
+    bench = h100_filled_bench()
+    measured = bench.workloads[0].profile
+    assert measured is not None and bench.workloads[0].batch_size == 1024
+    found = effects(bench, H100, "cnn", "fp16", None, catalog, predictor, batch=32)
+    assert found.profile == at_batch(measured, 1024, 32)
+    assert found.speed_note is not None and "scaled to your batch of 32" in found.speed_note
+    assert found.speed is not None
+    h100, a100 = catalog.get(H100), catalog.get("a100_sxm4_80gb")
+    fn = BenchSpeed(predictor, "cnn", "fp16", found.profile, 32)
+    assert found.speed(h100, a100) == fn(h100, a100)
+    full = effects(bench, H100, "cnn", "fp16", None, catalog, predictor)
+    assert full.speed is not None
+    assert full.speed(h100, a100) < found.speed(h100, a100) < 1.0
+    why = explain_speed(found, predictor, h100, a100, "cnn", "fp16", 32)
+    assert why.batch == 32 and any("scaled to your batch of 32" in n for n in why.notes)
+    # a transformer's split names no batch: the bench's split stays as measured
+    same = effects(bench, H100, "transformer", "fp16", None, catalog, predictor, batch=32)
+    assert same.profile == bench.workloads[1].profile

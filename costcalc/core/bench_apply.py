@@ -85,20 +85,58 @@ def usable_profile(w: WorkloadResult, dtype: str) -> tuple[StepProfile | None, s
     return w.profile, f"time split measured by the bench: {where} ({size})"
 
 
+def at_batch(profile: StepProfile, measured: int, batch: float) -> StepProfile:
+    """A split measured at one batch per GPU, at another: a step's fixed cost (launches, the
+    host) is the same at any batch while the rest of its time grows with the batch, the rule
+    the predictor's reference split follows (Predictor.reference_times)."""
+    overhead = profile.overhead_share * measured / batch
+    work = 1.0 - profile.overhead_share
+    total = work + overhead
+    return StepProfile(
+        compute_share=profile.compute_share / total,
+        memory_share=profile.memory_share / total,
+        overhead_share=overhead / total,
+        elementwise_share=None
+        if profile.elementwise_share is None
+        else profile.elementwise_share / total,
+    )
+
+
+def scaled_profile(
+    w: WorkloadResult, dtype: str, predictor: Predictor, kind: str, batch: float | None
+) -> tuple[StepProfile | None, str]:
+    """`usable_profile`, at `batch` per GPU where one is given and `kind`'s split depends on
+    the batch (the scenario has said when it does not)."""
+    profile, note = usable_profile(w, dtype)
+    if profile is None or not batch or predictor.kind_calibration(kind).reference_batch is None:
+        return profile, note
+    if batch == w.batch_size:
+        return profile, note
+    return (
+        at_batch(profile, w.batch_size, batch),
+        f"{note}; its fixed cost scaled to your batch of {batch:g}",
+    )
+
+
 @dataclass(frozen=True)
 class BenchSpeed:
-    """Speeds from a measured split, each GPU pair held to the predictor's band."""
+    """Speeds from a measured split, each GPU pair held to the predictor's band (both at
+    `batch` per GPU: the split has been scaled to it)."""
 
     predictor: Predictor
     kind: str
     dtype: str
     profile: StepProfile
+    batch: float | None = None
 
     def measured(self, source: GpuSpec, target: GpuSpec) -> float:
         return self.predictor.speedup(source, target, self.kind, self.dtype, self.profile)
 
+    def predicted(self, source: GpuSpec, target: GpuSpec) -> float:
+        return self.predictor.speedup(source, target, self.kind, self.dtype, batch=self.batch)
+
     def within_band(self, source: GpuSpec, target: GpuSpec) -> bool:
-        prior = self.predictor.speedup(source, target, self.kind, self.dtype)
+        prior = self.predicted(source, target)
         low, high = self.predictor.band(source, target, self.kind, self.dtype)
         # the band multiplies predicted time, so it divides speed the other way round
         return prior / high <= self.measured(source, target) <= prior / low
@@ -106,18 +144,25 @@ class BenchSpeed:
     def __call__(self, source: GpuSpec, target: GpuSpec) -> float:
         if self.within_band(source, target):
             return self.measured(source, target)
-        return self.predictor.speedup(source, target, self.kind, self.dtype)
+        return self.predicted(source, target)
 
 
-def speed_from(bench: BenchResult, kind: str, dtype: str, predictor: Predictor) -> SpeedFn | None:
-    """Speeds predicted from the bench's measured time split, cached per GPU pair."""
+def speed_from(
+    bench: BenchResult,
+    kind: str,
+    dtype: str,
+    predictor: Predictor,
+    batch: float | None = None,
+) -> SpeedFn | None:
+    """Speeds predicted from the bench's measured time split (at `batch` per GPU), cached per
+    GPU pair."""
     w = workload_for(bench, kind)
     if desktop_gpu(bench) is None or w is None:
         return None
-    profile, _why = usable_profile(w, dtype)
+    profile, _why = scaled_profile(w, dtype, predictor, kind, batch)
     if profile is None:
         return None
-    fn = BenchSpeed(predictor, kind, dtype, profile)
+    fn = BenchSpeed(predictor, kind, dtype, profile, batch)
     cache: dict[tuple[str, str], float] = {}
 
     def speed(source: GpuSpec, target: GpuSpec) -> float:
@@ -162,16 +207,22 @@ def effects(
     items: float | None,
     specs: Iterable[GpuSpec],
     predictor: Predictor,
+    batch: float | None = None,
 ) -> BenchEffects:
-    """What `bench` tells a comparison whose desktop has `desktop_gpu_key`.
+    """What `bench` tells a comparison whose desktop has `desktop_gpu_key` (at `batch` per
+    GPU, to which its measured split is scaled).
 
     A bench measured on another GPU (or the CPU) still gives the memory fit, which does not
     depend on the device; its speed, watts and items per second belong to the GPU it ran on.
     """
     on_desktop = desktop_gpu(bench) == desktop_gpu_key
     w = workload_for(bench, kind)
-    profile, note = usable_profile(w, dtype) if on_desktop and w is not None else (None, None)
-    speed = speed_from(bench, kind, dtype, predictor) if on_desktop else None
+    profile, note = (
+        scaled_profile(w, dtype, predictor, kind, batch)
+        if on_desktop and w is not None
+        else (None, None)
+    )
+    speed = speed_from(bench, kind, dtype, predictor, batch) if on_desktop else None
     return BenchEffects(
         max_batch=max_batch(bench, kind, specs),
         run_hours=run_hours_for(bench, kind, items) if on_desktop and items else None,
@@ -198,7 +249,7 @@ def explain_speed(
     notes = [found.speed_note]
     profile = found.profile
     if profile is not None:
-        fn = BenchSpeed(predictor, kind, dtype, profile)
+        fn = BenchSpeed(predictor, kind, dtype, profile, batch)
         if not fn.within_band(source, target):
             notes.append(
                 f"the bench's split gives {fn.measured(source, target):.3g}x for this pair, "

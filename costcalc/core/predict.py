@@ -883,7 +883,8 @@ class Predictor:
         step on both GPUs, the rates that scale it and its factor; the speed-up is the product
         of the factors (1 for the same GPU, where every ratio is 1)."""
         check_kind_dtype(kind, dtype)
-        batch = None if profile else batch
+        shown = batch if batch and self.kind_calibration(kind).reference_batch else None
+        batch = None if profile else batch  # a profile is a split already at its batch
         times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile, batch=batch)
         if source.key == target.key:
             scaled = times
@@ -900,7 +901,7 @@ class Predictor:
             band=self.band(source, target, kind, dtype),
             parts=parts,
             notes=tuple(self.notes(source, dtype, kind) + self.notes(target, dtype, kind)),
-            batch=batch if batch and self.kind_calibration(kind).reference_batch else None,
+            batch=shown,
         )
 
     def _part(

@@ -541,11 +541,11 @@ def evaluate(
     notes: list[str] = []
     spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
     dtype = resolved_dtype(scenario, spec)
-    found = bench_effects(scenario, data, bench, spec, dtype, notes)
+    batch = speed_batch(scenario, data.predictor, notes)
+    found = bench_effects(scenario, data, bench, spec, dtype, batch, notes)
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
     if lean:
         notes.append(f"speeds relative to the {spec.name}: {lean}")
-    batch = speed_batch(scenario, data.predictor, found, notes)
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
     if household.fallback is not None and scenario.usd_per_kwh is None:
@@ -649,23 +649,14 @@ def desktop_spec(
     return spec
 
 
-def speed_batch(
-    scenario: Scenario, predictor: Predictor, found: BenchEffects | None, notes: list[str]
-) -> int | None:
-    """The batch per GPU the predicted speeds are scaled to: the scenario's, unless the kind's
-    split ignores the batch or the bench's measured split (taken at its own batch) made the
-    speeds; either is said in `notes`."""
+def speed_batch(scenario: Scenario, predictor: Predictor, notes: list[str]) -> int | None:
+    """The batch per GPU the speeds are scaled to (the predictor's split, or a bench's measured
+    one): the scenario's, unless the kind's split ignores the batch, which `notes` then says."""
     if scenario.batch is None:
         return None
     unused = predictor.batch_unused(scenario.kind)
     if unused:
         notes.append(unused)
-        return None
-    if found is not None and found.speed is not None:
-        notes.append(
-            f"the batch ({scenario.batch}) is not used: the bench's split, measured at the "
-            "batch it ran, made the speeds"
-        )
         return None
     return scenario.batch
 
@@ -676,9 +667,11 @@ def bench_effects(
     bench: BenchResult | None,
     spec: GpuSpec,
     dtype: Dtype,
+    batch: int | None,
     notes: list[str],
 ) -> BenchEffects | None:
-    """What a loaded bench changes (speeds, watts, run time, memory fit), or None."""
+    """What a loaded bench changes (speeds, watts, run time, memory fit), or None; its split
+    at `batch` per GPU."""
     if bench is None:
         return None
     from costcalc.core.bench_apply import desktop_gpu, effects
@@ -691,6 +684,7 @@ def bench_effects(
         scenario.items_per_run,
         data.catalog,
         data.predictor,
+        batch,
     )
     if desktop_gpu(bench) is None:
         notes.append(
