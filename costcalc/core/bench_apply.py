@@ -108,9 +108,7 @@ def scaled_profile(
     """`usable_profile`, at `batch` per GPU where one is given and `kind`'s split depends on
     the batch (the scenario has said when it does not)."""
     profile, note = usable_profile(w, dtype)
-    if profile is None or not batch or predictor.kind_calibration(kind).reference_batch is None:
-        return profile, note
-    if batch == w.batch_size:
+    if profile is None or not batch or batch == w.batch_size or not predictor.uses_batch(kind):
         return profile, note
     return (
         at_batch(profile, w.batch_size, batch),

@@ -766,10 +766,14 @@ class Predictor:
 
         return speed
 
+    def uses_batch(self, kind: str) -> bool:
+        """Whether a batch per GPU moves `kind`'s speeds: its split names the batch it is
+        stated at (the fixed cost of a step then scales as reference / batch)."""
+        return self.kind_calibration(kind).reference_batch is not None
+
     def batch_unused(self, kind: str) -> str | None:
-        """Why a batch per GPU does not move `kind`'s speeds (its split names no reference
-        batch), or None when it does."""
-        if self.kind_calibration(kind).reference_batch is not None:
+        """Why a batch per GPU does not move `kind`'s speeds, or None when it does."""
+        if self.uses_batch(kind):
             return None
         kinds = [k for k, c in self.calibration.kinds.items() if c.reference_batch]
         return f"the batch is not used for {kind} work ({' and '.join(kinds) or 'no kind'} only)"
@@ -883,7 +887,7 @@ class Predictor:
         step on both GPUs, the rates that scale it and its factor; the speed-up is the product
         of the factors (1 for the same GPU, where every ratio is 1)."""
         check_kind_dtype(kind, dtype)
-        shown = batch if batch and self.kind_calibration(kind).reference_batch else None
+        shown = batch if batch and self.uses_batch(kind) else None
         batch = None if profile else batch  # a profile is a split already at its batch
         times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile, batch=batch)
         if source.key == target.key:
