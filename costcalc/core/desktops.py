@@ -40,6 +40,7 @@ from costcalc.core.scenario import (
     evaluate,
     resolved_dtype,
     scale_fn,
+    speed_batch,
 )
 from costcalc.core.struct import dataclass, replace
 
@@ -181,10 +182,9 @@ def compare_builds(
     first = calcs[0]
     a = first.assumptions
     dtype = resolved_dtype(scenario, gpus[0])
-    # every evaluate above saw the same kind and batch: the first settled what the batch does
-    w = Workload(
-        memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=first.workload.batch
-    )
+    said: list[str] = []
+    batch = speed_batch(scenario, data.predictor, said)
+    w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=batch)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
     speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch)
     scale = scale_fn(data.scaling, scenario.kind)
@@ -200,7 +200,9 @@ def compare_builds(
         circuit=circuit,
         circuit_source=circuit_source,
         reliability=_classes(builds, hw),
-        notes=tuple(_notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario)),
+        notes=tuple(
+            said + _notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario)
+        ),
     )
 
 
@@ -261,7 +263,7 @@ def _notes(
     circuit_source: str,
     scenario: Scenario,
 ) -> list[str]:
-    notes = [n for n in dict.fromkeys(calcs[0].notes) if "batch" in n] if calcs else []
+    notes = []
     if "psu_efficiency" not in scenario.model_fields_set:
         notes.append(
             f"watts counted as drawn at the wall (PSU efficiency {psu_efficiency:.0%}), as in "
