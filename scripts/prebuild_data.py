@@ -13,12 +13,13 @@ validates that file as it would a user's). --check exits 1 when the file is out 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
+
+from scripts.generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "costcalc" / "data" / "prebuilt.pickle"
@@ -67,18 +68,9 @@ def bundled_only(entries: dict[str, tuple[object, ...]]) -> object:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only say whether it is current")
-    ns = parser.parse_args(argv)
-    data = build()
-    current = TARGET.read_bytes() if TARGET.exists() else b""
-    if ns.check:
-        print("current" if data == current else f"out of date: run {Path(__file__).name}")
-        return 0 if data == current else 1
-    if data != current:
-        TARGET.write_bytes(data)
-    print(f"{TARGET.relative_to(ROOT)}: {len(data):,} bytes")
-    return 0
+    return write_or_check(
+        argv, __doc__, TARGET, build, lambda data: f"{len(data):,} bytes", Path(__file__).name
+    )
 
 
 if __name__ == "__main__":
