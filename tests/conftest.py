@@ -100,8 +100,8 @@ def _holds(truth: dict[str, bool]) -> Callable[..., bool]:
 
 
 def _names_used(item: pytest.Item) -> set[str]:
-    """The global and attribute names in the test's code and in the helpers of its own module
-    that it calls, at any depth."""
+    """The global and attribute names in the test's code and in the helpers it calls from its
+    own module or the suite's helper modules (tests.imports, ...), at any depth."""
     function = getattr(item, "function", None)
     module = getattr(item, "module", None)
     if function is None or module is None:
@@ -118,7 +118,9 @@ def _names_used(item: pytest.Item) -> set[str]:
         pending.extend(const for const in code.co_consts if inspect.iscode(const))
         for name in code.co_names:
             helper = getattr(module, name, None)
-            if inspect.isfunction(helper) and helper.__module__ == module.__name__:
+            if inspect.isfunction(helper) and (
+                helper.__module__ == module.__name__ or helper.__module__.startswith("tests.")
+            ):
                 pending.append(helper.__code__)
     return names
 

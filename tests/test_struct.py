@@ -11,8 +11,6 @@ import inspect
 import pickle
 import pkgutil
 import runpy
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,6 +19,7 @@ import pytest
 
 import costcalc
 from costcalc.core import struct
+from tests.imports import loaded_after
 
 OPTIONS = [
     {},
@@ -193,17 +192,15 @@ def test_every_costcalc_record_has_the_standard_librarys_init() -> None:
 
 def test_declaring_and_using_a_record_imports_neither_dataclasses_nor_inspect() -> None:
     code = (
-        "import pickle, sys\n"
+        "import pickle\n"
         "from costcalc.core.struct import dataclass\n"
         "@dataclass(frozen=True, slots=True)\n"
         "class A:\n"
         "    x: int\n"
         "    y: str = 'y'\n"
         "assert A(1) == pickle.loads(pickle.dumps(A(1))) and hash(A(1)) and repr(A(1))\n"
-        "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert not {"dataclasses", "inspect"} & loaded_after(code)
 
 
 ROOT = Path(__file__).resolve().parents[1]

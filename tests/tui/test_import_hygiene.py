@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.imports import loaded_after
 
 PURE = (
     "costcalc.store.settings",
@@ -16,12 +15,6 @@ PURE = (
     "costcalc.tui.detect",
     "costcalc.cli.tui",
 )
-
-
-def loaded_after(statement: str) -> set[str]:
-    code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
 
 
 def test_pure_modules_do_not_import_textual_or_torch() -> None:
