@@ -108,9 +108,9 @@ def run(ns: argparse.Namespace) -> int:
         predictor.thin_data([source, *targets]),
         predictor.known_bias([source, *targets], ns.kind, ns.dtype),
     ]
-    unused = predictor.batch_unused(ns.kind) if ns.batch is not None else None
+    unused = predictor.batch_unused(ns.kind, "--batch") if ns.batch is not None else None
     if unused:
-        notes.append(unused.replace("the batch", "--batch", 1))
+        notes.append(unused)
         ns.batch = None
     output.notes([n for n in notes if n], prefix="note: ")
     ns.at = f" at batch {ns.batch}" if ns.batch else ""

@@ -771,12 +771,13 @@ class Predictor:
         stated at (the fixed cost of a step then scales as reference / batch)."""
         return self.kind_calibration(kind).reference_batch is not None
 
-    def batch_unused(self, kind: str) -> str | None:
-        """Why a batch per GPU does not move `kind`'s speeds, or None when it does."""
+    def batch_unused(self, kind: str, what: str = "the batch") -> str | None:
+        """Why a batch per GPU (`what`: as the user gave it) does not move `kind`'s speeds, or
+        None when it does."""
         if self.uses_batch(kind):
             return None
         kinds = [k for k, c in self.calibration.kinds.items() if c.reference_batch]
-        return f"the batch is not used for {kind} work ({' and '.join(kinds) or 'no kind'} only)"
+        return f"{what} is not used for {kind} work ({' and '.join(kinds) or 'no kind'} only)"
 
     def band(self, source: GpuSpec, target: GpuSpec, kind: str, dtype: str) -> tuple[float, float]:
         """Uncertainty as multipliers of the prediction: the 10th-90th percentile of measured /
