@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers import aws_ondemand
 from costcalc.providers.aws_instances import gpu_instances
@@ -87,9 +89,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
         )
         if row is None:
             continue
-        row = row.model_copy(
-            update={"name": row.name + reserved_suffix(years), "term_years": years}
-        )
+        row = replace(row, **{"name": row.name + reserved_suffix(years), "term_years": years})
         found.setdefault((row.region, row.name), row)
     if not found:
         raise FeedError("no GPU reserved-instance prices in the Price List CSV")

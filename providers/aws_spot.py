@@ -20,6 +20,8 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
+
 from costcalc.core.constants import INTERRUPTION_BUCKETS
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers.aws_instances import gpu_instances
@@ -111,15 +113,16 @@ def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> 
             merged.append(row)
             continue
         merged.append(
-            row.model_copy(
-                update={
+            replace(
+                row,
+                **{
                     "savings_pct": tip.savings_pct,
                     "interruption_bucket": tip.bucket,
                     "limits": f"interruption frequency {INTERRUPTION_BUCKETS[tip.bucket]} "
                     "(Spot Instance Advisor, last 30 days)",
                     "vcpus": tip.vcpus,
                     "ram_gb": tip.ram_gb,
-                }
+                },
             )
         )
     return merged

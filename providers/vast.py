@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
@@ -84,8 +85,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return values[low] + (values[high] - values[low]) * (position - low)
 
 
-@dataclass
-class _Group:
+class _Group(Struct):
     """The verified, reliable offers of one GPU model and count."""
 
     shown: str

@@ -23,6 +23,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from msgspec.structs import replace
+
+from costcalc.core.records import plain
+
 ROOT = Path(__file__).resolve().parent.parent
 FEED_NOTE_FX = "rebuilt from its live feed by scripts/bundle_prices.py"
 """The rates file has no notes field: its header says it was fetched."""
@@ -68,8 +72,8 @@ def bundle_provider(name: str, prices_dir: Path, now: datetime) -> None:
     assert isinstance(snapshot, PriceSnapshot)  # every live feed writes a PriceSnapshot
     note = f"{FEED_NOTE} on {now:%Y-%m-%d} by scripts/bundle_prices.py."
     old = snapshot.notes
-    marked = snapshot.model_copy(update={"notes": f"{note} {old}" if old else note})
-    text = dump_yaml(marked.model_dump(mode="json", exclude_defaults=True))
+    marked = replace(snapshot, **{"notes": f"{note} {old}" if old else note})
+    text = dump_yaml(plain(marked, omit_defaults=True))
     head = header(
         provider.snapshot_file,
         provider.label,
@@ -88,7 +92,9 @@ def bundle_fx(prices_dir: Path) -> None:
 
     rates = load_yaml_file(fx_path(), FxRates)
     # a bundled file has no fetched_at: the rates are of their as_of day
-    text = dump_yaml(rates.model_dump(mode="json", exclude_defaults=True, exclude={"fetched_at"}))
+    data = plain(rates, omit_defaults=True)
+    data.pop("fetched_at", None)
+    text = dump_yaml(data)
     head = header(
         FX_FILE,
         "Euro reference rates",

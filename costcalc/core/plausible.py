@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from msgspec import Struct
+
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer, GpuSpec
-from costcalc.core.struct import dataclass
 
 MAX_GPUS_PER_OFFER = 64
 """No rentable machine holds more (an HGX node has 8, an NVL72 rack 72 as 18 nodes of 4); the
@@ -45,8 +46,7 @@ MIN_READINGS = 3
 """Fewer other readings than this give no median worth judging by."""
 
 
-@dataclass(frozen=True)
-class Readings:
+class Readings(Struct, frozen=True):
     """Prices per GPU-hour seen elsewhere, by GPU and by (GPU, count)."""
 
     by_gpu: dict[str, list[float]]

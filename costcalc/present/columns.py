@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+from msgspec import Struct, field
+from msgspec.structs import asdict
+
 from costcalc.core.commitment import term_label
 from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
 from costcalc.core.staleness import is_stale_result, max_age_days
-from costcalc.core.struct import KW_ONLY, asdict, dataclass, field
 from costcalc.present import display
 
 Width = Literal["name", "label", "figure"]
@@ -29,8 +31,7 @@ and is never cut."""
 INF = float("inf")
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Struct, frozen=True):
     """What cells need besides the result: the clock (for staleness), the unit of the
     $-per-items column, the currency, the providers' display names and one number format per
     column (`context_for` chooses them from every value in the column)."""
@@ -77,8 +78,7 @@ def unit_text(unit: int) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(Struct, frozen=True):
     """One offer column: what it shows, and where and how wide each table shows it.
 
     Places (`priority`, `cli`, `cli_run`, `app`) are numbers that sort: the tables take the
@@ -92,7 +92,6 @@ class Column:
     sort: Callable[[OfferResult], Any]
     json: Callable[[OfferResult], dict[str, Any]]
     """The JSON fields this column contributes to every offer in `--json`."""
-    _: KW_ONLY
     priority: int
     """Which columns a narrow table keeps: the lowest first (the app and the CLI drop from the
     highest)."""
@@ -529,8 +528,7 @@ COMFORT_NAME = 20
 """Names keep this much before a column beyond the first four that decide is let in."""
 
 
-@dataclass(frozen=True)
-class Fitted:
+class Fitted(Struct, frozen=True):
     """The columns that fit a width, in display order, and the width each gets."""
 
     columns: tuple[Column, ...]

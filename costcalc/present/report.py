@@ -12,15 +12,18 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from msgspec import Struct
+from msgspec.structs import asdict
+
 from costcalc.core import engine
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
+from costcalc.core.records import plain
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
-from costcalc.core.struct import asdict, dataclass
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
@@ -42,8 +45,7 @@ class TableColumn(Protocol):
     def width(self) -> cols.Width: ...
 
 
-@dataclass(frozen=True)
-class Plain:
+class Plain(Struct, frozen=True):
     """A column of a listing that is not an offer table (`gpus`, `prices`)."""
 
     key: str
@@ -545,10 +547,10 @@ def to_json(
         "saved_settings": saved_note,
         "offers_listed": "all" if top is None else f"top {top} (--all for every offer)",
         "inputs": {
-            "scenario": calc.scenario.model_dump(mode="json"),
-            "desktop": calc.desktop.model_dump(),
-            "assumptions": calc.assumptions.model_dump(),
-            "workload": calc.workload.model_dump(),
+            "scenario": plain(calc.scenario),
+            "desktop": plain(calc.desktop),
+            "assumptions": plain(calc.assumptions),
+            "workload": plain(calc.workload),
         },
         "desktop": asdict(c.desktop),
         "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
