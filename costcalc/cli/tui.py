@@ -25,10 +25,7 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import gc
-
     from costcalc.tui.app import make_app
 
-    # paused by `console` for the start-up: the app takes it back once its first screen is up
-    make_app(collector_paused=not gc.isenabled()).run()
+    make_app().run()
     return 0
