@@ -5,11 +5,12 @@ Rules kept here (pure: the catalog, the shipped prices and the other readings ar
 - the catalog's class of the GPU bounds its price per GPU-hour: a card is never rented for so
   much that a few days of rent would buy it, nor so little that renting it out would take
   decades to pay it back; a GPU without a purchase price is bounded by its segment;
-- what ships bounds it with one reading, each bound one sentence (ShippedPrices, shipped_bounds):
-  no host rents a card out for less than would earn back its dated street price in three years
-  around the clock; no price lies further below the cheapest, or above the dearest, shipped
-  reading of its GPU than two shipped readings of one offer have ever lain apart; nor, per GB of
-  memory, further below the cheapest shipped GPU of its segment and architecture;
+- what ships bounds it with one reading, each bound one sentence (ShippedPrices,
+  shipped_limits): no host rents a card out for less than would earn back its dated street or
+  used price in three years around the clock; no price lies further below the cheapest, or
+  above the dearest, shipped reading of its GPU than two shipped readings of one offer have
+  ever lain apart; nor, per GB of memory, further below the cheapest shipped GPU of its segment
+  and architecture;
 - the other readings of the same GPU (other providers, the last snapshot), of the same count
   when there are enough of them, bound it again: a price ten times off their median is a feed
   that changed units or broke, not a bargain;
