@@ -145,11 +145,18 @@ def test_a_cheap_but_real_price_passes(
         ("rtx3090", 0.01, "street price", "at least $0.0459: its $1,207 used price of 2026-09-30"),
         ("rtx3090", 0.03, "street price", "earned back in 3 years of renting around the clock"),
         ("rtx4090", 0.040, "shipped prices", "at least $0.0971: 1/3.5 of the cheapest shipped RTX"),
+        ("rtx3080", 0.005, "street price", "at least $0.0116: its $305 used price of 2026-07-31"),
         (
-            "rtx3080",
-            0.005,
+            "rtx3090ti",
+            0.02,
             "shipped class",
-            "10 GB at 1/3.5 of the cheapest shipped consumer Ampere",
+            "1,008 GB/s at 1/3.5 of the cheapest shipped consumer",
+        ),
+        (
+            "rtx_a4000",
+            0.03,
+            "shipped class",
+            "448 GB/s at 1/3.5 of the cheapest shipped workstation",
         ),
         ("h100_sxm5_80gb", 0.5, "shipped prices", "vast 1x H100 SXM (median), 2026-10-19"),
         (

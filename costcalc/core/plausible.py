@@ -9,8 +9,8 @@ Rules kept here (pure: the catalog, the shipped prices and the other readings ar
   shipped_limits): no host rents a card out for less than would earn back its dated street or
   used price in three years around the clock; no price lies further below the cheapest, or
   above the dearest, shipped reading of its GPU than two shipped readings of one offer have
-  ever lain apart; nor, per GB of memory, further below the cheapest shipped GPU of its segment
-  and architecture;
+  ever lain apart; nor, for a card with no dated price of its own, per GB/s of memory
+  bandwidth further below the cheapest shipped GPU of its segment and architecture;
 - the other readings of the same GPU (other providers, the last snapshot), of the same count
   when there are enough of them, bound it again: a price ten times off their median is a feed
   that changed units or broke, not a bargain;
@@ -56,12 +56,12 @@ MIN_READINGS = 3
 """Fewer other readings than this give no median worth judging by."""
 
 SHIPPED_SPREAD = 3.5
-"""How far below the cheapest, or above the dearest, shipped reading of a GPU (per GPU-hour, or
-per GB-hour for its class) a fresh price may lie: the widest that two shipped dated readings of
-one offer lie apart is 3.46x (Vast.ai's 1x RTX 5090: $0.3296 on 2026-08-08, $1.141 on
-2026-06-30; next its H100 SXM median at 2.56x, $6.15 on 2026-10-07 and $2.4024 on 2026-10-19),
-prices/vast.yaml and prices/readings.yaml, 2026-11; tests/test_plausible_shipped.py recomputes
-it."""
+"""How far below the cheapest, or above the dearest, shipped reading of a GPU (per GPU-hour; per
+GB/s of bandwidth for its class) a fresh price may lie: the widest that two shipped dated
+readings of one offer lie apart is 3.46x (Vast.ai's 1x RTX 5090: $0.3296 on 2026-08-08, $1.141
+on 2026-06-30; next its H100 SXM median at 2.56x, $6.15 on 2026-10-07 and $2.4024 on
+2026-10-19), prices/vast.yaml and prices/readings.yaml, 2026-11; tests/test_plausible_shipped.py
+recomputes it."""
 
 RENT_OUT_HOURS = 3 * 8_760
 """Hours of rent, around the clock, that must not earn back more than a card costs to buy today
@@ -138,7 +138,8 @@ def class_range(spec: GpuSpec) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Span:
     """The cheapest and the dearest shipped price of a GPU (per GPU-hour) or of a class of GPUs
-    (per GB-hour), what each one is, how many providers ship the prices and whether one of them
+    (per GB/s of memory bandwidth), what each one is, how many providers ship the prices and
+    whether one of them
     is a marketplace's or community host's (PEER_TIERS)."""
 
     low: float
@@ -157,7 +158,9 @@ class ShippedPrices:
 
     by_gpu: dict[str, Span]
     by_class: dict[tuple[str, str], Span]
-    """(segment, architecture) -> prices per GB of GPU memory per hour."""
+    """(segment, architecture) -> prices per hour per GB/s of memory bandwidth, the best single
+    predictor of deep-learning speed between two GPUs with tensor cores, so a slower card of the
+    class is allowed a lower price."""
 
     @classmethod
     def of(
@@ -194,7 +197,7 @@ class ShippedPrices:
         by_class: dict[tuple[str, str], Span] = _spans(
             (
                 (str(spec.segment), spec.architecture),
-                usd / spec.memory_gb,
+                usd / spec.bandwidth_gbs,
                 f"{spec.short_name} at ${usd:,.4g} per GPU-hour, {what}",
                 provider,
                 peer,
@@ -292,18 +295,19 @@ def gpu_ceiling(spec: GpuSpec, shipped: ShippedPrices) -> Limit | None:
 
 
 def class_floor(spec: GpuSpec, shipped: ShippedPrices) -> Limit | None:
-    """Per GB of memory, no price lies further below the cheapest shipped GPU of the same
-    segment and architecture than two shipped readings of one offer have lain apart (when a
-    marketplace or community price of that class ships)."""
+    """For a card with no dated street or used price, per GB/s of memory bandwidth no price
+    lies further below the cheapest shipped GPU of the same segment and architecture than two
+    shipped readings of one offer have lain apart (when a marketplace or community price of
+    that class ships). A card with a dated price of its own is judged by it (street_floor)."""
     span = shipped.by_class.get((spec.segment, spec.architecture))
-    if span is None or not span.peer:
+    if span is None or not span.peer or street_floor(spec) is not None:
         return None
     ground = (
-        f"{spec.memory_gb:g} GB at 1/{SHIPPED_SPREAD:g} of the cheapest shipped "
-        f"{spec.segment} {spec.architecture} GPU per GB, ${span.low:,.3g} per GB-hour "
-        f"({span.low_what})"
+        f"{spec.bandwidth_gbs:,.0f} GB/s at 1/{SHIPPED_SPREAD:g} of the cheapest shipped "
+        f"{spec.segment} {spec.architecture} GPU per GB/s, ${span.low * 1000:,.3g} per "
+        f"1,000 GB/s ({span.low_what})"
     )
-    return Limit(span.low / SHIPPED_SPREAD * spec.memory_gb, "shipped class", ground)
+    return Limit(span.low / SHIPPED_SPREAD * spec.bandwidth_gbs, "shipped class", ground)
 
 
 def shipped_limits(spec: GpuSpec, shipped: ShippedPrices) -> tuple[Limit | None, Limit | None]:
