@@ -336,8 +336,54 @@ def _make_16(_object, _HAS_FACTORY, _factory_snapshots, _factory_offers, _factor
   return NotImplemented
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-# costcalc.core.plausible:Readings
+# costcalc.core.plausible:Doubt
 def _make_17(_object, _HAS_FACTORY):
+ def __init__(self, bound, reason):
+  _object.__setattr__(self, 'bound', bound)
+  _object.__setattr__(self, 'reason', reason)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(bound={self.bound!r}, reason={self.reason!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.bound,self.reason,) == (other.bound,other.reason,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.bound,self.reason,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+# costcalc.core.plausible:FeedShift
+def _make_18(_object, _HAS_FACTORY):
+ def __init__(self, ratio, compared):
+  _object.__setattr__(self, 'ratio', ratio)
+  _object.__setattr__(self, 'compared', compared)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(ratio={self.ratio!r}, compared={self.compared!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.ratio,self.compared,) == (other.ratio,other.compared,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.ratio,self.compared,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+# costcalc.core.plausible:Limit
+def _make_19(_object, _HAS_FACTORY):
+ def __init__(self, usd_per_gpu_hour, bound, ground):
+  _object.__setattr__(self, 'usd_per_gpu_hour', usd_per_gpu_hour)
+  _object.__setattr__(self, 'bound', bound)
+  _object.__setattr__(self, 'ground', ground)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(usd_per_gpu_hour={self.usd_per_gpu_hour!r}, bound={self.bound!r}, ground={self.ground!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.usd_per_gpu_hour,self.bound,self.ground,) == (other.usd_per_gpu_hour,other.bound,other.ground,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.usd_per_gpu_hour,self.bound,self.ground,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+# costcalc.core.plausible:Readings
+def _make_20(_object, _HAS_FACTORY):
  def __init__(self, by_gpu, by_gpu_and_count):
   _object.__setattr__(self, 'by_gpu', by_gpu)
   _object.__setattr__(self, 'by_gpu_and_count', by_gpu_and_count)
@@ -351,8 +397,42 @@ def _make_17(_object, _HAS_FACTORY):
   return hash((self.by_gpu,self.by_gpu_and_count,))
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
+# costcalc.core.plausible:ShippedPrices
+def _make_21(_object, _HAS_FACTORY):
+ def __init__(self, by_gpu, by_class):
+  _object.__setattr__(self, 'by_gpu', by_gpu)
+  _object.__setattr__(self, 'by_class', by_class)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(by_gpu={self.by_gpu!r}, by_class={self.by_class!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.by_gpu,self.by_class,) == (other.by_gpu,other.by_class,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.by_gpu,self.by_class,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+# costcalc.core.plausible:Span
+def _make_22(_object, _HAS_FACTORY):
+ def __init__(self, low, low_what, high, high_what, providers, peer):
+  _object.__setattr__(self, 'low', low)
+  _object.__setattr__(self, 'low_what', low_what)
+  _object.__setattr__(self, 'high', high)
+  _object.__setattr__(self, 'high_what', high_what)
+  _object.__setattr__(self, 'providers', providers)
+  _object.__setattr__(self, 'peer', peer)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(low={self.low!r}, low_what={self.low_what!r}, high={self.high!r}, high_what={self.high_what!r}, providers={self.providers!r}, peer={self.peer!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.low,self.low_what,self.high,self.high_what,self.providers,self.peer,) == (other.low,other.low_what,other.high,other.high_what,other.providers,other.peer,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.low,self.low_what,self.high,self.high_what,self.providers,self.peer,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
 # costcalc.core.predict:MathPath
-def _make_18(_object, _HAS_FACTORY, _default_half_rate):
+def _make_23(_object, _HAS_FACTORY, _default_half_rate):
  def __init__(self, peak_tflops, unit, precision, half_rate=_default_half_rate):
   _object.__setattr__(self, 'peak_tflops', peak_tflops)
   _object.__setattr__(self, 'unit', unit)
@@ -369,7 +449,7 @@ def _make_18(_object, _HAS_FACTORY, _default_half_rate):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.predict:Predictor
-def _make_19(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustained_per_w, _factory__cache, _factory__rates, _factory__times):
+def _make_24(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustained_per_w, _factory__cache, _factory__rates, _factory__times):
  def __init__(self, calibration, reference, family_tflops_per_w, matmul_efficiency=_HAS_FACTORY, sustained_per_w=_HAS_FACTORY, _cache=_HAS_FACTORY, _rates=_HAS_FACTORY, _times=_HAS_FACTORY):
   _object.__setattr__(self, 'calibration', calibration)
   _object.__setattr__(self, 'reference', reference)
@@ -390,7 +470,7 @@ def _make_19(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustain
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.predict:Rates
-def _make_20(_object, _HAS_FACTORY):
+def _make_25(_object, _HAS_FACTORY):
  def __init__(self, math_tflops, elementwise_tflops, memory_gbs, path):
   _object.__setattr__(self, 'math_tflops', math_tflops)
   _object.__setattr__(self, 'elementwise_tflops', elementwise_tflops)
@@ -407,7 +487,7 @@ def _make_20(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.ranges:PriceRange
-def _make_21(_object, _HAS_FACTORY):
+def _make_26(_object, _HAS_FACTORY):
  def __init__(self, readings, low, median, high, first, last, flips_at):
   _object.__setattr__(self, 'readings', readings)
   _object.__setattr__(self, 'low', low)
@@ -427,7 +507,7 @@ def _make_21(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.ranges:Reading
-def _make_22(_object, _HAS_FACTORY, _default_origin):
+def _make_27(_object, _HAS_FACTORY, _default_origin):
  def __init__(self, usd_per_hour, observed, what, origin=_default_origin):
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
   _object.__setattr__(self, 'observed', observed)
@@ -444,7 +524,7 @@ def _make_22(_object, _HAS_FACTORY, _default_origin):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:AppData
-def _make_23(_object, _HAS_FACTORY, _default_hardware):
+def _make_28(_object, _HAS_FACTORY, _default_hardware):
  def __init__(self, catalog, grid, desktop_defaults, book, predictor, scaling, electricity, fx, hardware=_default_hardware):
   self.catalog = catalog
   self.grid = grid
@@ -464,7 +544,7 @@ def _make_23(_object, _HAS_FACTORY, _default_hardware):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.core.scenario:BaseChoice
-def _make_24(_object, _HAS_FACTORY, _default_note):
+def _make_29(_object, _HAS_FACTORY, _default_note):
  def __init__(self, tier, system, note=_default_note):
   _object.__setattr__(self, 'tier', tier)
   _object.__setattr__(self, 'system', system)
@@ -480,7 +560,7 @@ def _make_24(_object, _HAS_FACTORY, _default_note):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:Calculation
-def _make_25(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit):
+def _make_30(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit):
  def __init__(self, scenario, spec, desktop, assumptions, workload, offers, comparison, now, bench=_default_bench, bench_label=_default_bench_label, notes=_default_notes, money=_default_money, electricity=_default_electricity, card=_default_card, base=_default_base, fit=_default_fit):
   _object.__setattr__(self, 'scenario', scenario)
   _object.__setattr__(self, 'spec', spec)
@@ -509,7 +589,7 @@ def _make_25(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _defau
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:DesktopFit
-def _make_26(_object, _HAS_FACTORY):
+def _make_31(_object, _HAS_FACTORY):
  def __init__(self, feasibility, circuit_source):
   _object.__setattr__(self, 'feasibility', feasibility)
   _object.__setattr__(self, 'circuit_source', circuit_source)
@@ -524,7 +604,7 @@ def _make_26(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.staleness:StaleRule
-def _make_27(_object, _HAS_FACTORY):
+def _make_32(_object, _HAS_FACTORY):
  def __init__(self, kind, what, max_age_days):
   _object.__setattr__(self, 'kind', kind)
   _object.__setattr__(self, 'what', what)
@@ -540,7 +620,7 @@ def _make_27(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.thresholds:OfferThreshold
-def _make_28(_object, _HAS_FACTORY):
+def _make_33(_object, _HAS_FACTORY):
  def __init__(self, result, usd_per_hour):
   _object.__setattr__(self, 'result', result)
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
@@ -555,7 +635,7 @@ def _make_28(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.thresholds:Thresholds
-def _make_29(_object, _HAS_FACTORY):
+def _make_34(_object, _HAS_FACTORY):
  def __init__(self, decision, offer, holders, next_holder, cloud_usd_per_year, utilisation, desktop_price_usd, usd_per_kwh):
   _object.__setattr__(self, 'decision', decision)
   _object.__setattr__(self, 'offer', offer)
@@ -576,7 +656,7 @@ def _make_29(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.tiers:Weighed
-def _make_30(_object, _HAS_FACTORY):
+def _make_35(_object, _HAS_FACTORY):
  def __init__(self, hosts, pricing, left_out):
   _object.__setattr__(self, 'hosts', hosts)
   _object.__setattr__(self, 'pricing', pricing)
@@ -592,7 +672,7 @@ def _make_30(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Column
-def _make_31(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_name_limit, _default_when, _default_heading, _default_blank_when_unfit):
+def _make_36(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_name_limit, _default_when, _default_heading, _default_blank_when_unfit):
  def __init__(self, key, title, width, cell, sort, json, *, priority, app, room, cli=_default_cli, cli_run=_default_cli_run, name_limit=_default_name_limit, when=_default_when, heading=_default_heading, blank_when_unfit=_default_blank_when_unfit):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -620,7 +700,7 @@ def _make_31(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_nam
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Context
-def _make_32(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_money, _factory_labels, _factory_decimals, _factory_co2_units, _default_price_known):
+def _make_37(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_money, _factory_labels, _factory_decimals, _factory_co2_units, _default_price_known):
  def __init__(self, now=_default_now, items_unit=_default_items_unit, money=_default_money, labels=_HAS_FACTORY, decimals=_HAS_FACTORY, co2_units=_HAS_FACTORY, price_known=_default_price_known):
   _object.__setattr__(self, 'now', now)
   _object.__setattr__(self, 'items_unit', items_unit)
@@ -640,7 +720,7 @@ def _make_32(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Fitted
-def _make_33(_object, _HAS_FACTORY):
+def _make_38(_object, _HAS_FACTORY):
  def __init__(self, columns, widths, hidden):
   _object.__setattr__(self, 'columns', columns)
   _object.__setattr__(self, 'widths', widths)
@@ -656,7 +736,7 @@ def _make_33(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.desktops_report:BuildColumn
-def _make_34(_object, _HAS_FACTORY, _default_ranking):
+def _make_39(_object, _HAS_FACTORY, _default_ranking):
  def __init__(self, key, title, numeric, cell, sort, ranking=_default_ranking):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -675,7 +755,7 @@ def _make_34(_object, _HAS_FACTORY, _default_ranking):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.explain:Explanation
-def _make_35(_object, _HAS_FACTORY):
+def _make_40(_object, _HAS_FACTORY):
  def __init__(self, title, lines):
   _object.__setattr__(self, 'title', title)
   _object.__setattr__(self, 'lines', lines)
@@ -690,7 +770,7 @@ def _make_35(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.export:ExportRow
-def _make_36(_object, _HAS_FACTORY, _factory_values):
+def _make_41(_object, _HAS_FACTORY, _factory_values):
  def __init__(self, part, cells, values=_HAS_FACTORY):
   _object.__setattr__(self, 'part', part)
   _object.__setattr__(self, 'cells', cells)
@@ -706,7 +786,7 @@ def _make_36(_object, _HAS_FACTORY, _factory_values):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.price_table:PriceRow
-def _make_37(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_committed, _factory_regions):
+def _make_42(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_committed, _factory_regions):
  def __init__(self, provider, name, gpu, gpu_count, on_demand=_default_on_demand, spot=_default_spot, committed=_HAS_FACTORY, regions=_HAS_FACTORY):
   self.provider = provider
   self.name = name
@@ -725,7 +805,7 @@ def _make_37(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.present.report:Plain
-def _make_38(_object, _HAS_FACTORY, _default_numeric, _default_clip):
+def _make_43(_object, _HAS_FACTORY, _default_numeric, _default_clip):
  def __init__(self, key, title, numeric=_default_numeric, clip=_default_clip):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -742,7 +822,7 @@ def _make_38(_object, _HAS_FACTORY, _default_numeric, _default_clip):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.freshness:DecidingRow
-def _make_39(_object, _HAS_FACTORY):
+def _make_44(_object, _HAS_FACTORY):
  def __init__(self, gpu, utilisation, offer, readings):
   _object.__setattr__(self, 'gpu', gpu)
   _object.__setattr__(self, 'utilisation', utilisation)
@@ -759,7 +839,7 @@ def _make_39(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.freshness:FileAge
-def _make_40(_object, _HAS_FACTORY):
+def _make_45(_object, _HAS_FACTORY):
  def __init__(self, provider, file, rows, newest, oldest, origin):
   _object.__setattr__(self, 'provider', provider)
   _object.__setattr__(self, 'file', file)
@@ -778,7 +858,7 @@ def _make_40(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.history:Point
-def _make_41(_object, _HAS_FACTORY):
+def _make_46(_object, _HAS_FACTORY):
  def __init__(self, fetched_at, usd_per_hour):
   _object.__setattr__(self, 'fetched_at', fetched_at)
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
@@ -793,7 +873,7 @@ def _make_41(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.history:Series
-def _make_42(_object, _HAS_FACTORY, _factory_points):
+def _make_47(_object, _HAS_FACTORY, _factory_points):
  def __init__(self, provider, name, region, gpu, gpu_count, points=_HAS_FACTORY):
   self.provider = provider
   self.name = name
@@ -810,7 +890,7 @@ def _make_42(_object, _HAS_FACTORY, _factory_points):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.store.settings:Saved
-def _make_43(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default_unreadable):
+def _make_48(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default_unreadable):
  def __init__(self, file, values=_HAS_FACTORY, warnings=_default_warnings, unreadable=_default_unreadable):
   _object.__setattr__(self, 'file', file)
   _object.__setattr__(self, 'values', _factory_values() if values is _HAS_FACTORY else values)
@@ -827,7 +907,7 @@ def _make_43(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.snapshots:LoadedRates
-def _make_44(_object, _HAS_FACTORY, _default_warning):
+def _make_49(_object, _HAS_FACTORY, _default_warning):
  def __init__(self, rates, origin, warning=_default_warning):
   _object.__setattr__(self, 'rates', rates)
   _object.__setattr__(self, 'origin', origin)
@@ -860,7 +940,12 @@ SOURCES = {
     'costcalc.core.models:RunCost': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, hours, billed_hours, usd, usd_per_item, kwh, co2_kg):\n  _object.__setattr__(self, \'hours\', hours)\n  _object.__setattr__(self, \'billed_hours\', billed_hours)\n  _object.__setattr__(self, \'usd\', usd)\n  _object.__setattr__(self, \'usd_per_item\', usd_per_item)\n  _object.__setattr__(self, \'kwh\', kwh)\n  _object.__setattr__(self, \'co2_kg\', co2_kg)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(hours={self.hours!r}, billed_hours={self.billed_hours!r}, usd={self.usd!r}, usd_per_item={self.usd_per_item!r}, kwh={self.kwh!r}, co2_kg={self.co2_kg!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.hours,self.billed_hours,self.usd,self.usd_per_item,self.kwh,self.co2_kg,) == (other.hours,other.billed_hours,other.usd,other.usd_per_item,other.kwh,other.co2_kg,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.hours,self.billed_hours,self.usd,self.usd_per_item,self.kwh,self.co2_kg,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.offers:LoadedSnapshot': 'def _make(_object, _HAS_FACTORY, _default_warning):\n def __init__(self, provider, snapshot, origin, warning=_default_warning):\n  _object.__setattr__(self, \'provider\', provider)\n  _object.__setattr__(self, \'snapshot\', snapshot)\n  _object.__setattr__(self, \'origin\', origin)\n  _object.__setattr__(self, \'warning\', warning)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(provider={self.provider!r}, snapshot={self.snapshot!r}, origin={self.origin!r}, warning={self.warning!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.provider,self.snapshot,self.origin,self.warning,) == (other.provider,other.snapshot,other.origin,other.warning,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.provider,self.snapshot,self.origin,self.warning,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.offers:PriceBook': 'def _make(_object, _HAS_FACTORY, _factory_snapshots, _factory_offers, _factory_problems, _factory_labels, _factory_short_labels):\n def __init__(self, snapshots=_HAS_FACTORY, offers=_HAS_FACTORY, problems=_HAS_FACTORY, labels=_HAS_FACTORY, short_labels=_HAS_FACTORY):\n  self.snapshots = _factory_snapshots() if snapshots is _HAS_FACTORY else snapshots\n  self.offers = _factory_offers() if offers is _HAS_FACTORY else offers\n  self.problems = _factory_problems() if problems is _HAS_FACTORY else problems\n  self.labels = _factory_labels() if labels is _HAS_FACTORY else labels\n  self.short_labels = _factory_short_labels() if short_labels is _HAS_FACTORY else short_labels\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(snapshots={self.snapshots!r}, offers={self.offers!r}, problems={self.problems!r}, labels={self.labels!r}, short_labels={self.short_labels!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.snapshots,self.offers,self.problems,self.labels,self.short_labels,) == (other.snapshots,other.offers,other.problems,other.labels,other.short_labels,)\n  return NotImplemented\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__}',
+    'costcalc.core.plausible:Doubt': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, bound, reason):\n  _object.__setattr__(self, \'bound\', bound)\n  _object.__setattr__(self, \'reason\', reason)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(bound={self.bound!r}, reason={self.reason!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.bound,self.reason,) == (other.bound,other.reason,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.bound,self.reason,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.plausible:FeedShift': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, ratio, compared):\n  _object.__setattr__(self, \'ratio\', ratio)\n  _object.__setattr__(self, \'compared\', compared)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(ratio={self.ratio!r}, compared={self.compared!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.ratio,self.compared,) == (other.ratio,other.compared,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.ratio,self.compared,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.plausible:Limit': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, usd_per_gpu_hour, bound, ground):\n  _object.__setattr__(self, \'usd_per_gpu_hour\', usd_per_gpu_hour)\n  _object.__setattr__(self, \'bound\', bound)\n  _object.__setattr__(self, \'ground\', ground)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(usd_per_gpu_hour={self.usd_per_gpu_hour!r}, bound={self.bound!r}, ground={self.ground!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.usd_per_gpu_hour,self.bound,self.ground,) == (other.usd_per_gpu_hour,other.bound,other.ground,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.usd_per_gpu_hour,self.bound,self.ground,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.plausible:Readings': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, by_gpu, by_gpu_and_count):\n  _object.__setattr__(self, \'by_gpu\', by_gpu)\n  _object.__setattr__(self, \'by_gpu_and_count\', by_gpu_and_count)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(by_gpu={self.by_gpu!r}, by_gpu_and_count={self.by_gpu_and_count!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.by_gpu,self.by_gpu_and_count,) == (other.by_gpu,other.by_gpu_and_count,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.by_gpu,self.by_gpu_and_count,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.plausible:ShippedPrices': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, by_gpu, by_class):\n  _object.__setattr__(self, \'by_gpu\', by_gpu)\n  _object.__setattr__(self, \'by_class\', by_class)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(by_gpu={self.by_gpu!r}, by_class={self.by_class!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.by_gpu,self.by_class,) == (other.by_gpu,other.by_class,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.by_gpu,self.by_class,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.plausible:Span': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, low, low_what, high, high_what, providers, peer):\n  _object.__setattr__(self, \'low\', low)\n  _object.__setattr__(self, \'low_what\', low_what)\n  _object.__setattr__(self, \'high\', high)\n  _object.__setattr__(self, \'high_what\', high_what)\n  _object.__setattr__(self, \'providers\', providers)\n  _object.__setattr__(self, \'peer\', peer)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(low={self.low!r}, low_what={self.low_what!r}, high={self.high!r}, high_what={self.high_what!r}, providers={self.providers!r}, peer={self.peer!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.low,self.low_what,self.high,self.high_what,self.providers,self.peer,) == (other.low,other.low_what,other.high,other.high_what,other.providers,other.peer,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.low,self.low_what,self.high,self.high_what,self.providers,self.peer,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.predict:MathPath': 'def _make(_object, _HAS_FACTORY, _default_half_rate):\n def __init__(self, peak_tflops, unit, precision, half_rate=_default_half_rate):\n  _object.__setattr__(self, \'peak_tflops\', peak_tflops)\n  _object.__setattr__(self, \'unit\', unit)\n  _object.__setattr__(self, \'precision\', precision)\n  _object.__setattr__(self, \'half_rate\', half_rate)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(peak_tflops={self.peak_tflops!r}, unit={self.unit!r}, precision={self.precision!r}, half_rate={self.half_rate!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.peak_tflops,self.unit,self.precision,self.half_rate,) == (other.peak_tflops,other.unit,other.precision,other.half_rate,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.peak_tflops,self.unit,self.precision,self.half_rate,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.predict:Predictor': 'def _make(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustained_per_w, _factory__cache, _factory__rates, _factory__times):\n def __init__(self, calibration, reference, family_tflops_per_w, matmul_efficiency=_HAS_FACTORY, sustained_per_w=_HAS_FACTORY, _cache=_HAS_FACTORY, _rates=_HAS_FACTORY, _times=_HAS_FACTORY):\n  _object.__setattr__(self, \'calibration\', calibration)\n  _object.__setattr__(self, \'reference\', reference)\n  _object.__setattr__(self, \'family_tflops_per_w\', family_tflops_per_w)\n  _object.__setattr__(self, \'matmul_efficiency\', _factory_matmul_efficiency() if matmul_efficiency is _HAS_FACTORY else matmul_efficiency)\n  _object.__setattr__(self, \'sustained_per_w\', _factory_sustained_per_w() if sustained_per_w is _HAS_FACTORY else sustained_per_w)\n  _object.__setattr__(self, \'_cache\', _factory__cache() if _cache is _HAS_FACTORY else _cache)\n  _object.__setattr__(self, \'_rates\', _factory__rates() if _rates is _HAS_FACTORY else _rates)\n  _object.__setattr__(self, \'_times\', _factory__times() if _times is _HAS_FACTORY else _times)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(calibration={self.calibration!r}, reference={self.reference!r}, family_tflops_per_w={self.family_tflops_per_w!r}, matmul_efficiency={self.matmul_efficiency!r}, sustained_per_w={self.sustained_per_w!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.calibration,self.reference,self.family_tflops_per_w,self.matmul_efficiency,self.sustained_per_w,) == (other.calibration,other.reference,other.family_tflops_per_w,other.matmul_efficiency,other.sustained_per_w,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.calibration,self.reference,self.family_tflops_per_w,self.matmul_efficiency,self.sustained_per_w,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.predict:Rates': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, math_tflops, elementwise_tflops, memory_gbs, path):\n  _object.__setattr__(self, \'math_tflops\', math_tflops)\n  _object.__setattr__(self, \'elementwise_tflops\', elementwise_tflops)\n  _object.__setattr__(self, \'memory_gbs\', memory_gbs)\n  _object.__setattr__(self, \'path\', path)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(math_tflops={self.math_tflops!r}, elementwise_tflops={self.elementwise_tflops!r}, memory_gbs={self.memory_gbs!r}, path={self.path!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.math_tflops,self.elementwise_tflops,self.memory_gbs,self.path,) == (other.math_tflops,other.elementwise_tflops,other.memory_gbs,other.path,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.math_tflops,self.elementwise_tflops,self.memory_gbs,self.path,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
@@ -908,32 +993,37 @@ MAKERS = {
     'costcalc.core.models:RunCost': _make_14,
     'costcalc.core.offers:LoadedSnapshot': _make_15,
     'costcalc.core.offers:PriceBook': _make_16,
-    'costcalc.core.plausible:Readings': _make_17,
-    'costcalc.core.predict:MathPath': _make_18,
-    'costcalc.core.predict:Predictor': _make_19,
-    'costcalc.core.predict:Rates': _make_20,
-    'costcalc.core.ranges:PriceRange': _make_21,
-    'costcalc.core.ranges:Reading': _make_22,
-    'costcalc.core.scenario:AppData': _make_23,
-    'costcalc.core.scenario:BaseChoice': _make_24,
-    'costcalc.core.scenario:Calculation': _make_25,
-    'costcalc.core.scenario:DesktopFit': _make_26,
-    'costcalc.core.staleness:StaleRule': _make_27,
-    'costcalc.core.thresholds:OfferThreshold': _make_28,
-    'costcalc.core.thresholds:Thresholds': _make_29,
-    'costcalc.core.tiers:Weighed': _make_30,
-    'costcalc.present.columns:Column': _make_31,
-    'costcalc.present.columns:Context': _make_32,
-    'costcalc.present.columns:Fitted': _make_33,
-    'costcalc.present.desktops_report:BuildColumn': _make_34,
-    'costcalc.present.explain:Explanation': _make_35,
-    'costcalc.present.export:ExportRow': _make_36,
-    'costcalc.present.price_table:PriceRow': _make_37,
-    'costcalc.present.report:Plain': _make_38,
-    'costcalc.store.freshness:DecidingRow': _make_39,
-    'costcalc.store.freshness:FileAge': _make_40,
-    'costcalc.store.history:Point': _make_41,
-    'costcalc.store.history:Series': _make_42,
-    'costcalc.store.settings:Saved': _make_43,
-    'costcalc.store.snapshots:LoadedRates': _make_44,
+    'costcalc.core.plausible:Doubt': _make_17,
+    'costcalc.core.plausible:FeedShift': _make_18,
+    'costcalc.core.plausible:Limit': _make_19,
+    'costcalc.core.plausible:Readings': _make_20,
+    'costcalc.core.plausible:ShippedPrices': _make_21,
+    'costcalc.core.plausible:Span': _make_22,
+    'costcalc.core.predict:MathPath': _make_23,
+    'costcalc.core.predict:Predictor': _make_24,
+    'costcalc.core.predict:Rates': _make_25,
+    'costcalc.core.ranges:PriceRange': _make_26,
+    'costcalc.core.ranges:Reading': _make_27,
+    'costcalc.core.scenario:AppData': _make_28,
+    'costcalc.core.scenario:BaseChoice': _make_29,
+    'costcalc.core.scenario:Calculation': _make_30,
+    'costcalc.core.scenario:DesktopFit': _make_31,
+    'costcalc.core.staleness:StaleRule': _make_32,
+    'costcalc.core.thresholds:OfferThreshold': _make_33,
+    'costcalc.core.thresholds:Thresholds': _make_34,
+    'costcalc.core.tiers:Weighed': _make_35,
+    'costcalc.present.columns:Column': _make_36,
+    'costcalc.present.columns:Context': _make_37,
+    'costcalc.present.columns:Fitted': _make_38,
+    'costcalc.present.desktops_report:BuildColumn': _make_39,
+    'costcalc.present.explain:Explanation': _make_40,
+    'costcalc.present.export:ExportRow': _make_41,
+    'costcalc.present.price_table:PriceRow': _make_42,
+    'costcalc.present.report:Plain': _make_43,
+    'costcalc.store.freshness:DecidingRow': _make_44,
+    'costcalc.store.freshness:FileAge': _make_45,
+    'costcalc.store.history:Point': _make_46,
+    'costcalc.store.history:Series': _make_47,
+    'costcalc.store.settings:Saved': _make_48,
+    'costcalc.store.snapshots:LoadedRates': _make_49,
 }
