@@ -50,7 +50,7 @@ def flips_text(calc: Calculation, found: Thresholds | None = None) -> str | None
     from costcalc.providers.registry import labels
 
     if found is None:
-        found = thresholds(calc.comparison, calc.assumptions)
+        found = thresholds(calc.comparison, calc.assumptions, calc.decision)
     return flips.compact_text(found, calc.assumptions, calc.money, labels())
 
 
