@@ -6,8 +6,46 @@
 each class, the source it would compile at run time (SOURCES) and the function made from it
 (MAKERS), used only while the class still gives that very source."""
 
+# costcalc.core.alternatives:Alternative
+def _make_0(_object, _HAS_FACTORY):
+ def __init__(self, gpu, gpu_count, circuit, price_usd, relative_speed, takes):
+  _object.__setattr__(self, 'gpu', gpu)
+  _object.__setattr__(self, 'gpu_count', gpu_count)
+  _object.__setattr__(self, 'circuit', circuit)
+  _object.__setattr__(self, 'price_usd', price_usd)
+  _object.__setattr__(self, 'relative_speed', relative_speed)
+  _object.__setattr__(self, 'takes', takes)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(gpu={self.gpu!r}, gpu_count={self.gpu_count!r}, circuit={self.circuit!r}, price_usd={self.price_usd!r}, relative_speed={self.relative_speed!r}, takes={self.takes!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.gpu,self.gpu_count,self.circuit,self.price_usd,self.relative_speed,self.takes,) == (other.gpu,other.gpu_count,other.circuit,other.price_usd,other.relative_speed,other.takes,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.gpu,self.gpu_count,self.circuit,self.price_usd,self.relative_speed,self.takes,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+# costcalc.core.alternatives:Asked
+def _make_1(_object, _HAS_FACTORY):
+ def __init__(self, spec, gpu_count, gpu_w, price_usd, need_gb, fit):
+  _object.__setattr__(self, 'spec', spec)
+  _object.__setattr__(self, 'gpu_count', gpu_count)
+  _object.__setattr__(self, 'gpu_w', gpu_w)
+  _object.__setattr__(self, 'price_usd', price_usd)
+  _object.__setattr__(self, 'need_gb', need_gb)
+  _object.__setattr__(self, 'fit', fit)
+ def __repr__(self):
+  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, gpu_w={self.gpu_w!r}, price_usd={self.price_usd!r}, need_gb={self.need_gb!r}, fit={self.fit!r})"
+ def __eq__(self, other):
+  if other.__class__ is self.__class__:
+   return (self.spec,self.gpu_count,self.gpu_w,self.price_usd,self.need_gb,self.fit,) == (other.spec,other.gpu_count,other.gpu_w,other.price_usd,other.need_gb,other.fit,)
+  return NotImplemented
+ def __hash__(self):
+  return hash((self.spec,self.gpu_count,self.gpu_w,self.price_usd,self.need_gb,self.fit,))
+ return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
 # costcalc.core.bench_apply:BenchEffects
-def _make_0(_object, _HAS_FACTORY, _default_run_hours, _default_speed, _default_gpu_w, _default_profile, _default_speed_note):
+def _make_2(_object, _HAS_FACTORY, _default_run_hours, _default_speed, _default_gpu_w, _default_profile, _default_speed_note):
  def __init__(self, max_batch, run_hours=_default_run_hours, speed=_default_speed, gpu_w=_default_gpu_w, profile=_default_profile, speed_note=_default_speed_note):
   _object.__setattr__(self, 'max_batch', max_batch)
   _object.__setattr__(self, 'run_hours', run_hours)
@@ -26,7 +64,7 @@ def _make_0(_object, _HAS_FACTORY, _default_run_hours, _default_speed, _default_
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.bench_apply:BenchSpeed
-def _make_1(_object, _HAS_FACTORY, _default_batch):
+def _make_3(_object, _HAS_FACTORY, _default_batch):
  def __init__(self, predictor, kind, dtype, profile, batch=_default_batch):
   _object.__setattr__(self, 'predictor', predictor)
   _object.__setattr__(self, 'kind', kind)
@@ -44,7 +82,7 @@ def _make_1(_object, _HAS_FACTORY, _default_batch):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.catalog:CardPrice
-def _make_2(_object, _HAS_FACTORY):
+def _make_4(_object, _HAS_FACTORY):
  def __init__(self, usd, observed, condition, source):
   _object.__setattr__(self, 'usd', usd)
   _object.__setattr__(self, 'observed', observed)
@@ -61,7 +99,7 @@ def _make_2(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.compare:Comparison
-def _make_3(_object, _HAS_FACTORY, _default_set_aside):
+def _make_5(_object, _HAS_FACTORY, _default_set_aside):
  def __init__(self, desktop, desktop_run, offers, best, break_even_utilisation, desktop_fits, rules, set_aside=_default_set_aside):
   _object.__setattr__(self, 'desktop', desktop)
   _object.__setattr__(self, 'desktop_run', desktop_run)
@@ -82,7 +120,7 @@ def _make_3(_object, _HAS_FACTORY, _default_set_aside):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.compare:Rules
-def _make_4(_object, _HAS_FACTORY, _default_scale_out, _default_checkpoint_h, _default_restart_h):
+def _make_6(_object, _HAS_FACTORY, _default_scale_out, _default_checkpoint_h, _default_restart_h):
  def __init__(self, memory_gb, memory_from_job, scale_out=_default_scale_out, checkpoint_h=_default_checkpoint_h, restart_h=_default_restart_h):
   _object.__setattr__(self, 'memory_gb', memory_gb)
   _object.__setattr__(self, 'memory_from_job', memory_from_job)
@@ -100,8 +138,8 @@ def _make_4(_object, _HAS_FACTORY, _default_scale_out, _default_checkpoint_h, _d
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.desktops:BuildResult
-def _make_5(_object, _HAS_FACTORY):
- def __init__(self, spec, gpu_count, card, desktop, price_known, base_system_usd, base_tier, energy, relative_speed, tco_usd, tco_usd_per_work_hour, cloud, holds_job, feasibility):
+def _make_7(_object, _HAS_FACTORY, _default_decision, _default_decision_reason):
+ def __init__(self, spec, gpu_count, card, desktop, price_known, base_system_usd, base_tier, energy, relative_speed, tco_usd, tco_usd_per_work_hour, cloud, holds_job, feasibility, decision=_default_decision, decision_reason=_default_decision_reason):
   _object.__setattr__(self, 'spec', spec)
   _object.__setattr__(self, 'gpu_count', gpu_count)
   _object.__setattr__(self, 'card', card)
@@ -116,19 +154,21 @@ def _make_5(_object, _HAS_FACTORY):
   _object.__setattr__(self, 'cloud', cloud)
   _object.__setattr__(self, 'holds_job', holds_job)
   _object.__setattr__(self, 'feasibility', feasibility)
+  _object.__setattr__(self, 'decision', decision)
+  _object.__setattr__(self, 'decision_reason', decision_reason)
  def __repr__(self):
-  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, card={self.card!r}, desktop={self.desktop!r}, price_known={self.price_known!r}, base_system_usd={self.base_system_usd!r}, base_tier={self.base_tier!r}, energy={self.energy!r}, relative_speed={self.relative_speed!r}, tco_usd={self.tco_usd!r}, tco_usd_per_work_hour={self.tco_usd_per_work_hour!r}, cloud={self.cloud!r}, holds_job={self.holds_job!r}, feasibility={self.feasibility!r})"
+  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, card={self.card!r}, desktop={self.desktop!r}, price_known={self.price_known!r}, base_system_usd={self.base_system_usd!r}, base_tier={self.base_tier!r}, energy={self.energy!r}, relative_speed={self.relative_speed!r}, tco_usd={self.tco_usd!r}, tco_usd_per_work_hour={self.tco_usd_per_work_hour!r}, cloud={self.cloud!r}, holds_job={self.holds_job!r}, feasibility={self.feasibility!r}, decision={self.decision!r}, decision_reason={self.decision_reason!r})"
  def __eq__(self, other):
   if other.__class__ is self.__class__:
-   return (self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,) == (other.spec,other.gpu_count,other.card,other.desktop,other.price_known,other.base_system_usd,other.base_tier,other.energy,other.relative_speed,other.tco_usd,other.tco_usd_per_work_hour,other.cloud,other.holds_job,other.feasibility,)
+   return (self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,self.decision,self.decision_reason,) == (other.spec,other.gpu_count,other.card,other.desktop,other.price_known,other.base_system_usd,other.base_tier,other.energy,other.relative_speed,other.tco_usd,other.tco_usd_per_work_hour,other.cloud,other.holds_job,other.feasibility,other.decision,other.decision_reason,)
   return NotImplemented
  def __hash__(self):
-  return hash((self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,))
+  return hash((self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,self.decision,self.decision_reason,))
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.desktops:DesktopsComparison
-def _make_6(_object, _HAS_FACTORY):
- def __init__(self, builds, best, baseline, assumptions, workload, circuit, circuit_source, reliability, notes):
+def _make_8(_object, _HAS_FACTORY, _default_nearest):
+ def __init__(self, builds, best, baseline, assumptions, workload, circuit, circuit_source, reliability, notes, nearest=_default_nearest):
   _object.__setattr__(self, 'builds', builds)
   _object.__setattr__(self, 'best', best)
   _object.__setattr__(self, 'baseline', baseline)
@@ -138,18 +178,19 @@ def _make_6(_object, _HAS_FACTORY):
   _object.__setattr__(self, 'circuit_source', circuit_source)
   _object.__setattr__(self, 'reliability', reliability)
   _object.__setattr__(self, 'notes', notes)
+  _object.__setattr__(self, 'nearest', nearest)
  def __repr__(self):
-  return f"{self.__class__.__qualname__}(builds={self.builds!r}, best={self.best!r}, baseline={self.baseline!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, circuit={self.circuit!r}, circuit_source={self.circuit_source!r}, reliability={self.reliability!r}, notes={self.notes!r})"
+  return f"{self.__class__.__qualname__}(builds={self.builds!r}, best={self.best!r}, baseline={self.baseline!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, circuit={self.circuit!r}, circuit_source={self.circuit_source!r}, reliability={self.reliability!r}, notes={self.notes!r}, nearest={self.nearest!r})"
  def __eq__(self, other):
   if other.__class__ is self.__class__:
-   return (self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,) == (other.builds,other.best,other.baseline,other.assumptions,other.workload,other.circuit,other.circuit_source,other.reliability,other.notes,)
+   return (self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,self.nearest,) == (other.builds,other.best,other.baseline,other.assumptions,other.workload,other.circuit,other.circuit_source,other.reliability,other.notes,other.nearest,)
   return NotImplemented
  def __hash__(self):
-  return hash((self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,))
+  return hash((self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,self.nearest,))
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.electricity:HouseholdPrice
-def _make_7(_object, _HAS_FACTORY, _default_fallback):
+def _make_9(_object, _HAS_FACTORY, _default_fallback):
  def __init__(self, region, name, price_per_kwh, currency, usd_per_kwh, period, as_of, source, citation, fallback=_default_fallback):
   _object.__setattr__(self, 'region', region)
   _object.__setattr__(self, 'name', name)
@@ -172,23 +213,24 @@ def _make_7(_object, _HAS_FACTORY, _default_fallback):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.feasibility:Check
-def _make_8(_object, _HAS_FACTORY):
- def __init__(self, name, ok, detail):
+def _make_10(_object, _HAS_FACTORY, _default_need):
+ def __init__(self, name, ok, detail, need=_default_need):
   _object.__setattr__(self, 'name', name)
   _object.__setattr__(self, 'ok', ok)
   _object.__setattr__(self, 'detail', detail)
+  _object.__setattr__(self, 'need', need)
  def __repr__(self):
-  return f"{self.__class__.__qualname__}(name={self.name!r}, ok={self.ok!r}, detail={self.detail!r})"
+  return f"{self.__class__.__qualname__}(name={self.name!r}, ok={self.ok!r}, detail={self.detail!r}, need={self.need!r})"
  def __eq__(self, other):
   if other.__class__ is self.__class__:
-   return (self.name,self.ok,self.detail,) == (other.name,other.ok,other.detail,)
+   return (self.name,self.ok,self.detail,self.need,) == (other.name,other.ok,other.detail,other.need,)
   return NotImplemented
  def __hash__(self):
-  return hash((self.name,self.ok,self.detail,))
+  return hash((self.name,self.ok,self.detail,self.need,))
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.feasibility:Feasibility
-def _make_9(_object, _HAS_FACTORY):
+def _make_11(_object, _HAS_FACTORY):
  def __init__(self, checks, slots_needed, dc_load_w, psu_needed_w, psu_max_w, wall_w, circuit):
   _object.__setattr__(self, 'checks', checks)
   _object.__setattr__(self, 'slots_needed', slots_needed)
@@ -208,7 +250,7 @@ def _make_9(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.fx:Money
-def _make_10(_object, _HAS_FACTORY, _default_code, _default_per_usd, _default_as_of):
+def _make_12(_object, _HAS_FACTORY, _default_code, _default_per_usd, _default_as_of):
  def __init__(self, code=_default_code, per_usd=_default_per_usd, as_of=_default_as_of):
   _object.__setattr__(self, 'code', code)
   _object.__setattr__(self, 'per_usd', per_usd)
@@ -224,7 +266,7 @@ def _make_10(_object, _HAS_FACTORY, _default_code, _default_per_usd, _default_as
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.grid:OfferGrid
-def _make_11(_object, _HAS_FACTORY):
+def _make_13(_object, _HAS_FACTORY):
  def __init__(self, gco2_per_kwh, pue, source):
   _object.__setattr__(self, 'gco2_per_kwh', gco2_per_kwh)
   _object.__setattr__(self, 'pue', pue)
@@ -240,7 +282,7 @@ def _make_11(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.inputs:Input
-def _make_12(_object, _HAS_FACTORY, _default_metavar, _default_choices, _default_item, _default_alias):
+def _make_14(_object, _HAS_FACTORY, _default_metavar, _default_choices, _default_item, _default_alias):
  def __init__(self, field, flag, label, what, help, form, group, metavar=_default_metavar, choices=_default_choices, item=_default_item, alias=_default_alias):
   _object.__setattr__(self, 'field', field)
   _object.__setattr__(self, 'flag', flag)
@@ -264,7 +306,7 @@ def _make_12(_object, _HAS_FACTORY, _default_metavar, _default_choices, _default
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.models:DesktopResult
-def _make_13(_object, _HAS_FACTORY):
+def _make_15(_object, _HAS_FACTORY):
  def __init__(self, gpu, gpu_count, price_usd, load_w, kwh_per_year, electricity_usd_per_year, co2_kg_per_year, embodied_co2_kg_per_year):
   _object.__setattr__(self, 'gpu', gpu)
   _object.__setattr__(self, 'gpu_count', gpu_count)
@@ -285,7 +327,7 @@ def _make_13(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.models:RunCost
-def _make_14(_object, _HAS_FACTORY):
+def _make_16(_object, _HAS_FACTORY):
  def __init__(self, hours, billed_hours, usd, usd_per_item, kwh, co2_kg):
   _object.__setattr__(self, 'hours', hours)
   _object.__setattr__(self, 'billed_hours', billed_hours)
@@ -304,7 +346,7 @@ def _make_14(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.offers:LoadedSnapshot
-def _make_15(_object, _HAS_FACTORY, _default_warning):
+def _make_17(_object, _HAS_FACTORY, _default_warning):
  def __init__(self, provider, snapshot, origin, warning=_default_warning):
   _object.__setattr__(self, 'provider', provider)
   _object.__setattr__(self, 'snapshot', snapshot)
@@ -321,7 +363,7 @@ def _make_15(_object, _HAS_FACTORY, _default_warning):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.offers:PriceBook
-def _make_16(_object, _HAS_FACTORY, _factory_snapshots, _factory_offers, _factory_problems, _factory_labels, _factory_short_labels):
+def _make_18(_object, _HAS_FACTORY, _factory_snapshots, _factory_offers, _factory_problems, _factory_labels, _factory_short_labels):
  def __init__(self, snapshots=_HAS_FACTORY, offers=_HAS_FACTORY, problems=_HAS_FACTORY, labels=_HAS_FACTORY, short_labels=_HAS_FACTORY):
   self.snapshots = _factory_snapshots() if snapshots is _HAS_FACTORY else snapshots
   self.offers = _factory_offers() if offers is _HAS_FACTORY else offers
@@ -337,7 +379,7 @@ def _make_16(_object, _HAS_FACTORY, _factory_snapshots, _factory_offers, _factor
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.core.plausible:Doubt
-def _make_17(_object, _HAS_FACTORY):
+def _make_19(_object, _HAS_FACTORY):
  def __init__(self, bound, reason):
   _object.__setattr__(self, 'bound', bound)
   _object.__setattr__(self, 'reason', reason)
@@ -352,7 +394,7 @@ def _make_17(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.plausible:FeedShift
-def _make_18(_object, _HAS_FACTORY):
+def _make_20(_object, _HAS_FACTORY):
  def __init__(self, ratio, compared):
   _object.__setattr__(self, 'ratio', ratio)
   _object.__setattr__(self, 'compared', compared)
@@ -367,7 +409,7 @@ def _make_18(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.plausible:Limit
-def _make_19(_object, _HAS_FACTORY):
+def _make_21(_object, _HAS_FACTORY):
  def __init__(self, usd_per_gpu_hour, bound, ground):
   _object.__setattr__(self, 'usd_per_gpu_hour', usd_per_gpu_hour)
   _object.__setattr__(self, 'bound', bound)
@@ -383,7 +425,7 @@ def _make_19(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.plausible:Readings
-def _make_20(_object, _HAS_FACTORY):
+def _make_22(_object, _HAS_FACTORY):
  def __init__(self, by_gpu, by_gpu_and_count):
   _object.__setattr__(self, 'by_gpu', by_gpu)
   _object.__setattr__(self, 'by_gpu_and_count', by_gpu_and_count)
@@ -398,7 +440,7 @@ def _make_20(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.plausible:ShippedPrices
-def _make_21(_object, _HAS_FACTORY):
+def _make_23(_object, _HAS_FACTORY):
  def __init__(self, by_gpu, by_class):
   _object.__setattr__(self, 'by_gpu', by_gpu)
   _object.__setattr__(self, 'by_class', by_class)
@@ -413,7 +455,7 @@ def _make_21(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.plausible:Span
-def _make_22(_object, _HAS_FACTORY):
+def _make_24(_object, _HAS_FACTORY):
  def __init__(self, low, low_what, high, high_what, providers, peer):
   _object.__setattr__(self, 'low', low)
   _object.__setattr__(self, 'low_what', low_what)
@@ -432,7 +474,7 @@ def _make_22(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.predict:MathPath
-def _make_23(_object, _HAS_FACTORY, _default_half_rate):
+def _make_25(_object, _HAS_FACTORY, _default_half_rate):
  def __init__(self, peak_tflops, unit, precision, half_rate=_default_half_rate):
   _object.__setattr__(self, 'peak_tflops', peak_tflops)
   _object.__setattr__(self, 'unit', unit)
@@ -449,7 +491,7 @@ def _make_23(_object, _HAS_FACTORY, _default_half_rate):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.predict:Predictor
-def _make_24(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustained_per_w, _factory__cache, _factory__rates, _factory__times):
+def _make_26(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustained_per_w, _factory__cache, _factory__rates, _factory__times):
  def __init__(self, calibration, reference, family_tflops_per_w, matmul_efficiency=_HAS_FACTORY, sustained_per_w=_HAS_FACTORY, _cache=_HAS_FACTORY, _rates=_HAS_FACTORY, _times=_HAS_FACTORY):
   _object.__setattr__(self, 'calibration', calibration)
   _object.__setattr__(self, 'reference', reference)
@@ -470,7 +512,7 @@ def _make_24(_object, _HAS_FACTORY, _factory_matmul_efficiency, _factory_sustain
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.predict:Rates
-def _make_25(_object, _HAS_FACTORY):
+def _make_27(_object, _HAS_FACTORY):
  def __init__(self, math_tflops, elementwise_tflops, memory_gbs, path):
   _object.__setattr__(self, 'math_tflops', math_tflops)
   _object.__setattr__(self, 'elementwise_tflops', elementwise_tflops)
@@ -487,7 +529,7 @@ def _make_25(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.ranges:PriceRange
-def _make_26(_object, _HAS_FACTORY):
+def _make_28(_object, _HAS_FACTORY):
  def __init__(self, readings, low, median, high, first, last, flips_at):
   _object.__setattr__(self, 'readings', readings)
   _object.__setattr__(self, 'low', low)
@@ -507,7 +549,7 @@ def _make_26(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.ranges:Reading
-def _make_27(_object, _HAS_FACTORY, _default_origin):
+def _make_29(_object, _HAS_FACTORY, _default_origin):
  def __init__(self, usd_per_hour, observed, what, origin=_default_origin):
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
   _object.__setattr__(self, 'observed', observed)
@@ -524,7 +566,7 @@ def _make_27(_object, _HAS_FACTORY, _default_origin):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:AppData
-def _make_28(_object, _HAS_FACTORY, _default_hardware):
+def _make_30(_object, _HAS_FACTORY, _default_hardware):
  def __init__(self, catalog, grid, desktop_defaults, book, predictor, scaling, electricity, fx, hardware=_default_hardware):
   self.catalog = catalog
   self.grid = grid
@@ -544,7 +586,7 @@ def _make_28(_object, _HAS_FACTORY, _default_hardware):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.core.scenario:BaseChoice
-def _make_29(_object, _HAS_FACTORY, _default_note):
+def _make_31(_object, _HAS_FACTORY, _default_note):
  def __init__(self, tier, system, note=_default_note):
   _object.__setattr__(self, 'tier', tier)
   _object.__setattr__(self, 'system', system)
@@ -560,8 +602,8 @@ def _make_29(_object, _HAS_FACTORY, _default_note):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:Calculation
-def _make_30(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit):
- def __init__(self, scenario, spec, desktop, assumptions, workload, offers, comparison, now, bench=_default_bench, bench_label=_default_bench_label, notes=_default_notes, money=_default_money, electricity=_default_electricity, card=_default_card, base=_default_base, fit=_default_fit):
+def _make_32(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit, _default_decision, _default_decision_reason, _default_alternatives):
+ def __init__(self, scenario, spec, desktop, assumptions, workload, offers, comparison, now, bench=_default_bench, bench_label=_default_bench_label, notes=_default_notes, money=_default_money, electricity=_default_electricity, card=_default_card, base=_default_base, fit=_default_fit, decision=_default_decision, decision_reason=_default_decision_reason, alternatives=_default_alternatives):
   _object.__setattr__(self, 'scenario', scenario)
   _object.__setattr__(self, 'spec', spec)
   _object.__setattr__(self, 'desktop', desktop)
@@ -578,18 +620,21 @@ def _make_30(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _defau
   _object.__setattr__(self, 'card', card)
   _object.__setattr__(self, 'base', base)
   _object.__setattr__(self, 'fit', fit)
+  _object.__setattr__(self, 'decision', decision)
+  _object.__setattr__(self, 'decision_reason', decision_reason)
+  _object.__setattr__(self, 'alternatives', alternatives)
  def __repr__(self):
-  return f"{self.__class__.__qualname__}(scenario={self.scenario!r}, spec={self.spec!r}, desktop={self.desktop!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, offers={self.offers!r}, comparison={self.comparison!r}, now={self.now!r}, bench={self.bench!r}, bench_label={self.bench_label!r}, notes={self.notes!r}, money={self.money!r}, electricity={self.electricity!r}, card={self.card!r}, base={self.base!r}, fit={self.fit!r})"
+  return f"{self.__class__.__qualname__}(scenario={self.scenario!r}, spec={self.spec!r}, desktop={self.desktop!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, offers={self.offers!r}, comparison={self.comparison!r}, now={self.now!r}, bench={self.bench!r}, bench_label={self.bench_label!r}, notes={self.notes!r}, money={self.money!r}, electricity={self.electricity!r}, card={self.card!r}, base={self.base!r}, fit={self.fit!r}, decision={self.decision!r}, decision_reason={self.decision_reason!r}, alternatives={self.alternatives!r})"
  def __eq__(self, other):
   if other.__class__ is self.__class__:
-   return (self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,) == (other.scenario,other.spec,other.desktop,other.assumptions,other.workload,other.offers,other.comparison,other.now,other.bench,other.bench_label,other.notes,other.money,other.electricity,other.card,other.base,other.fit,)
+   return (self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,self.decision,self.decision_reason,self.alternatives,) == (other.scenario,other.spec,other.desktop,other.assumptions,other.workload,other.offers,other.comparison,other.now,other.bench,other.bench_label,other.notes,other.money,other.electricity,other.card,other.base,other.fit,other.decision,other.decision_reason,other.alternatives,)
   return NotImplemented
  def __hash__(self):
-  return hash((self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,))
+  return hash((self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,self.decision,self.decision_reason,self.alternatives,))
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.scenario:DesktopFit
-def _make_31(_object, _HAS_FACTORY):
+def _make_33(_object, _HAS_FACTORY):
  def __init__(self, feasibility, circuit_source):
   _object.__setattr__(self, 'feasibility', feasibility)
   _object.__setattr__(self, 'circuit_source', circuit_source)
@@ -604,7 +649,7 @@ def _make_31(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.staleness:StaleRule
-def _make_32(_object, _HAS_FACTORY):
+def _make_34(_object, _HAS_FACTORY):
  def __init__(self, kind, what, max_age_days):
   _object.__setattr__(self, 'kind', kind)
   _object.__setattr__(self, 'what', what)
@@ -620,7 +665,7 @@ def _make_32(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.thresholds:OfferThreshold
-def _make_33(_object, _HAS_FACTORY):
+def _make_35(_object, _HAS_FACTORY):
  def __init__(self, result, usd_per_hour):
   _object.__setattr__(self, 'result', result)
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
@@ -635,7 +680,7 @@ def _make_33(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.thresholds:Thresholds
-def _make_34(_object, _HAS_FACTORY):
+def _make_36(_object, _HAS_FACTORY):
  def __init__(self, decision, offer, holders, next_holder, cloud_usd_per_year, utilisation, desktop_price_usd, usd_per_kwh):
   _object.__setattr__(self, 'decision', decision)
   _object.__setattr__(self, 'offer', offer)
@@ -656,7 +701,7 @@ def _make_34(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.core.tiers:Weighed
-def _make_35(_object, _HAS_FACTORY):
+def _make_37(_object, _HAS_FACTORY):
  def __init__(self, hosts, pricing, left_out):
   _object.__setattr__(self, 'hosts', hosts)
   _object.__setattr__(self, 'pricing', pricing)
@@ -672,7 +717,7 @@ def _make_35(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Column
-def _make_36(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_name_limit, _default_when, _default_heading, _default_blank_when_unfit):
+def _make_38(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_name_limit, _default_when, _default_heading, _default_blank_when_unfit):
  def __init__(self, key, title, width, cell, sort, json, *, priority, app, room, cli=_default_cli, cli_run=_default_cli_run, name_limit=_default_name_limit, when=_default_when, heading=_default_heading, blank_when_unfit=_default_blank_when_unfit):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -700,7 +745,7 @@ def _make_36(_object, _HAS_FACTORY, _default_cli, _default_cli_run, _default_nam
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Context
-def _make_37(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_money, _factory_labels, _factory_decimals, _factory_co2_units, _default_price_known):
+def _make_39(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_money, _factory_labels, _factory_decimals, _factory_co2_units, _default_price_known):
  def __init__(self, now=_default_now, items_unit=_default_items_unit, money=_default_money, labels=_HAS_FACTORY, decimals=_HAS_FACTORY, co2_units=_HAS_FACTORY, price_known=_default_price_known):
   _object.__setattr__(self, 'now', now)
   _object.__setattr__(self, 'items_unit', items_unit)
@@ -720,7 +765,7 @@ def _make_37(_object, _HAS_FACTORY, _default_now, _default_items_unit, _default_
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.columns:Fitted
-def _make_38(_object, _HAS_FACTORY):
+def _make_40(_object, _HAS_FACTORY):
  def __init__(self, columns, widths, hidden):
   _object.__setattr__(self, 'columns', columns)
   _object.__setattr__(self, 'widths', widths)
@@ -736,7 +781,7 @@ def _make_38(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.desktops_report:BuildColumn
-def _make_39(_object, _HAS_FACTORY, _default_ranking):
+def _make_41(_object, _HAS_FACTORY, _default_ranking):
  def __init__(self, key, title, numeric, cell, sort, ranking=_default_ranking):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -755,7 +800,7 @@ def _make_39(_object, _HAS_FACTORY, _default_ranking):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.explain:Explanation
-def _make_40(_object, _HAS_FACTORY):
+def _make_42(_object, _HAS_FACTORY):
  def __init__(self, title, lines):
   _object.__setattr__(self, 'title', title)
   _object.__setattr__(self, 'lines', lines)
@@ -770,7 +815,7 @@ def _make_40(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.export:ExportRow
-def _make_41(_object, _HAS_FACTORY, _factory_values):
+def _make_43(_object, _HAS_FACTORY, _factory_values):
  def __init__(self, part, cells, values=_HAS_FACTORY):
   _object.__setattr__(self, 'part', part)
   _object.__setattr__(self, 'cells', cells)
@@ -786,7 +831,7 @@ def _make_41(_object, _HAS_FACTORY, _factory_values):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.present.price_table:PriceRow
-def _make_42(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_committed, _factory_regions):
+def _make_44(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_committed, _factory_regions):
  def __init__(self, provider, name, gpu, gpu_count, on_demand=_default_on_demand, spot=_default_spot, committed=_HAS_FACTORY, regions=_HAS_FACTORY):
   self.provider = provider
   self.name = name
@@ -805,7 +850,7 @@ def _make_42(_object, _HAS_FACTORY, _default_on_demand, _default_spot, _factory_
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.present.report:Plain
-def _make_43(_object, _HAS_FACTORY, _default_numeric, _default_clip):
+def _make_45(_object, _HAS_FACTORY, _default_numeric, _default_clip):
  def __init__(self, key, title, numeric=_default_numeric, clip=_default_clip):
   _object.__setattr__(self, 'key', key)
   _object.__setattr__(self, 'title', title)
@@ -822,7 +867,7 @@ def _make_43(_object, _HAS_FACTORY, _default_numeric, _default_clip):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.freshness:DecidingRow
-def _make_44(_object, _HAS_FACTORY):
+def _make_46(_object, _HAS_FACTORY):
  def __init__(self, gpu, utilisation, offer, readings):
   _object.__setattr__(self, 'gpu', gpu)
   _object.__setattr__(self, 'utilisation', utilisation)
@@ -839,7 +884,7 @@ def _make_44(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.freshness:FileAge
-def _make_45(_object, _HAS_FACTORY):
+def _make_47(_object, _HAS_FACTORY):
  def __init__(self, provider, file, rows, newest, oldest, origin):
   _object.__setattr__(self, 'provider', provider)
   _object.__setattr__(self, 'file', file)
@@ -858,7 +903,7 @@ def _make_45(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.history:Point
-def _make_46(_object, _HAS_FACTORY):
+def _make_48(_object, _HAS_FACTORY):
  def __init__(self, fetched_at, usd_per_hour):
   _object.__setattr__(self, 'fetched_at', fetched_at)
   _object.__setattr__(self, 'usd_per_hour', usd_per_hour)
@@ -873,7 +918,7 @@ def _make_46(_object, _HAS_FACTORY):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.history:Series
-def _make_47(_object, _HAS_FACTORY, _factory_points):
+def _make_49(_object, _HAS_FACTORY, _factory_points):
  def __init__(self, provider, name, region, gpu, gpu_count, points=_HAS_FACTORY):
   self.provider = provider
   self.name = name
@@ -890,7 +935,7 @@ def _make_47(_object, _HAS_FACTORY, _factory_points):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 # costcalc.store.settings:Saved
-def _make_48(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default_unreadable):
+def _make_50(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default_unreadable):
  def __init__(self, file, values=_HAS_FACTORY, warnings=_default_warnings, unreadable=_default_unreadable):
   _object.__setattr__(self, 'file', file)
   _object.__setattr__(self, 'values', _factory_values() if values is _HAS_FACTORY else values)
@@ -907,7 +952,7 @@ def _make_48(_object, _HAS_FACTORY, _factory_values, _default_warnings, _default
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 # costcalc.store.snapshots:LoadedRates
-def _make_49(_object, _HAS_FACTORY, _default_warning):
+def _make_51(_object, _HAS_FACTORY, _default_warning):
  def __init__(self, rates, origin, warning=_default_warning):
   _object.__setattr__(self, 'rates', rates)
   _object.__setattr__(self, 'origin', origin)
@@ -923,15 +968,17 @@ def _make_49(_object, _HAS_FACTORY, _default_warning):
  return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 SOURCES = {
+    'costcalc.core.alternatives:Alternative': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, gpu, gpu_count, circuit, price_usd, relative_speed, takes):\n  _object.__setattr__(self, \'gpu\', gpu)\n  _object.__setattr__(self, \'gpu_count\', gpu_count)\n  _object.__setattr__(self, \'circuit\', circuit)\n  _object.__setattr__(self, \'price_usd\', price_usd)\n  _object.__setattr__(self, \'relative_speed\', relative_speed)\n  _object.__setattr__(self, \'takes\', takes)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(gpu={self.gpu!r}, gpu_count={self.gpu_count!r}, circuit={self.circuit!r}, price_usd={self.price_usd!r}, relative_speed={self.relative_speed!r}, takes={self.takes!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.gpu,self.gpu_count,self.circuit,self.price_usd,self.relative_speed,self.takes,) == (other.gpu,other.gpu_count,other.circuit,other.price_usd,other.relative_speed,other.takes,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.gpu,self.gpu_count,self.circuit,self.price_usd,self.relative_speed,self.takes,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.alternatives:Asked': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, spec, gpu_count, gpu_w, price_usd, need_gb, fit):\n  _object.__setattr__(self, \'spec\', spec)\n  _object.__setattr__(self, \'gpu_count\', gpu_count)\n  _object.__setattr__(self, \'gpu_w\', gpu_w)\n  _object.__setattr__(self, \'price_usd\', price_usd)\n  _object.__setattr__(self, \'need_gb\', need_gb)\n  _object.__setattr__(self, \'fit\', fit)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, gpu_w={self.gpu_w!r}, price_usd={self.price_usd!r}, need_gb={self.need_gb!r}, fit={self.fit!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.spec,self.gpu_count,self.gpu_w,self.price_usd,self.need_gb,self.fit,) == (other.spec,other.gpu_count,other.gpu_w,other.price_usd,other.need_gb,other.fit,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.spec,self.gpu_count,self.gpu_w,self.price_usd,self.need_gb,self.fit,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.bench_apply:BenchEffects': 'def _make(_object, _HAS_FACTORY, _default_run_hours, _default_speed, _default_gpu_w, _default_profile, _default_speed_note):\n def __init__(self, max_batch, run_hours=_default_run_hours, speed=_default_speed, gpu_w=_default_gpu_w, profile=_default_profile, speed_note=_default_speed_note):\n  _object.__setattr__(self, \'max_batch\', max_batch)\n  _object.__setattr__(self, \'run_hours\', run_hours)\n  _object.__setattr__(self, \'speed\', speed)\n  _object.__setattr__(self, \'gpu_w\', gpu_w)\n  _object.__setattr__(self, \'profile\', profile)\n  _object.__setattr__(self, \'speed_note\', speed_note)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(max_batch={self.max_batch!r}, run_hours={self.run_hours!r}, speed={self.speed!r}, gpu_w={self.gpu_w!r}, profile={self.profile!r}, speed_note={self.speed_note!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.max_batch,self.run_hours,self.speed,self.gpu_w,self.profile,self.speed_note,) == (other.max_batch,other.run_hours,other.speed,other.gpu_w,other.profile,other.speed_note,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.max_batch,self.run_hours,self.speed,self.gpu_w,self.profile,self.speed_note,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.bench_apply:BenchSpeed': 'def _make(_object, _HAS_FACTORY, _default_batch):\n def __init__(self, predictor, kind, dtype, profile, batch=_default_batch):\n  _object.__setattr__(self, \'predictor\', predictor)\n  _object.__setattr__(self, \'kind\', kind)\n  _object.__setattr__(self, \'dtype\', dtype)\n  _object.__setattr__(self, \'profile\', profile)\n  _object.__setattr__(self, \'batch\', batch)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(predictor={self.predictor!r}, kind={self.kind!r}, dtype={self.dtype!r}, profile={self.profile!r}, batch={self.batch!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.predictor,self.kind,self.dtype,self.profile,self.batch,) == (other.predictor,other.kind,other.dtype,other.profile,other.batch,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.predictor,self.kind,self.dtype,self.profile,self.batch,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.catalog:CardPrice': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, usd, observed, condition, source):\n  _object.__setattr__(self, \'usd\', usd)\n  _object.__setattr__(self, \'observed\', observed)\n  _object.__setattr__(self, \'condition\', condition)\n  _object.__setattr__(self, \'source\', source)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(usd={self.usd!r}, observed={self.observed!r}, condition={self.condition!r}, source={self.source!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.usd,self.observed,self.condition,self.source,) == (other.usd,other.observed,other.condition,other.source,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.usd,self.observed,self.condition,self.source,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.compare:Comparison': 'def _make(_object, _HAS_FACTORY, _default_set_aside):\n def __init__(self, desktop, desktop_run, offers, best, break_even_utilisation, desktop_fits, rules, set_aside=_default_set_aside):\n  _object.__setattr__(self, \'desktop\', desktop)\n  _object.__setattr__(self, \'desktop_run\', desktop_run)\n  _object.__setattr__(self, \'offers\', offers)\n  _object.__setattr__(self, \'best\', best)\n  _object.__setattr__(self, \'break_even_utilisation\', break_even_utilisation)\n  _object.__setattr__(self, \'desktop_fits\', desktop_fits)\n  _object.__setattr__(self, \'rules\', rules)\n  _object.__setattr__(self, \'set_aside\', set_aside)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(desktop={self.desktop!r}, desktop_run={self.desktop_run!r}, offers={self.offers!r}, best={self.best!r}, break_even_utilisation={self.break_even_utilisation!r}, desktop_fits={self.desktop_fits!r}, rules={self.rules!r}, set_aside={self.set_aside!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.desktop,self.desktop_run,self.offers,self.best,self.break_even_utilisation,self.desktop_fits,self.rules,self.set_aside,) == (other.desktop,other.desktop_run,other.offers,other.best,other.break_even_utilisation,other.desktop_fits,other.rules,other.set_aside,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.desktop,self.desktop_run,self.offers,self.best,self.break_even_utilisation,self.desktop_fits,self.rules,self.set_aside,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.compare:Rules': 'def _make(_object, _HAS_FACTORY, _default_scale_out, _default_checkpoint_h, _default_restart_h):\n def __init__(self, memory_gb, memory_from_job, scale_out=_default_scale_out, checkpoint_h=_default_checkpoint_h, restart_h=_default_restart_h):\n  _object.__setattr__(self, \'memory_gb\', memory_gb)\n  _object.__setattr__(self, \'memory_from_job\', memory_from_job)\n  _object.__setattr__(self, \'scale_out\', scale_out)\n  _object.__setattr__(self, \'checkpoint_h\', checkpoint_h)\n  _object.__setattr__(self, \'restart_h\', restart_h)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(memory_gb={self.memory_gb!r}, memory_from_job={self.memory_from_job!r}, scale_out={self.scale_out!r}, checkpoint_h={self.checkpoint_h!r}, restart_h={self.restart_h!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.memory_gb,self.memory_from_job,self.scale_out,self.checkpoint_h,self.restart_h,) == (other.memory_gb,other.memory_from_job,other.scale_out,other.checkpoint_h,other.restart_h,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.memory_gb,self.memory_from_job,self.scale_out,self.checkpoint_h,self.restart_h,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
-    'costcalc.core.desktops:BuildResult': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, spec, gpu_count, card, desktop, price_known, base_system_usd, base_tier, energy, relative_speed, tco_usd, tco_usd_per_work_hour, cloud, holds_job, feasibility):\n  _object.__setattr__(self, \'spec\', spec)\n  _object.__setattr__(self, \'gpu_count\', gpu_count)\n  _object.__setattr__(self, \'card\', card)\n  _object.__setattr__(self, \'desktop\', desktop)\n  _object.__setattr__(self, \'price_known\', price_known)\n  _object.__setattr__(self, \'base_system_usd\', base_system_usd)\n  _object.__setattr__(self, \'base_tier\', base_tier)\n  _object.__setattr__(self, \'energy\', energy)\n  _object.__setattr__(self, \'relative_speed\', relative_speed)\n  _object.__setattr__(self, \'tco_usd\', tco_usd)\n  _object.__setattr__(self, \'tco_usd_per_work_hour\', tco_usd_per_work_hour)\n  _object.__setattr__(self, \'cloud\', cloud)\n  _object.__setattr__(self, \'holds_job\', holds_job)\n  _object.__setattr__(self, \'feasibility\', feasibility)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, card={self.card!r}, desktop={self.desktop!r}, price_known={self.price_known!r}, base_system_usd={self.base_system_usd!r}, base_tier={self.base_tier!r}, energy={self.energy!r}, relative_speed={self.relative_speed!r}, tco_usd={self.tco_usd!r}, tco_usd_per_work_hour={self.tco_usd_per_work_hour!r}, cloud={self.cloud!r}, holds_job={self.holds_job!r}, feasibility={self.feasibility!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,) == (other.spec,other.gpu_count,other.card,other.desktop,other.price_known,other.base_system_usd,other.base_tier,other.energy,other.relative_speed,other.tco_usd,other.tco_usd_per_work_hour,other.cloud,other.holds_job,other.feasibility,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
-    'costcalc.core.desktops:DesktopsComparison': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, builds, best, baseline, assumptions, workload, circuit, circuit_source, reliability, notes):\n  _object.__setattr__(self, \'builds\', builds)\n  _object.__setattr__(self, \'best\', best)\n  _object.__setattr__(self, \'baseline\', baseline)\n  _object.__setattr__(self, \'assumptions\', assumptions)\n  _object.__setattr__(self, \'workload\', workload)\n  _object.__setattr__(self, \'circuit\', circuit)\n  _object.__setattr__(self, \'circuit_source\', circuit_source)\n  _object.__setattr__(self, \'reliability\', reliability)\n  _object.__setattr__(self, \'notes\', notes)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(builds={self.builds!r}, best={self.best!r}, baseline={self.baseline!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, circuit={self.circuit!r}, circuit_source={self.circuit_source!r}, reliability={self.reliability!r}, notes={self.notes!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,) == (other.builds,other.best,other.baseline,other.assumptions,other.workload,other.circuit,other.circuit_source,other.reliability,other.notes,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.desktops:BuildResult': 'def _make(_object, _HAS_FACTORY, _default_decision, _default_decision_reason):\n def __init__(self, spec, gpu_count, card, desktop, price_known, base_system_usd, base_tier, energy, relative_speed, tco_usd, tco_usd_per_work_hour, cloud, holds_job, feasibility, decision=_default_decision, decision_reason=_default_decision_reason):\n  _object.__setattr__(self, \'spec\', spec)\n  _object.__setattr__(self, \'gpu_count\', gpu_count)\n  _object.__setattr__(self, \'card\', card)\n  _object.__setattr__(self, \'desktop\', desktop)\n  _object.__setattr__(self, \'price_known\', price_known)\n  _object.__setattr__(self, \'base_system_usd\', base_system_usd)\n  _object.__setattr__(self, \'base_tier\', base_tier)\n  _object.__setattr__(self, \'energy\', energy)\n  _object.__setattr__(self, \'relative_speed\', relative_speed)\n  _object.__setattr__(self, \'tco_usd\', tco_usd)\n  _object.__setattr__(self, \'tco_usd_per_work_hour\', tco_usd_per_work_hour)\n  _object.__setattr__(self, \'cloud\', cloud)\n  _object.__setattr__(self, \'holds_job\', holds_job)\n  _object.__setattr__(self, \'feasibility\', feasibility)\n  _object.__setattr__(self, \'decision\', decision)\n  _object.__setattr__(self, \'decision_reason\', decision_reason)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(spec={self.spec!r}, gpu_count={self.gpu_count!r}, card={self.card!r}, desktop={self.desktop!r}, price_known={self.price_known!r}, base_system_usd={self.base_system_usd!r}, base_tier={self.base_tier!r}, energy={self.energy!r}, relative_speed={self.relative_speed!r}, tco_usd={self.tco_usd!r}, tco_usd_per_work_hour={self.tco_usd_per_work_hour!r}, cloud={self.cloud!r}, holds_job={self.holds_job!r}, feasibility={self.feasibility!r}, decision={self.decision!r}, decision_reason={self.decision_reason!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,self.decision,self.decision_reason,) == (other.spec,other.gpu_count,other.card,other.desktop,other.price_known,other.base_system_usd,other.base_tier,other.energy,other.relative_speed,other.tco_usd,other.tco_usd_per_work_hour,other.cloud,other.holds_job,other.feasibility,other.decision,other.decision_reason,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.spec,self.gpu_count,self.card,self.desktop,self.price_known,self.base_system_usd,self.base_tier,self.energy,self.relative_speed,self.tco_usd,self.tco_usd_per_work_hour,self.cloud,self.holds_job,self.feasibility,self.decision,self.decision_reason,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.desktops:DesktopsComparison': 'def _make(_object, _HAS_FACTORY, _default_nearest):\n def __init__(self, builds, best, baseline, assumptions, workload, circuit, circuit_source, reliability, notes, nearest=_default_nearest):\n  _object.__setattr__(self, \'builds\', builds)\n  _object.__setattr__(self, \'best\', best)\n  _object.__setattr__(self, \'baseline\', baseline)\n  _object.__setattr__(self, \'assumptions\', assumptions)\n  _object.__setattr__(self, \'workload\', workload)\n  _object.__setattr__(self, \'circuit\', circuit)\n  _object.__setattr__(self, \'circuit_source\', circuit_source)\n  _object.__setattr__(self, \'reliability\', reliability)\n  _object.__setattr__(self, \'notes\', notes)\n  _object.__setattr__(self, \'nearest\', nearest)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(builds={self.builds!r}, best={self.best!r}, baseline={self.baseline!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, circuit={self.circuit!r}, circuit_source={self.circuit_source!r}, reliability={self.reliability!r}, notes={self.notes!r}, nearest={self.nearest!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,self.nearest,) == (other.builds,other.best,other.baseline,other.assumptions,other.workload,other.circuit,other.circuit_source,other.reliability,other.notes,other.nearest,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.builds,self.best,self.baseline,self.assumptions,self.workload,self.circuit,self.circuit_source,self.reliability,self.notes,self.nearest,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.electricity:HouseholdPrice': 'def _make(_object, _HAS_FACTORY, _default_fallback):\n def __init__(self, region, name, price_per_kwh, currency, usd_per_kwh, period, as_of, source, citation, fallback=_default_fallback):\n  _object.__setattr__(self, \'region\', region)\n  _object.__setattr__(self, \'name\', name)\n  _object.__setattr__(self, \'price_per_kwh\', price_per_kwh)\n  _object.__setattr__(self, \'currency\', currency)\n  _object.__setattr__(self, \'usd_per_kwh\', usd_per_kwh)\n  _object.__setattr__(self, \'period\', period)\n  _object.__setattr__(self, \'as_of\', as_of)\n  _object.__setattr__(self, \'source\', source)\n  _object.__setattr__(self, \'citation\', citation)\n  _object.__setattr__(self, \'fallback\', fallback)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(region={self.region!r}, name={self.name!r}, price_per_kwh={self.price_per_kwh!r}, currency={self.currency!r}, usd_per_kwh={self.usd_per_kwh!r}, period={self.period!r}, as_of={self.as_of!r}, source={self.source!r}, citation={self.citation!r}, fallback={self.fallback!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.region,self.name,self.price_per_kwh,self.currency,self.usd_per_kwh,self.period,self.as_of,self.source,self.citation,self.fallback,) == (other.region,other.name,other.price_per_kwh,other.currency,other.usd_per_kwh,other.period,other.as_of,other.source,other.citation,other.fallback,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.region,self.name,self.price_per_kwh,self.currency,self.usd_per_kwh,self.period,self.as_of,self.source,self.citation,self.fallback,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
-    'costcalc.core.feasibility:Check': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, name, ok, detail):\n  _object.__setattr__(self, \'name\', name)\n  _object.__setattr__(self, \'ok\', ok)\n  _object.__setattr__(self, \'detail\', detail)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(name={self.name!r}, ok={self.ok!r}, detail={self.detail!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.name,self.ok,self.detail,) == (other.name,other.ok,other.detail,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.name,self.ok,self.detail,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.feasibility:Check': 'def _make(_object, _HAS_FACTORY, _default_need):\n def __init__(self, name, ok, detail, need=_default_need):\n  _object.__setattr__(self, \'name\', name)\n  _object.__setattr__(self, \'ok\', ok)\n  _object.__setattr__(self, \'detail\', detail)\n  _object.__setattr__(self, \'need\', need)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(name={self.name!r}, ok={self.ok!r}, detail={self.detail!r}, need={self.need!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.name,self.ok,self.detail,self.need,) == (other.name,other.ok,other.detail,other.need,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.name,self.ok,self.detail,self.need,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.feasibility:Feasibility': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, checks, slots_needed, dc_load_w, psu_needed_w, psu_max_w, wall_w, circuit):\n  _object.__setattr__(self, \'checks\', checks)\n  _object.__setattr__(self, \'slots_needed\', slots_needed)\n  _object.__setattr__(self, \'dc_load_w\', dc_load_w)\n  _object.__setattr__(self, \'psu_needed_w\', psu_needed_w)\n  _object.__setattr__(self, \'psu_max_w\', psu_max_w)\n  _object.__setattr__(self, \'wall_w\', wall_w)\n  _object.__setattr__(self, \'circuit\', circuit)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(checks={self.checks!r}, slots_needed={self.slots_needed!r}, dc_load_w={self.dc_load_w!r}, psu_needed_w={self.psu_needed_w!r}, psu_max_w={self.psu_max_w!r}, wall_w={self.wall_w!r}, circuit={self.circuit!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.checks,self.slots_needed,self.dc_load_w,self.psu_needed_w,self.psu_max_w,self.wall_w,self.circuit,) == (other.checks,other.slots_needed,other.dc_load_w,other.psu_needed_w,other.psu_max_w,other.wall_w,other.circuit,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.checks,self.slots_needed,self.dc_load_w,self.psu_needed_w,self.psu_max_w,self.wall_w,self.circuit,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.fx:Money': 'def _make(_object, _HAS_FACTORY, _default_code, _default_per_usd, _default_as_of):\n def __init__(self, code=_default_code, per_usd=_default_per_usd, as_of=_default_as_of):\n  _object.__setattr__(self, \'code\', code)\n  _object.__setattr__(self, \'per_usd\', per_usd)\n  _object.__setattr__(self, \'as_of\', as_of)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(code={self.code!r}, per_usd={self.per_usd!r}, as_of={self.as_of!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.code,self.per_usd,self.as_of,) == (other.code,other.per_usd,other.as_of,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.code,self.per_usd,self.as_of,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.grid:OfferGrid': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, gco2_per_kwh, pue, source):\n  _object.__setattr__(self, \'gco2_per_kwh\', gco2_per_kwh)\n  _object.__setattr__(self, \'pue\', pue)\n  _object.__setattr__(self, \'source\', source)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(gco2_per_kwh={self.gco2_per_kwh!r}, pue={self.pue!r}, source={self.source!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.gco2_per_kwh,self.pue,self.source,) == (other.gco2_per_kwh,other.pue,other.source,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.gco2_per_kwh,self.pue,self.source,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
@@ -953,7 +1000,7 @@ SOURCES = {
     'costcalc.core.ranges:Reading': 'def _make(_object, _HAS_FACTORY, _default_origin):\n def __init__(self, usd_per_hour, observed, what, origin=_default_origin):\n  _object.__setattr__(self, \'usd_per_hour\', usd_per_hour)\n  _object.__setattr__(self, \'observed\', observed)\n  _object.__setattr__(self, \'what\', what)\n  _object.__setattr__(self, \'origin\', origin)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(usd_per_hour={self.usd_per_hour!r}, observed={self.observed!r}, what={self.what!r}, origin={self.origin!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.usd_per_hour,self.observed,self.what,self.origin,) == (other.usd_per_hour,other.observed,other.what,other.origin,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.usd_per_hour,self.observed,self.what,self.origin,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.scenario:AppData': 'def _make(_object, _HAS_FACTORY, _default_hardware):\n def __init__(self, catalog, grid, desktop_defaults, book, predictor, scaling, electricity, fx, hardware=_default_hardware):\n  self.catalog = catalog\n  self.grid = grid\n  self.desktop_defaults = desktop_defaults\n  self.book = book\n  self.predictor = predictor\n  self.scaling = scaling\n  self.electricity = electricity\n  self.fx = fx\n  self.hardware = hardware\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(catalog={self.catalog!r}, grid={self.grid!r}, desktop_defaults={self.desktop_defaults!r}, book={self.book!r}, predictor={self.predictor!r}, scaling={self.scaling!r}, electricity={self.electricity!r}, fx={self.fx!r}, hardware={self.hardware!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.catalog,self.grid,self.desktop_defaults,self.book,self.predictor,self.scaling,self.electricity,self.fx,self.hardware,) == (other.catalog,other.grid,other.desktop_defaults,other.book,other.predictor,other.scaling,other.electricity,other.fx,other.hardware,)\n  return NotImplemented\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__}',
     'costcalc.core.scenario:BaseChoice': 'def _make(_object, _HAS_FACTORY, _default_note):\n def __init__(self, tier, system, note=_default_note):\n  _object.__setattr__(self, \'tier\', tier)\n  _object.__setattr__(self, \'system\', system)\n  _object.__setattr__(self, \'note\', note)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(tier={self.tier!r}, system={self.system!r}, note={self.note!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.tier,self.system,self.note,) == (other.tier,other.system,other.note,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.tier,self.system,self.note,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
-    'costcalc.core.scenario:Calculation': 'def _make(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit):\n def __init__(self, scenario, spec, desktop, assumptions, workload, offers, comparison, now, bench=_default_bench, bench_label=_default_bench_label, notes=_default_notes, money=_default_money, electricity=_default_electricity, card=_default_card, base=_default_base, fit=_default_fit):\n  _object.__setattr__(self, \'scenario\', scenario)\n  _object.__setattr__(self, \'spec\', spec)\n  _object.__setattr__(self, \'desktop\', desktop)\n  _object.__setattr__(self, \'assumptions\', assumptions)\n  _object.__setattr__(self, \'workload\', workload)\n  _object.__setattr__(self, \'offers\', offers)\n  _object.__setattr__(self, \'comparison\', comparison)\n  _object.__setattr__(self, \'now\', now)\n  _object.__setattr__(self, \'bench\', bench)\n  _object.__setattr__(self, \'bench_label\', bench_label)\n  _object.__setattr__(self, \'notes\', notes)\n  _object.__setattr__(self, \'money\', money)\n  _object.__setattr__(self, \'electricity\', electricity)\n  _object.__setattr__(self, \'card\', card)\n  _object.__setattr__(self, \'base\', base)\n  _object.__setattr__(self, \'fit\', fit)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(scenario={self.scenario!r}, spec={self.spec!r}, desktop={self.desktop!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, offers={self.offers!r}, comparison={self.comparison!r}, now={self.now!r}, bench={self.bench!r}, bench_label={self.bench_label!r}, notes={self.notes!r}, money={self.money!r}, electricity={self.electricity!r}, card={self.card!r}, base={self.base!r}, fit={self.fit!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,) == (other.scenario,other.spec,other.desktop,other.assumptions,other.workload,other.offers,other.comparison,other.now,other.bench,other.bench_label,other.notes,other.money,other.electricity,other.card,other.base,other.fit,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
+    'costcalc.core.scenario:Calculation': 'def _make(_object, _HAS_FACTORY, _default_bench, _default_bench_label, _default_notes, _default_money, _default_electricity, _default_card, _default_base, _default_fit, _default_decision, _default_decision_reason, _default_alternatives):\n def __init__(self, scenario, spec, desktop, assumptions, workload, offers, comparison, now, bench=_default_bench, bench_label=_default_bench_label, notes=_default_notes, money=_default_money, electricity=_default_electricity, card=_default_card, base=_default_base, fit=_default_fit, decision=_default_decision, decision_reason=_default_decision_reason, alternatives=_default_alternatives):\n  _object.__setattr__(self, \'scenario\', scenario)\n  _object.__setattr__(self, \'spec\', spec)\n  _object.__setattr__(self, \'desktop\', desktop)\n  _object.__setattr__(self, \'assumptions\', assumptions)\n  _object.__setattr__(self, \'workload\', workload)\n  _object.__setattr__(self, \'offers\', offers)\n  _object.__setattr__(self, \'comparison\', comparison)\n  _object.__setattr__(self, \'now\', now)\n  _object.__setattr__(self, \'bench\', bench)\n  _object.__setattr__(self, \'bench_label\', bench_label)\n  _object.__setattr__(self, \'notes\', notes)\n  _object.__setattr__(self, \'money\', money)\n  _object.__setattr__(self, \'electricity\', electricity)\n  _object.__setattr__(self, \'card\', card)\n  _object.__setattr__(self, \'base\', base)\n  _object.__setattr__(self, \'fit\', fit)\n  _object.__setattr__(self, \'decision\', decision)\n  _object.__setattr__(self, \'decision_reason\', decision_reason)\n  _object.__setattr__(self, \'alternatives\', alternatives)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(scenario={self.scenario!r}, spec={self.spec!r}, desktop={self.desktop!r}, assumptions={self.assumptions!r}, workload={self.workload!r}, offers={self.offers!r}, comparison={self.comparison!r}, now={self.now!r}, bench={self.bench!r}, bench_label={self.bench_label!r}, notes={self.notes!r}, money={self.money!r}, electricity={self.electricity!r}, card={self.card!r}, base={self.base!r}, fit={self.fit!r}, decision={self.decision!r}, decision_reason={self.decision_reason!r}, alternatives={self.alternatives!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,self.decision,self.decision_reason,self.alternatives,) == (other.scenario,other.spec,other.desktop,other.assumptions,other.workload,other.offers,other.comparison,other.now,other.bench,other.bench_label,other.notes,other.money,other.electricity,other.card,other.base,other.fit,other.decision,other.decision_reason,other.alternatives,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.scenario,self.spec,self.desktop,self.assumptions,self.workload,self.offers,self.comparison,self.now,self.bench,self.bench_label,self.notes,self.money,self.electricity,self.card,self.base,self.fit,self.decision,self.decision_reason,self.alternatives,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.scenario:DesktopFit': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, feasibility, circuit_source):\n  _object.__setattr__(self, \'feasibility\', feasibility)\n  _object.__setattr__(self, \'circuit_source\', circuit_source)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(feasibility={self.feasibility!r}, circuit_source={self.circuit_source!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.feasibility,self.circuit_source,) == (other.feasibility,other.circuit_source,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.feasibility,self.circuit_source,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.staleness:StaleRule': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, kind, what, max_age_days):\n  _object.__setattr__(self, \'kind\', kind)\n  _object.__setattr__(self, \'what\', what)\n  _object.__setattr__(self, \'max_age_days\', max_age_days)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(kind={self.kind!r}, what={self.what!r}, max_age_days={self.max_age_days!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.kind,self.what,self.max_age_days,) == (other.kind,other.what,other.max_age_days,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.kind,self.what,self.max_age_days,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
     'costcalc.core.thresholds:OfferThreshold': 'def _make(_object, _HAS_FACTORY):\n def __init__(self, result, usd_per_hour):\n  _object.__setattr__(self, \'result\', result)\n  _object.__setattr__(self, \'usd_per_hour\', usd_per_hour)\n def __repr__(self):\n  return f"{self.__class__.__qualname__}(result={self.result!r}, usd_per_hour={self.usd_per_hour!r})"\n def __eq__(self, other):\n  if other.__class__ is self.__class__:\n   return (self.result,self.usd_per_hour,) == (other.result,other.usd_per_hour,)\n  return NotImplemented\n def __hash__(self):\n  return hash((self.result,self.usd_per_hour,))\n return {\'__init__\': __init__, \'__repr__\': __repr__, \'__eq__\': __eq__, \'__hash__\': __hash__}',
@@ -976,54 +1023,56 @@ SOURCES = {
 }
 
 MAKERS = {
-    'costcalc.core.bench_apply:BenchEffects': _make_0,
-    'costcalc.core.bench_apply:BenchSpeed': _make_1,
-    'costcalc.core.catalog:CardPrice': _make_2,
-    'costcalc.core.compare:Comparison': _make_3,
-    'costcalc.core.compare:Rules': _make_4,
-    'costcalc.core.desktops:BuildResult': _make_5,
-    'costcalc.core.desktops:DesktopsComparison': _make_6,
-    'costcalc.core.electricity:HouseholdPrice': _make_7,
-    'costcalc.core.feasibility:Check': _make_8,
-    'costcalc.core.feasibility:Feasibility': _make_9,
-    'costcalc.core.fx:Money': _make_10,
-    'costcalc.core.grid:OfferGrid': _make_11,
-    'costcalc.core.inputs:Input': _make_12,
-    'costcalc.core.models:DesktopResult': _make_13,
-    'costcalc.core.models:RunCost': _make_14,
-    'costcalc.core.offers:LoadedSnapshot': _make_15,
-    'costcalc.core.offers:PriceBook': _make_16,
-    'costcalc.core.plausible:Doubt': _make_17,
-    'costcalc.core.plausible:FeedShift': _make_18,
-    'costcalc.core.plausible:Limit': _make_19,
-    'costcalc.core.plausible:Readings': _make_20,
-    'costcalc.core.plausible:ShippedPrices': _make_21,
-    'costcalc.core.plausible:Span': _make_22,
-    'costcalc.core.predict:MathPath': _make_23,
-    'costcalc.core.predict:Predictor': _make_24,
-    'costcalc.core.predict:Rates': _make_25,
-    'costcalc.core.ranges:PriceRange': _make_26,
-    'costcalc.core.ranges:Reading': _make_27,
-    'costcalc.core.scenario:AppData': _make_28,
-    'costcalc.core.scenario:BaseChoice': _make_29,
-    'costcalc.core.scenario:Calculation': _make_30,
-    'costcalc.core.scenario:DesktopFit': _make_31,
-    'costcalc.core.staleness:StaleRule': _make_32,
-    'costcalc.core.thresholds:OfferThreshold': _make_33,
-    'costcalc.core.thresholds:Thresholds': _make_34,
-    'costcalc.core.tiers:Weighed': _make_35,
-    'costcalc.present.columns:Column': _make_36,
-    'costcalc.present.columns:Context': _make_37,
-    'costcalc.present.columns:Fitted': _make_38,
-    'costcalc.present.desktops_report:BuildColumn': _make_39,
-    'costcalc.present.explain:Explanation': _make_40,
-    'costcalc.present.export:ExportRow': _make_41,
-    'costcalc.present.price_table:PriceRow': _make_42,
-    'costcalc.present.report:Plain': _make_43,
-    'costcalc.store.freshness:DecidingRow': _make_44,
-    'costcalc.store.freshness:FileAge': _make_45,
-    'costcalc.store.history:Point': _make_46,
-    'costcalc.store.history:Series': _make_47,
-    'costcalc.store.settings:Saved': _make_48,
-    'costcalc.store.snapshots:LoadedRates': _make_49,
+    'costcalc.core.alternatives:Alternative': _make_0,
+    'costcalc.core.alternatives:Asked': _make_1,
+    'costcalc.core.bench_apply:BenchEffects': _make_2,
+    'costcalc.core.bench_apply:BenchSpeed': _make_3,
+    'costcalc.core.catalog:CardPrice': _make_4,
+    'costcalc.core.compare:Comparison': _make_5,
+    'costcalc.core.compare:Rules': _make_6,
+    'costcalc.core.desktops:BuildResult': _make_7,
+    'costcalc.core.desktops:DesktopsComparison': _make_8,
+    'costcalc.core.electricity:HouseholdPrice': _make_9,
+    'costcalc.core.feasibility:Check': _make_10,
+    'costcalc.core.feasibility:Feasibility': _make_11,
+    'costcalc.core.fx:Money': _make_12,
+    'costcalc.core.grid:OfferGrid': _make_13,
+    'costcalc.core.inputs:Input': _make_14,
+    'costcalc.core.models:DesktopResult': _make_15,
+    'costcalc.core.models:RunCost': _make_16,
+    'costcalc.core.offers:LoadedSnapshot': _make_17,
+    'costcalc.core.offers:PriceBook': _make_18,
+    'costcalc.core.plausible:Doubt': _make_19,
+    'costcalc.core.plausible:FeedShift': _make_20,
+    'costcalc.core.plausible:Limit': _make_21,
+    'costcalc.core.plausible:Readings': _make_22,
+    'costcalc.core.plausible:ShippedPrices': _make_23,
+    'costcalc.core.plausible:Span': _make_24,
+    'costcalc.core.predict:MathPath': _make_25,
+    'costcalc.core.predict:Predictor': _make_26,
+    'costcalc.core.predict:Rates': _make_27,
+    'costcalc.core.ranges:PriceRange': _make_28,
+    'costcalc.core.ranges:Reading': _make_29,
+    'costcalc.core.scenario:AppData': _make_30,
+    'costcalc.core.scenario:BaseChoice': _make_31,
+    'costcalc.core.scenario:Calculation': _make_32,
+    'costcalc.core.scenario:DesktopFit': _make_33,
+    'costcalc.core.staleness:StaleRule': _make_34,
+    'costcalc.core.thresholds:OfferThreshold': _make_35,
+    'costcalc.core.thresholds:Thresholds': _make_36,
+    'costcalc.core.tiers:Weighed': _make_37,
+    'costcalc.present.columns:Column': _make_38,
+    'costcalc.present.columns:Context': _make_39,
+    'costcalc.present.columns:Fitted': _make_40,
+    'costcalc.present.desktops_report:BuildColumn': _make_41,
+    'costcalc.present.explain:Explanation': _make_42,
+    'costcalc.present.export:ExportRow': _make_43,
+    'costcalc.present.price_table:PriceRow': _make_44,
+    'costcalc.present.report:Plain': _make_45,
+    'costcalc.store.freshness:DecidingRow': _make_46,
+    'costcalc.store.freshness:FileAge': _make_47,
+    'costcalc.store.history:Point': _make_48,
+    'costcalc.store.history:Series': _make_49,
+    'costcalc.store.settings:Saved': _make_50,
+    'costcalc.store.snapshots:LoadedRates': _make_51,
 }
