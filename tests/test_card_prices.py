@@ -64,9 +64,9 @@ def test_the_readme_example_answers_with_a_verdict(capsys: pytest.CaptureFixture
 def test_a_card_without_a_price_answers_and_asks_once(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = load_catalog().get("l40s")
-    assert card_price(spec) is None  # a passive data-centre card: no dated price found
-    code, out, err = run(["quick", "--gpu", "l40s", "--util", "40%"], capsys)
+    spec = load_catalog().get("rtx_a4500")
+    assert card_price(spec) is None  # no dated street price, no launch price on file
+    code, out, err = run(["quick", "--gpu", "rtx_a4500", "--util", "40%"], capsys)
     assert code == 0
     text = out + err
     asks = [line for line in text.splitlines() if "--desktop-price" in line]

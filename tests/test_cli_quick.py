@@ -377,12 +377,13 @@ def test_a_cloud_a100_is_still_every_a100(capsys: pytest.CaptureFixture[str]) ->
 def test_a_desktop_without_a_price_answers_all_but_break_even(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 28: a card with no dated price (the L40S; the README's A100 80GB now has one).
-    Every figure that does not need one is there; break-even is asked for in one line."""
-    code, out, err = run(["quick", "--no-config", "--gpu", "l40s", "--util", "0.40"], capsys)
+    """Issue 28: a card with no dated price (the RTX A4500; the L40S of the issue is a passive
+    server card, with no Buy since issue 37). Every figure that does not need one is there;
+    break-even is asked for in one line."""
+    code, out, err = run(["quick", "--no-config", "--gpu", "rtx_a4500", "--util", "0.40"], capsys)
     assert code == 0, err
     assert "Traceback" not in err
-    assert "Desktop: 1x L40S, price not known, 450 W under load" in out
+    assert "Desktop: 1x RTX A4500, price not known, 300 W under load" in out
     assert "kWh and $" in out and "CO2e a year" in out  # the desktop's running costs
     asked = [line for line in out.splitlines() if "--desktop-price" in line]
     assert len(asked) == 1 and out.count("No verdict: no desktop price is known") == 1
@@ -396,10 +397,10 @@ def test_a_desktop_without_a_price_answers_all_but_break_even(
 def test_a_desktop_without_a_price_in_json_says_why_break_even_is_null(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    doc = run_json(["quick", "--no-config", "--gpu", "l40s", "--util", "0.40"], capsys)
+    doc = run_json(["quick", "--no-config", "--gpu", "rtx_a4500", "--util", "0.40"], capsys)
     assert doc["desktop"]["price_usd"] is None
     assert doc["break_even_utilisation"] is None
-    assert doc["break_even_unknown"].startswith("no desktop price is known for the L40S")
+    assert doc["break_even_unknown"].startswith("no desktop price is known for the RTX A4500")
     assert "--desktop-price" in doc["break_even_unknown"]
     assert doc["verdict"].startswith("No verdict: no desktop price is known")
     assert doc["desktop"]["kwh_per_year"] > 0 and doc["desktop"]["co2_kg_per_year"] > 0
@@ -408,7 +409,9 @@ def test_a_desktop_without_a_price_in_json_says_why_break_even_is_null(
     assert paid and all(o["usd_per_year"] > 0 and o["co2_kg_per_year"] > 0 for o in paid)
     best = doc["best"]
     assert best is not None and best["usd_per_year"] == min(
-        o["usd_per_year"] for o in doc["offers"] if o["role"] == "comparable" and o["guaranteed"]
+        o["usd_per_year"]
+        for o in doc["offers"]
+        if o["role"] == "comparable" and o["guaranteed"] and o not in doc["set_aside_stale"]
     )
 
 
@@ -427,7 +430,7 @@ def test_a_desktop_without_a_price_still_costs_each_run(
 def test_a_price_given_for_that_desktop_brings_break_even_back(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["quick", "--no-config", "--gpu", "A100 80GB", "--desktop-price", "9000"]
+    argv = ["quick", "--no-config", "--gpu", "rtx_a4500", "--desktop-price", "2500"]
     doc = run_json([*argv, "--util", "0.9"], capsys)
     assert doc["break_even_unknown"] is None
     assert doc["verdict"].startswith(("Buy:", "Rent:"))
@@ -476,7 +479,8 @@ def test_the_executable_is_main_and_exits_with_its_code(
 
 def test_a_benchmarked_gpu_without_a_price_answers(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 23 item 5: `quick --bench latest` after a bench on an H200 (rented, or one with no
-    dated street price) costs the measured work on every offer and asks for the price."""
+    dated street price) costs the measured work on every offer; an H200 SXM is no desktop, so
+    since issue 37 it has no Buy, and says why instead of asking for a price."""
     from costcalc.bench.store import save_result
     from tests.bench_results import gpu_bench
 
@@ -485,7 +489,9 @@ def test_a_benchmarked_gpu_without_a_price_answers(capsys: pytest.CaptureFixture
     assert doc["inputs"]["desktop"]["gpu"] == "h200_sxm_141gb"
     assert doc["inputs"]["desktop"]["gpu_w"] == 650.0  # the bench's measured watts
     assert doc["desktop"]["price_usd"] is None
-    assert doc["break_even_unknown"].startswith("no desktop price is known for the H200")
+    assert doc["decision"] == "cannot_build"
+    assert doc["break_even_unknown"] == doc["decision_reason"]
+    assert doc["decision_reason"].startswith("the H200 SXM 141GB needs an HGX server board")
     assert doc["best"] is not None and doc["best"]["usd_per_year"] > 0
 
 

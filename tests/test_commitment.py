@@ -131,6 +131,7 @@ def test_break_even_utilisation_against_a_commitment_weighs_paying_as_you_go(
 def test_a_term_longer_than_the_horizon_holds_no_rent_verdict(data: AppData) -> None:
     """What would flip a Rent verdict counts the other offers the verdict could have named: a
     three-year term over a two-year horizon is not one of them (compare leaves it out too)."""
+    from costcalc.core.decision import decision
     from costcalc.core.thresholds import thresholds
 
     # 10 %: on-demand 0.05 x 876 h = 43.8 $ a year, the term 0.01 x 8,760 x 3 / 2 = 131.4 $:
@@ -138,11 +139,11 @@ def test_a_term_longer_than_the_horizon_holds_no_rent_verdict(data: AppData) -> 
     pair = [offer(0.05), offer(0.01, term=3)]
     a = build_assumptions(data.grid, utilisation=0.1, usd_per_kwh=0.12, horizon_years=2)
     two = run(data, pair, 0.1, horizon=2)
-    found = thresholds(two, a)
+    found = thresholds(two, a, decision(two, a))
     assert found.decision == "rent" and two.best is not None
     assert two.best.offer.term_years is None
     assert found.holders == ()
     # over three years the term may decide, and it holds the verdict beside the on-demand one
     a3 = build_assumptions(data.grid, utilisation=0.1, usd_per_kwh=0.12, horizon_years=3)
     three = run(data, pair, 0.1, horizon=3)
-    assert [r.offer.term_years for r in thresholds(three, a3).holders] == [3]
+    assert [r.offer.term_years for r in thresholds(three, a3, decision(three, a3)).holders] == [3]

@@ -130,18 +130,30 @@ def test_the_line_names_what_was_held_back(
 def test_a_feed_whose_prices_are_mostly_wrong_is_refused_whole(
     aws_feeds: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["refresh", "--provider", "runpod"]) == 0
-    good = refreshed_path("runpod").read_bytes()
+    """Cents read as dollars: on a first refresh (no snapshot of its own to compare with) most
+    prices are held back, so the feed is refused; after a good refresh the whole feed is held
+    back for its ratio to that snapshot, which stays byte for byte."""
     doc = json.loads(json.dumps(RUNPOD))
-    for gpu_type in doc["data"]["gpuTypes"]:  # cents read as dollars
+    for gpu_type in doc["data"]["gpuTypes"]:
         for field in ("securePrice", "communityPrice"):
             if gpu_type.get(field):
                 gpu_type[field] = gpu_type[field] * 100
-    aws_feeds.serve("/runpod/graphql", lambda _r: Response(json.dumps(doc), content_type="json"))
-    capsys.readouterr()
+    bad = json.dumps(doc)
+    aws_feeds.serve("/runpod/graphql", lambda _r: Response(bad, content_type="json"))
     assert main(["refresh", "--provider", "runpod"]) == 1
     err = capsys.readouterr().err
     assert "implausible prices in" in err and "kept its last good snapshot" in err
+    assert not refreshed_path("runpod").exists()
+
+    aws_feeds.serve_file("/runpod/graphql", "runpod-gputypes.json")
+    assert main(["refresh", "--provider", "runpod"]) == 0
+    good = refreshed_path("runpod").read_bytes()
+    aws_feeds.serve("/runpod/graphql", lambda _r: Response(bad, content_type="json"))
+    capsys.readouterr()
+    assert main(["refresh", "--provider", "runpod"]) == 1
+    err = capsys.readouterr().err
+    assert "held back whole: its prices are a median 100.00x" in err
+    assert "kept its last good snapshot" in err
     assert refreshed_path("runpod").read_bytes() == good
 
 

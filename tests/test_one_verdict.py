@@ -42,6 +42,10 @@ def check_one_rule(doc: dict[str, Any]) -> str:
     if best is None:
         assert crossing is None
         return verdict.split()[0]
+    if doc["decision"] == "cannot_build":  # no Buy, whatever the money says (issue 37)
+        assert verdict.startswith("Rent (no Buy): ") and crossing is None
+        assert best["break_even_days"] is None and doc["thresholds"]["offer"] is None
+        return verdict.split()[0]
     days = best["break_even_days"]
     buy = verdict.startswith("Buy:")
     assert buy or verdict.startswith("Rent:"), verdict

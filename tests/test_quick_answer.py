@@ -90,7 +90,7 @@ def test_json_leads_with_the_decision_and_lists_the_top_offers_unless_all(
     small = quick([*BASE, "--no-config", "--json"], monkeypatch)
     every = quick([*BASE, "--no-config", "--json", "--all"], monkeypatch)
     doc, all_doc = json.loads(small), json.loads(every)
-    assert list(doc)[:3] == ["decision", "verdict", "thresholds"]
+    assert list(doc)[:3] == ["decision", "decision_reason", "verdict"]
     assert doc["decision"] == "rent" and doc["price_range"]["count"] >= 1
     assert len(doc["offers"]) <= 30 < len(all_doc["offers"])  # the best of each provider
     assert len(small) * 10 < len(every)  # 43 KB against 760 KB with the bundled prices

@@ -161,7 +161,7 @@ FAULTS: dict[str, tuple[Callable[[Request], Response], str]] = {
     "truncated JSON": (body(SPOT_JSON[: len(SPOT_JSON) // 2]), "ends early"),
     "wrong shape": (body('{"vers": 0.01, "data": [1, 2]}'), "unexpected shape: config"),
     "huge body": (body(b"{" + b" " * (2 * 2**20) + b"}"), "exceeds 1.0 MB"),
-    "every price absurd": (body(absurd()), "implausible prices in"),
+    "every price absurd": (body(absurd()), "held back whole: its prices are a median 1000.00x"),
 }
 
 

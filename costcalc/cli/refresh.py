@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.cli import output
 
 if TYPE_CHECKING:
-    from costcalc.feeds.refresh import ProviderResult
+    from costcalc.feeds.refresh import HeldBack, ProviderResult
 
 
 def register(sub: Any) -> None:
@@ -45,7 +45,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="accept a payload even if it drops most rows of the last snapshot",
+        help="accept a payload even if it drops most rows of the last snapshot or its prices "
+        "moved to under half or over twice the last snapshot's",
     )
     p.add_argument(
         "--print-cron",
@@ -108,7 +109,9 @@ def run(ns: argparse.Namespace) -> int:
                     "offers": r.offers,
                     "unknown_gpu_count": len(r.unknown_gpus),
                     "unknown_gpus": [safe(name) for name in r.unknown_gpus],
-                    "held_back": [safe(note) for note in r.held_back],
+                    "held_back": [safe(str(held)) for held in r.held_back],
+                    "held_back_offers": [_held_json(r.provider, held) for held in r.held_back],
+                    "held_back_feed": _held_feed_json(r),
                     "message": safe(r.message),
                 }
                 for r in report.results
@@ -118,6 +121,37 @@ def run(ns: argparse.Namespace) -> int:
     elif not ns.quiet:
         print(line(f"refresh: {summary(report.results)}"), flush=True)
     return report.exit_code
+
+
+def _held_json(provider: str, held: HeldBack) -> dict[str, Any]:
+    """One offer held back, field by field: whose, which, its GPU, its price and the bound."""
+    from costcalc.present.display import safe
+
+    return {
+        "provider": provider,
+        "offer": safe(held.offer),
+        "region": safe(held.region),
+        "gpu": safe(held.gpu),
+        "gpu_count": held.gpu_count,
+        "usd_per_hour": held.usd_per_hour,
+        "usd_per_gpu_hour": held.usd_per_gpu_hour,
+        "bound": held.bound,
+        "reason": safe(held.reason),
+    }
+
+
+def _held_feed_json(result: ProviderResult) -> dict[str, Any] | None:
+    """A feed held back whole: the median ratio to the snapshot kept, and over how many offers."""
+    from costcalc.core.plausible import FEED_RATIO
+
+    if result.held_feed is None:
+        return None
+    return {
+        "median_ratio": result.held_feed.shift.ratio,
+        "offers_compared": result.held_feed.shift.compared,
+        "expected_ratio": list(FEED_RATIO),
+        "last_good_fetched_at": result.held_feed.last_good_at.isoformat(),
+    }
 
 
 def _tell(result: ProviderResult, ns: argparse.Namespace, line: Callable[[str], str]) -> None:

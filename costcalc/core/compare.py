@@ -80,7 +80,8 @@ class Comparison(Struct, frozen=True):
     break_even_utilisation: float | None
     """Where the verdict against `best` flips: above it the desktop pays back within the
     horizon (searched from the user's utilisation, so it agrees with their verdict); None when
-    renting wins even at 100 %, or the desktop has no price."""
+    renting wins even at 100 %, the desktop has no price, or it has no Buy (it cannot hold the
+    job here; `scenario.evaluate` clears it for a build that does not work as a desktop)."""
     desktop_fits: bool
     """False when the job needs more memory than the desktop's GPU has: it cannot be bought."""
     rules: Rules

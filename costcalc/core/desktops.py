@@ -21,8 +21,10 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from costcalc.core import engine
+from costcalc.core.alternatives import Alternative
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.compare import ScaleFn
+from costcalc.core.decision import Decision
 from costcalc.core.errors import CostcalcError
 from costcalc.core.feasibility import Feasibility
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
@@ -77,6 +79,10 @@ class BuildResult(Struct, frozen=True):
     holds_job: bool | None
     """Each GPU holds the job's memory (None: no memory need given)."""
     feasibility: Feasibility
+    decision: Decision | None = None
+    """The build's decision against the cloud, as `quick` gives it (Calculation.decision):
+    never buy for a build that does not fit or hold the job."""
+    decision_reason: str | None = None
 
     @property
     def label(self) -> str:
@@ -113,6 +119,9 @@ class DesktopsComparison(Struct, frozen=True):
     reliability: dict[str, ReliabilityClass]
     """The classes of the builds' cards, in order of first appearance."""
     notes: tuple[str, ...]
+    nearest: tuple[Alternative, ...] = ()
+    """When no build can win: the nearest builds that work for the first one asked about
+    (Calculation.alternatives)."""
 
 
 def parse_counts(texts: Sequence[str]) -> tuple[int, ...]:
@@ -192,9 +201,11 @@ def compare_builds(
     builds = [_build(calc, gpus[0], hw, speed, scale) for calc in calcs]
     ranked = sorted(builds, key=_rank)
     winners = [b for b in ranked if b.can_win]
+    nearest = () if winners else next((c.alternatives for c in calcs if c.alternatives), ())
     return DesktopsComparison(
         builds=tuple(ranked),
         best=winners[0] if winners else None,
+        nearest=nearest,
         baseline=gpus[0],
         assumptions=a,
         workload=w,
@@ -239,6 +250,8 @@ def _build(
         cloud=calc.comparison.best if price_known else None,
         holds_job=spec.memory_gb >= w.memory_gb if w.memory_gb is not None else None,
         feasibility=calc.fit.feasibility,
+        decision=calc.decision,
+        decision_reason=calc.decision_reason,
     )
 
 

@@ -31,6 +31,10 @@ class Check(Struct, frozen=True):
     ok: bool | None
     """None: a figure the check needs is not on file."""
     detail: str
+    need: str = ""
+    """A failing check's need in a few words ('12 slots', 'a 2,500 W PSU'): the one line that
+    says why there is no Buy joins them (costcalc.core.decision); '' when the check passes or is
+    left open."""
 
 
 class Feasibility(Struct, frozen=True):
@@ -54,6 +58,11 @@ class Feasibility(Struct, frozen=True):
         when none does (a check left open is not a failure)."""
         no = [c.detail for c in self.checks if c.ok is False]
         return f"Does not work as a desktop: {'; '.join(no)}." if no else None
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """What the failing checks say the build needs, in the order of the checks."""
+        return tuple(c.need for c in self.checks if c.ok is False and c.need)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -81,7 +90,9 @@ def check_build(
     psu = hw.largest_psu(circuit.voltage_v) if circuit is not None else None
     slots, needed = _slots(spec, card, gpu_count, hw)
     cooling = (
-        Check("cooling", False, "cooled by its server's heat sinks and fans")
+        Check(
+            "cooling", False, "cooled by its server's heat sinks and fans", "a server's heat sinks"
+        )
         if spec.form_factor == "SXM"
         else _cooling(card, gpu_count, hw)
     )
@@ -126,15 +137,17 @@ def _slots(
     spec: GpuSpec, card: CardFacts | None, n: int, hw: DesktopHardware
 ) -> tuple[Check, int | None]:
     if spec.form_factor == "SXM":
-        return Check("slots", False, "an SXM module: it needs an HGX server board"), None
+        why = "an SXM module: it needs an HGX server board"
+        return Check("slots", False, why, "an HGX server board"), None
     width = card_width(card)
     if width is None:
         why = f" ({card.design})" if card is not None else ""
         return Check("slots", None, f"slot width not on file{why}"), None
     needed = width * n
     if not fits_in(hw, width, n, 0):
+        why = f"needs {needed} slots ({n} x {width}-slot), {_room(hw)}"
         return Check(
-            "slots", False, f"needs {needed} slots ({n} x {width}-slot), {_room(hw)}"
+            "slots", False, why, f"{needed} slots (the board has {hw.board.board_slots})"
         ), needed
     return Check("slots", True, f"{n} x {width}-slot in {hw.board.name}"), needed
 
@@ -144,7 +157,10 @@ def _cooling(card: CardFacts | None, n: int, hw: DesktopHardware) -> Check:
         return Check("cooling", None, "cooler type not on file")
     if card.cooler == "passive":
         return Check(
-            "cooling", False, "passive data-centre card: needs a server's airflow, not a desktop"
+            "cooling",
+            False,
+            "passive data-centre card: needs a server's airflow, not a desktop",
+            "a server's ducted airflow (passive cooler)",
         )
     width = card_width(card)
     if card.cooler == "blower" or n == 1 or width is None or not fits_in(hw, width, n, 0):
@@ -158,6 +174,7 @@ def _cooling(card: CardFacts | None, n: int, hw: DesktopHardware) -> Check:
         "cooling",
         False,
         f"open-air coolers need {gap} free slot between cards: {needed} slots, {_room(hw)}",
+        f"{needed} slots to space its open-air coolers",
     )
 
 
@@ -181,6 +198,7 @@ def _psu(
         False,
         f"needs a {needed_w:,.0f} W PSU ({load}): the largest sold for {volts} "
         f"is {largest_w:,.0f} W",
+        f"a {needed_w:,.0f} W PSU (the largest for {volts} is {largest_w:,.0f} W)",
     )
 
 
@@ -192,4 +210,9 @@ def _circuit(wall_w: float, circuit: Circuit | None) -> Check:
         return Check(
             "circuit", True, f"draws {wall_w:,.0f} W: within one {circuit.label} ({limit})"
         )
-    return Check("circuit", False, f"draws {wall_w:,.0f} W: over one {circuit.label} ({limit})")
+    return Check(
+        "circuit",
+        False,
+        f"draws {wall_w:,.0f} W: over one {circuit.label} ({limit})",
+        f"more than one {circuit.label}",
+    )

@@ -33,6 +33,7 @@ from costcalc.core.constants import (
     OfferKind,
     TierName,
 )
+from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError
 from costcalc.core.feasibility import Feasibility
@@ -50,11 +51,12 @@ from costcalc.core.models import (
     Workload,
 )
 from costcalc.core.offers import PriceBook, custom_offer
-from costcalc.core.predict import Predictor, default_dtype
+from costcalc.core.predict import Predictor, SpeedFn, default_dtype
 from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
 
 if TYPE_CHECKING:
+    from costcalc.core.alternatives import Alternative, Asked
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
@@ -439,6 +441,13 @@ class Calculation(Struct, frozen=True):
     fit: DesktopFit | None = None
     """Whether the build physically works (slots, cooling, PSU, wall circuit); None when the
     hardware facts are not loaded."""
+    decision: Decision | None = None
+    """buy, rent, or no Buy (cannot_fit, cannot_build): costcalc.core.decision, made once here
+    for every front end; None without a verdict (no desktop price, or no comparable offer)."""
+    decision_reason: str | None = None
+    """Why, in one line: '4x RTX 4090 needs 12 slots (the board has 7), ...' for no Buy."""
+    alternatives: tuple[Alternative, ...] = ()
+    """Without Buy, the nearest builds that work (costcalc.core.alternatives), nearest first."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -504,6 +513,10 @@ def evaluate(
         batch=batch,
     )
     chosen = chosen_offers(scenario, data, spec, money, now)
+    speed = (found.speed if found else None) or data.predictor.speed_fn(
+        scenario.kind, dtype, batch=batch
+    )
+    scale = scale_fn(data.scaling, scenario.kind)
     comparison = compare(
         desktop,
         assumptions,
@@ -512,10 +525,12 @@ def evaluate(
         data.catalog,
         data.grid,
         now,
-        speed=(found.speed if found else None)
-        or data.predictor.speed_fn(scenario.kind, dtype, batch=batch),
-        scale=scale_fn(data.scaling, scenario.kind),
+        speed=speed,
+        scale=scale,
         rules=scenario_rules(scenario, spec),
+    )
+    decided, comparison, nearest = decide(
+        scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
     resolved = replace(
         scenario,
@@ -543,6 +558,83 @@ def evaluate(
         card=card,
         base=base,
         fit=fit,
+        decision=decided,
+        decision_reason=reason(
+            decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
+        ),
+        alternatives=nearest,
+    )
+
+
+def decide(
+    scenario: Scenario,
+    data: AppData,
+    spec: GpuSpec,
+    desktop: DesktopBuild,
+    a: Assumptions,
+    comparison: Comparison,
+    fit: DesktopFit | None,
+    speed: SpeedFn,
+    scale: ScaleFn,
+) -> tuple[Decision | None, Comparison, tuple[Alternative, ...]]:
+    """The decision (costcalc.core.decision), the comparison as it stands then, and without
+    Buy the nearest builds that work. A build that does not work as a desktop keeps its offers
+    but loses what only a bought desktop has: the utilisation at which it pays back and the
+    cost of a run on it (compare leaves both out for a desktop that cannot hold the job)."""
+    feasibility = fit.feasibility if fit is not None else None
+    decided = decision(comparison, a, feasibility)
+    if decided == "cannot_build":
+        comparison = replace(comparison, break_even_utilisation=None, desktop_run=None)
+    if decided not in NO_BUY or feasibility is None or data.hardware is None:
+        return decided, comparison, ()
+    from costcalc.core.alternatives import Asked  # only without Buy
+
+    asked = Asked(
+        spec,
+        desktop.gpu_count,
+        desktop.gpu_w,
+        desktop.price_usd,
+        comparison.rules.memory_gb,
+        feasibility,
+    )
+    return decided, comparison, nearest_for(scenario, data, asked, a, speed, scale)
+
+
+def nearest_for(
+    scenario: Scenario,
+    data: AppData,
+    asked: Asked,
+    a: Assumptions,
+    speed: SpeedFn,
+    scale: ScaleFn,
+) -> tuple[Alternative, ...]:
+    """The nearest builds that work for `asked`, priced and powered as this scenario prices
+    and powers a desktop (default card and base system prices, the rest of the system's draw),
+    their speed relative to `asked` by the comparison's own speed and scaling."""
+    from costcalc.core.alternatives import nearest_builds
+
+    assert data.hardware is not None
+    base = scale(asked.spec, asked.gpu_count)
+
+    def rest_w(n: int) -> float:
+        if scenario.system_watts is not None:
+            return scenario.system_watts
+        return by_gpu_count(data.desktop_defaults.rest_of_system_w, n)
+
+    def price_of(other: GpuSpec, n: int) -> float | None:
+        return default_price_usd(other, data.desktop_defaults, n, scenario.base)
+
+    def throughput(other: GpuSpec, n: int) -> float:
+        return speed(asked.spec, other) * scale(other, n) / base
+
+    return nearest_builds(
+        asked,
+        data.hardware,
+        data.catalog,
+        psu_efficiency=a.psu_efficiency,
+        rest_w=rest_w,
+        price_of=price_of,
+        throughput=throughput,
     )
 
 

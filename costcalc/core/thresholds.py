@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Literal
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from costcalc.core import commitment, engine
 from costcalc.core.compare import Comparison, candidates, cloud_year, desktop_break_even_days
+from costcalc.core.decision import NO_BUY, Decision
 from costcalc.core.models import Assumptions, OfferResult
-
-Decision = Literal["rent", "buy", "cannot_fit"]
 
 PRICE_CEILING_USD_PER_HOUR = 1e6
 """Above this an offer's price is not a threshold anyone will meet: 'no price flips it'."""
@@ -47,7 +45,8 @@ class Thresholds(Struct, frozen=True):
     """The values, one input at a time, at which the verdict flips."""
 
     decision: Decision | None
-    """None: no verdict (no desktop price, or no comparable offer)."""
+    """The calculation's decision (costcalc.core.decision); None: no verdict (no desktop
+    price, or no comparable offer)."""
     offer: OfferThreshold | None
     """The deciding offer's price threshold."""
     holders: tuple[OfferResult, ...]
@@ -72,19 +71,10 @@ class Thresholds(Struct, frozen=True):
         return self.offer is not None and self.offer.usd_per_hour is not None and not self.holders
 
 
-def decision(comparison: Comparison, a: Assumptions) -> Decision | None:
-    """rent, buy or cannot_fit, by the rule of the verdict line; None without a verdict."""
-    if not comparison.desktop_fits:
-        return "cannot_fit"
-    best = comparison.best
-    if comparison.desktop.price_usd is None or best is None:
-        return None
-    return "buy" if engine.pays_back(best.break_even_days, a.horizon_years) else "rent"
-
-
-def thresholds(comparison: Comparison, a: Assumptions) -> Thresholds:
-    """Every threshold of the verdict of `comparison` (made with assumptions `a`)."""
-    found = decision(comparison, a)
+def thresholds(comparison: Comparison, a: Assumptions, found: Decision | None) -> Thresholds:
+    """Every threshold of the verdict of `comparison` (made with assumptions `a`), whose
+    decision is `found` (Calculation.decision). Without Buy (cannot_fit, cannot_build) there is
+    none: no price or utilisation makes a desktop that cannot be had the answer."""
     best = comparison.best
     price = comparison.desktop.price_usd
     electricity = comparison.desktop.electricity_usd_per_year
@@ -92,7 +82,7 @@ def thresholds(comparison: Comparison, a: Assumptions) -> Thresholds:
         # No desktop price: what it may cost and still pay back is the one threshold.
         at_most = desktop_price_threshold(best.usd_per_year, electricity, a)
         return Thresholds(None, None, (), None, None, None, at_most, None)
-    if found in (None, "cannot_fit") or best is None or price is None:
+    if found is None or found in NO_BUY or best is None or price is None:
         return Thresholds(found, None, (), None, None, None, None, None)
     holders: list[OfferResult] = []
     if found == "rent":

@@ -4,6 +4,10 @@ Rules kept here:
 - One failing provider never blocks the others, and never costs its last good snapshot: a
   payload is written only after it parsed, passed the plausibility checks and did not drop most
   of the previous snapshot's rows (unless forced); writes are atomic (temp file, fsync, rename).
+- A price is judged per GPU against what ships (costcalc.core.plausible), so one reading is
+  enough; a row that fails is held back (not stored) and named with the bound it broke. A feed
+  whose prices, offer by offer, moved far from its last good snapshot's is held back whole
+  (unless forced), with the median ratio.
 - One refresh at a time: a file lock; a second refresh fails fast with RefreshLocked (exit 3).
 - Every observation goes into the history database, one transaction per refresh.
 - Nothing is pretended: providers without a machine-readable price list are reported as
@@ -27,7 +31,14 @@ from msgspec.structs import replace
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
 from costcalc.core.offers import age_days
-from costcalc.core.plausible import Readings, doubt
+from costcalc.core.plausible import (
+    FEED_RATIO,
+    FeedShift,
+    Readings,
+    ShippedPrices,
+    feed_shift,
+    judge,
+)
 from costcalc.core.records import ValidationError, plain, problem, revalidated
 from costcalc.edge import locations
 from costcalc.present.display import age
@@ -39,6 +50,7 @@ from costcalc.store.snapshots import (
     load_refreshed,
     refreshed_observations,
     refreshed_path,
+    shipped_prices,
     write_refreshed,
 )
 
@@ -61,6 +73,45 @@ NAMES_SHOWN = 10
 """Unknown GPU names a result's message lists; `refresh --json` lists them all."""
 
 
+class HeldBack(Struct, frozen=True):
+    """One offer of a feed not stored: its price is not believable for its GPU, or its texts are
+    too long to store."""
+
+    offer: str
+    """Its name, shortened to 60 characters as every text of a report is; so is the region."""
+    region: str
+    gpu: str
+    """The catalog key."""
+    gpu_name: str
+    """The GPU as tables name it ('RTX 3090')."""
+    gpu_count: int
+    usd_per_hour: float
+    bound: str
+    """The rule it broke: a costcalc.core.plausible.Bound, or 'text length'."""
+    reason: str
+    """'$0.01 per GPU-hour, expected at least $0.0459: ...'."""
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return self.usd_per_hour / self.gpu_count
+
+    @property
+    def why(self) -> str:
+        """The reason, with the GPU named before a price: 'RTX 3090 at $0.01 per GPU-hour, ...'."""
+        return f"{self.gpu_name} at {self.reason}" if self.reason.startswith("$") else self.reason
+
+    def __str__(self) -> str:
+        return f"{self.offer} in {self.region}: {self.why}"
+
+
+class HeldFeed(Struct, frozen=True):
+    """A whole feed not stored: its prices, offer by offer, far from its last good snapshot's."""
+
+    shift: FeedShift
+    last_good_at: datetime
+    """When the snapshot kept was fetched."""
+
+
 class ProviderResult(Struct, frozen=True):
     """What happened to one provider in one refresh."""
 
@@ -71,9 +122,11 @@ class ProviderResult(Struct, frozen=True):
     skipped: bool = False
     unknown_gpus: tuple[str, ...] = ()
     """GPU names (or VM sizes) in the feed that no table maps: skipped, listed once."""
-    held_back: tuple[str, ...] = ()
+    held_back: tuple[HeldBack, ...] = ()
     """Offers whose price is not believable for their GPU (costcalc.core.plausible), or whose
     texts are too long to store: not stored, so they never reach a verdict; each says why."""
+    held_feed: HeldFeed | None = None
+    """Set when the whole feed was held back for moving too far from its last good snapshot."""
     label: str = ""
     """The provider as people name it: 'AWS EC2 spot'."""
     hosts: tuple[str, ...] = ()
@@ -147,6 +200,21 @@ class Refused(Exception):
     """A payload that parsed but fails the checks; the message says which."""
 
 
+class HeldWhole(Refused):
+    """A payload whose prices moved too far from the last good snapshot's: held back whole."""
+
+    def __init__(self, held: HeldFeed, provider: str) -> None:
+        low, high = FEED_RATIO
+        shift = held.shift
+        super().__init__(
+            f"held back whole: its prices are a median {shift.ratio:.2f}x those of the last good "
+            f"snapshot of {held.last_good_at:%Y-%m-%d %H:%M} UTC ({shift.compared} offers in "
+            f"both; expected {low:g}x-{high:g}x); run with --force if {provider} really "
+            "changed its prices"
+        )
+        self.held = held
+
+
 class RefreshReport(Struct):
     started_at: datetime
     results: list[ProviderResult] = field(default_factory=list)
@@ -216,18 +284,39 @@ def check_confirmed(
 
 
 def hold_back(
-    snapshot: PriceSnapshot, catalog: GpuCatalog, readings: Readings
-) -> tuple[PriceSnapshot, tuple[str, ...]]:
-    """The snapshot without the rows whose price is not believable for their GPU, and a note
-    per row held back; Refused when most are (the feed changed units or broke)."""
-    held: list[str] = []
+    snapshot: PriceSnapshot,
+    catalog: GpuCatalog,
+    readings: Readings,
+    shipped: ShippedPrices | None = None,
+) -> tuple[PriceSnapshot, tuple[HeldBack, ...]]:
+    """The snapshot without the rows whose price is not believable for their GPU (against the
+    other readings and, given, what ships), and a record per row held back; Refused when most
+    are (the feed changed units or broke)."""
+    held: list[HeldBack] = []
     kept: list[OfferRow] = []
     for row in snapshot.offers:
-        why = _oversized(row) or doubt(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings)
-        if why is None:
-            kept.append(row)
+        oversized = _oversized(row)
+        found = judge(row.gpu, row.gpu_count, row.usd_per_hour, catalog, readings, shipped)
+        if oversized is not None:
+            bound, reason = "text length", oversized
+        elif found is not None:
+            bound, reason = found.bound, found.reason
         else:
-            held.append(f"{_short(row.name)} in {_short(row.region)}: {why}")
+            kept.append(row)
+            continue
+        name = catalog.get(row.gpu).short_name if row.gpu in catalog else row.gpu
+        held.append(  # shortened: a megabyte name must not make a megabyte report
+            HeldBack(
+                _short(row.name),
+                _short(row.region),
+                _short(row.gpu),
+                _short(name),
+                row.gpu_count,
+                row.usd_per_hour,
+                bound,
+                reason,
+            )
+        )
     if not held:
         return snapshot, ()
     if len(held) > MOSTLY_IMPLAUSIBLE * len(snapshot.offers):
@@ -289,6 +378,22 @@ def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: 
             f"refused: {new_count} offers where the last snapshot had {old}; "
             "run with --force to accept"
         )
+
+
+def _prices(snapshot: PriceSnapshot) -> dict[tuple[object, ...], float]:
+    return {row_identity(row): row.usd_per_hour for row in snapshot.offers}
+
+
+def check_shift(
+    new: PriceSnapshot, previous: PriceSnapshot | None, provider: Provider, force: bool
+) -> None:
+    """Hold a payload back whole when its prices, offer by offer, lie far from the last good
+    snapshot's (a feed that changed units or broke, or a price cut only --force accepts)."""
+    if previous is None or force:
+        return
+    shift = feed_shift(_prices(new), _prices(previous))
+    if shift is not None and shift.held_back:
+        raise HeldWhole(HeldFeed(shift, previous.fetched_at), provider.label)
 
 
 def _previous(provider: Provider) -> PriceSnapshot | None:
@@ -412,23 +517,33 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
 
 
 def _checked(
-    snapshot: PriceSnapshot, provider: Provider, unconfirmed: Sequence[str], force: bool
-) -> tuple[PriceSnapshot, int, tuple[str, ...]]:
-    """The snapshot as it may be stored, how many repeated rows it lost and the notes of the
-    rows held back; Refused when it cannot be trusted as a whole."""
+    snapshot: PriceSnapshot,
+    provider: Provider,
+    unconfirmed: Sequence[str],
+    force: bool,
+    shipped: ShippedPrices,
+) -> tuple[PriceSnapshot, int, tuple[HeldBack, ...]]:
+    """The snapshot as it may be stored, how many repeated rows it lost and the rows held back;
+    Refused when it cannot be trusted as a whole."""
     snapshot, repeated = deduplicated(_without_secrets(revalidated(snapshot)))
     check_sizes(snapshot)
-    catalog = load_catalog()
-    snapshot, held = hold_back(snapshot, catalog, _readings(catalog))
-    check_known(snapshot, catalog)
     previous = _previous(provider)
+    check_shift(snapshot, previous, provider, force)
+    catalog = load_catalog()
+    snapshot, held = hold_back(snapshot, catalog, _readings(catalog), shipped)
+    check_known(snapshot, catalog)
     check_not_shrunk(snapshot, previous, force)
     check_confirmed(snapshot, previous, unconfirmed, force)
     return snapshot, repeated, held
 
 
 def _refresh_one(
-    provider: Provider, client: HttpClient, now: datetime, force: bool, progress: Progress
+    provider: Provider,
+    client: HttpClient,
+    now: datetime,
+    force: bool,
+    progress: Progress,
+    shipped: ShippedPrices,
 ) -> tuple[ProviderResult, list[CloudOffer]]:
     from costcalc.edge.net import FetchError
     from costcalc.providers.common import FeedError
@@ -437,11 +552,19 @@ def _refresh_one(
     asked = _Asked(name, progress)
     client = client.observed(asked)
 
-    def failed(message: str) -> tuple[ProviderResult, list[CloudOffer]]:
+    def failed(
+        message: str, held: HeldFeed | None = None
+    ) -> tuple[ProviderResult, list[CloudOffer]]:
         hosts = tuple(asked.hosts)
         summary = without_host(message, hosts)
         result = ProviderResult(
-            name, False, message, label=provider.label, hosts=hosts, summary=summary
+            name,
+            False,
+            message,
+            label=provider.label,
+            hosts=hosts,
+            summary=summary,
+            held_feed=held,
         )
         return result, []
 
@@ -453,8 +576,10 @@ def _refresh_one(
         if isinstance(outcome, Fetched):
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
-        outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force)
+        outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force, shipped)
         write_refreshed(refreshed_path(provider), outcome)
+    except HeldWhole as exc:
+        return failed(str(exc), exc.held)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
     except ValidationError as exc:
@@ -497,11 +622,19 @@ def _unknown_note(unknown: tuple[str, ...]) -> str:
     return f"; skipped {len(unknown)} GPU {noun} no table maps: {shown}{more}"
 
 
-def _held_note(held: tuple[str, ...]) -> str:
-    """'; held back 1 implausible price: 1x H100 in global: $0.01 per GPU-hour, expected ...'."""
+def _held_note(held: tuple[HeldBack, ...]) -> str:
+    """'; held back 2 implausible prices: 1x H100, 2x H100 in global: H100 SXM at $0.01 per
+    GPU-hour, expected ...': offers held back for the same reason in the same region are named
+    together, the reason once (the first few offers; --json has them all, one by one)."""
     if not held:
         return ""
-    shown = "; ".join(held[:NAMES_SHOWN])
+    groups: dict[tuple[str, str], list[HeldBack]] = {}
+    for one in held[:NAMES_SHOWN]:
+        groups.setdefault((one.region, one.why), []).append(one)
+    shown = "; ".join(
+        f"{', '.join(h.offer for h in same)} in {region}: {why}"
+        for (region, why), same in groups.items()
+    )
     more = f"; and {len(held) - NAMES_SHOWN} more" if len(held) > NAMES_SHOWN else ""
     noun = "price" if len(held) == 1 else "prices"
     return f"; held back {len(held)} implausible {noun}: {shown}{more}"
@@ -557,10 +690,11 @@ def run_refresh(
                 "lost; a new one starts with this refresh"
             )
         _record(report, history.reconcile, refreshed_observations())
+        shipped = shipped_prices()
         with HttpClient(settings) as client:
             for index, provider in enumerate(wanted, start=1):
                 say(ProviderStarted(provider.name, provider.label, index, total))
-                result, observed = _refresh_one(provider, client, now, force, say)
+                result, observed = _refresh_one(provider, client, now, force, say, shipped)
                 report.results.append(result)
                 say(ProviderFinished(result))
                 if observed:  # right after its snapshot: a kill here is back-filled next time

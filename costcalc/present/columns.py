@@ -15,12 +15,12 @@ from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
 from msgspec import Struct, field
-from msgspec.structs import asdict
 
 from costcalc.core.commitment import term_label
 from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
+from costcalc.core.records import plain
 from costcalc.core.staleness import is_stale_result, max_age_days
 from costcalc.present import display
 
@@ -353,7 +353,7 @@ COLUMNS: tuple[Column, ...] = (
         "figure",
         cell=_run(lambda run: run.hours, lambda h: f"{h:,.2f} h"),
         sort=_run_sort(lambda run: run.hours),
-        json=lambda r: {"run": asdict(r.run) if r.run is not None else None},
+        json=lambda r: {"run": plain(r.run) if r.run is not None else None},
         when="run",
         blank_when_unfit=True,
         priority=120,

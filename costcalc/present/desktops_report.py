@@ -254,7 +254,9 @@ def _cloud_lines(
 def _verdict(c: DesktopsComparison) -> str:
     best = c.best
     if best is None:
-        return "No build fits and holds the job with a known price: nothing to recommend."
+        none = "No build fits and holds the job with a known price"
+        nearest = display.alternatives_text(c.nearest)
+        return f"{none}. {nearest}" if nearest else f"{none}: nothing to recommend."
     return (
         f"Best value that fits: {best.label}, {display.usd(best.tco_usd_per_work_hour)} per "
         f"hour of work ({display.usd(best.tco_usd)} over {c.assumptions.horizon_years:g} years)."
@@ -309,6 +311,8 @@ def build_json(b: BuildResult) -> dict[str, Any]:
         "break_even_days": b.break_even_days,
         "fits": b.fits,
         "can_win": b.can_win,
+        "decision": b.decision,
+        "decision_reason": b.decision_reason,
         "reasons": list(f.reasons),
         "checks": [{"check": k.name, "ok": k.ok, "detail": k.detail} for k in f.checks],
         "slots_needed": f.slots_needed,
@@ -365,6 +369,7 @@ def to_json(
         },
         "builds": [build_json(b) for b in c.builds],
         "best": c.best.label if c.best is not None else None,
+        "nearest": [plain(alt) for alt in c.nearest],
         "reliability": {k: plain(r) for k, r in c.reliability.items()},
         "notes": list(c.notes),
         "warnings": list(warnings),

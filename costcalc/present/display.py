@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from costcalc.core import engine
 from costcalc.core.compare import Comparison
+from costcalc.core.decision import Decision, and_join
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, GpuSpec, OfferResult
 from costcalc.core.staleness import WHAT, max_age_days, stale_kind
@@ -18,6 +19,7 @@ from costcalc.core.terminal import printable
 from costcalc.core.tiers import Weighed
 
 if TYPE_CHECKING:
+    from costcalc.core.alternatives import Alternative
     from costcalc.core.scenario import Scenario
 
 safe = printable
@@ -186,13 +188,6 @@ def set_aside_text(
     )
 
 
-def and_join(words: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    if len(words) <= 1:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} and {words[-1]}"
-
-
 def weighed_text(w: Weighed) -> str | None:
     """'Weighed: secure on-demand and spot offers; left out: community, marketplace.' when a
     tier is left out (--exclude, --offers); None when every tier was weighed."""
@@ -221,12 +216,18 @@ def verdict(
     desktop: GpuSpec,
     money: Money = USD,
     labels: Mapping[str, str] | None = None,
+    *,
+    decided: Decision | None = None,
+    reason: str | None = None,
 ) -> str:
     """One line that answers the question: buy or rent, and by how much (`labels`: the
-    providers' names, as offer_label)."""
+    providers' names, as offer_label). `decided` and `reason`: the calculation's decision and
+    its reason (Calculation.decision): a build that does not work as a desktop has no Buy."""
     best = comparison.best
     desk = comparison.desktop
     at = f"at {percent(a.utilisation)} utilisation"
+    if decided == "cannot_build" and comparison.desktop_fits:
+        return no_build_verdict(reason, best, at, money, labels)
     if not comparison.desktop_fits:
         need = gb(comparison.rules.memory_gb)
         head = (
@@ -264,6 +265,46 @@ def verdict(
         f"Rent: {at} the desktop would pay for itself only after {when}, beyond your "
         f"{a.horizon_years:g}-year horizon, against {label} ({cloud_year} a year)."
     )
+
+
+def no_build_verdict(
+    reason: str | None,
+    best: OfferResult | None,
+    at: str,
+    money: Money,
+    labels: Mapping[str, str] | None,
+) -> str:
+    """The verdict for a build that does not work as a desktop: why there is no Buy, then the
+    rent answer."""
+    why = reason or "the build does not work as a desktop"
+    if best is None:
+        return (
+            f"No verdict (no Buy): {why}; and no comparable cloud offer among your filters "
+            "either (see the filters and --scale-out)."
+        )
+    return (
+        f"Rent (no Buy): {why}. {at.capitalize()} the cheapest comparable offer is "
+        f"{offer_label(best, labels)} ({usd(best.usd_per_year, money)} a year)."
+    )
+
+
+def alternatives_text(alternatives: Sequence[Alternative], money: Money = USD) -> str | None:
+    """'Nearest builds that work: 4x RTX A6000 (48 GB, blower cooler) on a 240 V/20 A
+    dedicated circuit, $26,446 up front, 0.66x the speed; or 2x RTX 4090 on your 120 V/15 A
+    circuit, $8,690 up front, 0.57x the speed.' None when there is none."""
+    if not alternatives:
+        return None
+    parts = []
+    for alt in alternatives:
+        if alt.price_usd is None:
+            price = "no dated price on file" if alt.circuit is None else "price not known"
+            parts.append(f"{alt.takes} ({price})")
+            continue
+        same = abs(alt.relative_speed - 1) < 0.005
+        pace = "the same speed" if same else f"{alt.relative_speed:.2f}x the speed"
+        parts.append(f"{alt.takes}, {usd(alt.price_usd, money)} up front, {pace}")
+    head = "Nearest builds that work" if len(parts) > 1 else "Nearest build that works"
+    return f"{head}: {'; or '.join(parts)}."
 
 
 FILTER_FIELDS = (

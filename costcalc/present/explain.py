@@ -124,8 +124,10 @@ def break_even(
     a: Assumptions,
     m: Money = USD,
     desktop_name: str | None = None,
+    no_buy: str | None = None,
 ) -> Explanation:
-    """d with the user's numbers; `desktop_name` names the GPU when its price is missing."""
+    """d with the user's numbers; `desktop_name` names the GPU when its price is missing;
+    `no_buy`: why the desktop cannot be bought (Calculation.decision_reason), so no day is."""
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
     power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
     resale = a.resale_fraction
@@ -134,6 +136,8 @@ def break_even(
         f"{price} + electricity/day x d = cloud/day x d  ->  "
         f"d = {price} / (cloud/day - electricity/day)"
     )
+    if no_buy is not None:
+        return Explanation("Break-even", (f"none (no Buy): {no_buy}",))
     if desktop.price_usd is None:
         missing = fmt.no_price_reason(desktop_name or desktop.gpu)
         return Explanation("Break-even", (head, missing))
@@ -264,13 +268,16 @@ def explain_offer(
     grid: GridIndex,
     money: Money = USD,
     why_speed: SpeedBreakdown | None = None,
+    no_buy: str | None = None,
 ) -> list[Explanation]:
     """Every figure of one offer row, derived step by step, amounts in `money`'s currency;
-    with `why_speed` (the predictor's breakdown for the offer's GPU), how its speed came about."""
+    with `why_speed` (the predictor's breakdown for the offer's GPU), how its speed came about;
+    `no_buy`: why the desktop has no Buy, said instead of a break-even day."""
+    name = catalog.get(desktop.gpu).name
     parts = [
         electricity(comparison, desktop, a, money),
         cloud_cost(result, a, money),
-        break_even(result, comparison, desktop, a, money, catalog.get(desktop.gpu).name),
+        break_even(result, comparison, desktop, a, money, name, no_buy),
         carbon(result, comparison, a, catalog, grid),
     ]
     one_run = run(result, a, w, money)

@@ -12,6 +12,7 @@ from typing import Any
 
 from costcalc.core.compare import Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.decision import NO_BUY
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import Assumptions, OfferResult
 from costcalc.core.ranges import PriceRange
@@ -166,7 +167,7 @@ def range_text(
 ) -> str | None:
     """'Readings of its price: $0.31-0.34-0.44/h (low-median-high), 4 from 2025-06-21 to
     2026-09-25 ...; the verdict holds across them.'"""
-    if r is None or t.decision == "cannot_fit":
+    if r is None or t.decision in NO_BUY:
         return None
     whats = sorted({x.what for x in r.readings})
     kinds = "; ".join(whats)
@@ -206,7 +207,7 @@ def compact_range_text(r: PriceRange | None, t: Thresholds, money: Money = USD) 
     (range_text's figures, fewer words; it must fit the panel at 80 columns): '4 readings of
     its price, 2025-06-21 to 2026-10-20 (1 from your refreshes): $0.340 to $0.390/h, median
     $0.340; the verdict holds.'"""
-    if r is None or t.decision == "cannot_fit":
+    if r is None or t.decision in NO_BUY:
         return None
     if r.count == 1:  # its price and date are on the line already
         return "One reading of its price: none to check it against."

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from msgspec import Struct
-from msgspec.structs import asdict
 
 from costcalc.core import engine
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.decision import NO_BUY
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
@@ -249,7 +249,7 @@ def verdict_parts(
 ) -> tuple[Thresholds, PriceRange | None]:
     """What would flip the verdict, and the readings of its offer's price."""
     c = calc.comparison
-    found = thresholds(c, calc.assumptions)
+    found = thresholds(c, calc.assumptions, calc.decision)
     if c.best is None or c.best.offer.provider == CUSTOM_PROVIDER:
         return found, None  # the user's own price has no readings but itself
     readings = readings_of(c.best.offer, data.book.offers, recorded)
@@ -266,7 +266,7 @@ def verdict_lines(
     """The answer: the verdict (naming the filters it was chosen under), the values that
     would flip it, the readings of its price, and the kind and age of that price."""
     c, a = calc.comparison, calc.assumptions
-    line = display.verdict(c, a, calc.spec, calc.money, labels)
+    line = verdict_text(calc, labels)
     among = display.filters_text(calc.scenario, saved)
     if among:
         line = f"{line} {among}"
@@ -275,6 +275,9 @@ def verdict_lines(
     flip = flips.threshold_text(found, a, calc.money, labels)
     if flip is not None:
         lines.append(f"  {flip}")
+    nearest = display.alternatives_text(calc.alternatives, calc.money)
+    if nearest is not None:
+        lines.append(f"  {nearest}")
     if c.best is not None and c.best.offer.provider != CUSTOM_PROVIDER:
         name = "its price"
         spread = flips.range_text(prices, found, calc.money, name)
@@ -289,6 +292,25 @@ def verdict_lines(
     if weighed is not None:
         lines.append(f"  {weighed}")
     return lines
+
+
+def verdict_text(calc: Calculation, labels: Mapping[str, str] | None = None) -> str:
+    """The verdict line of `calc`, for the CLI, `--json` and the app alike."""
+    return display.verdict(
+        calc.comparison,
+        calc.assumptions,
+        calc.spec,
+        calc.money,
+        labels,
+        decided=calc.decision,
+        reason=calc.decision_reason,
+    )
+
+
+def no_buy(calc: Calculation) -> str | None:
+    """Why the desktop has no break-even to show (Calculation.decision_reason), when its
+    decision has no Buy; None when it has."""
+    return calc.decision_reason if calc.decision in NO_BUY else None
 
 
 def desktop_lines(calc: Calculation, data: AppData) -> list[str]:
@@ -328,7 +350,7 @@ def table_context(
         money=calc.money,
         labels=labels,
         extra=extra,
-        price_known=calc.desktop.price_usd is not None,
+        price_known=calc.desktop.price_usd is not None and no_buy(calc) is None,
     )
 
 
@@ -336,6 +358,9 @@ def closing_lines(calc: Calculation, left_out: int) -> list[str]:
     """Under the tables: what was left out of them, and what "stale" in them means."""
     c = calc.comparison
     lines = []
+    why_not = no_buy(calc)
+    if why_not is not None:
+        lines.append(f"  Break-even is left out (no Buy): {why_not}.")
     if left_out:
         lines.append(
             f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
@@ -467,6 +492,7 @@ def explain_parts(
         data.grid,
         calc.money,
         why_speed,
+        no_buy=no_buy(calc),
     )
     return [*parts, price_part(result)]
 
@@ -507,7 +533,7 @@ def explain_text(
 
 def threshold_lines(calc: Calculation, labels: Mapping[str, str] | None = None) -> list[str]:
     """How each threshold of the verdict is derived (`--explain`), one string a line."""
-    found = thresholds(calc.comparison, calc.assumptions)
+    found = thresholds(calc.comparison, calc.assumptions, calc.decision)
     return flips.explain_lines(found, calc.comparison, calc.assumptions, calc.money, labels)
 
 
@@ -537,9 +563,18 @@ def to_json(
     rows += pick_rows(scale_out, top, run, exact=exact_top)
     if top is None:
         rows += ranked(rest, run)
+    why_not = no_buy(calc)
+
+    def listed(r: OfferResult) -> dict[str, Any]:
+        found = offer_json(r, data.catalog.get(r.offer.gpu))
+        # no Buy: a day the desktop would pay back by is no argument for buying it
+        return found if why_not is None else {**found, "break_even_days": None}
+
     doc = {
-        "decision": found.decision,
-        "verdict": display.verdict(c, calc.assumptions, calc.spec, calc.money, labels),
+        "decision": calc.decision,
+        "decision_reason": calc.decision_reason,
+        "verdict": verdict_text(calc, labels),
+        "alternatives": [plain(alt) for alt in calc.alternatives],
         "thresholds": flips.thresholds_json(found),
         "thresholds_text": flips.threshold_text(found, calc.assumptions, calc.money, labels),
         "price_range": flips.range_json(prices),
@@ -552,15 +587,14 @@ def to_json(
             "assumptions": plain(calc.assumptions),
             "workload": plain(calc.workload),
         },
-        "desktop": asdict(c.desktop),
-        "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
-        "offers": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in rows],
-        "best": offer_json(c.best, data.catalog.get(c.best.offer.gpu)) if c.best else None,
-        "set_aside_stale": [offer_json(r, data.catalog.get(r.offer.gpu)) for r in c.set_aside],
+        "desktop": plain(c.desktop),
+        "desktop_run": plain(c.desktop_run) if c.desktop_run else None,
+        "offers": [listed(r) for r in rows],
+        "best": listed(c.best) if c.best else None,
+        "set_aside_stale": [listed(r) for r in c.set_aside],
         "break_even_utilisation": c.break_even_utilisation,
-        "break_even_unknown": (
-            display.no_price_reason(calc.spec.name) if c.desktop.price_usd is None else None
-        ),
+        "break_even_unknown": why_not
+        or (display.no_price_reason(calc.spec.name) if c.desktop.price_usd is None else None),
         "desktop_fits": c.desktop_fits,
         "comparable_with": {
             "gpu_count": calc.desktop.gpu_count,
@@ -571,7 +605,7 @@ def to_json(
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
-        "tiers": asdict(calc.weighed),
+        "tiers": plain(calc.weighed),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,

@@ -17,14 +17,17 @@ File: `costcalc.edge.locations.price_overrides_file()` (<config dir>/prices.yaml
         gpu_count: 2
         usd_per_hour: 3.60
 
-Rule kept here: the file crosses the edge through `records.validated` like every other; a
+Rules kept here: the file crosses the edge through `records.validated` like every other; a
 malformed file is one DataFileError line naming the file (exit 2), and an override that matches
-no offer is a warning, never silently ignored.
+no offer is a warning, never silently ignored. A price of the user's own is used as written, even
+one a feed's would be held back for (costcalc.core.plausible): it is deliberate, so it is kept,
+with a warning naming the bound it breaks (a typed 0.03 for 0.30 is seen, not silently dropped
+or obeyed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Literal
@@ -34,7 +37,7 @@ from msgspec.structs import replace
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer
-from costcalc.core.plausible import MAX_GPUS_PER_OFFER
+from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.records import Meta, Record
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
@@ -133,10 +136,13 @@ def apply_overrides(
     path: Path,
     file_time: datetime,
     catalog: GpuCatalog,
+    shipped: Callable[[], ShippedPrices] | None = None,
 ) -> tuple[list[CloudOffer], list[str]]:
-    """Offers with the user's prices applied and added, plus a warning per unmatched override."""
+    """Offers with the user's prices applied and added, plus a warning per unmatched override
+    and, given what ships, per price outside its GPU's bounds (kept all the same)."""
     result = list(offers)
     warnings = []
+    yours: list[tuple[str, CloudOffer]] = []
     for index, override in enumerate(data.overrides):
         hits = 0
         for i, offer in enumerate(result):
@@ -146,6 +152,7 @@ def apply_overrides(
                 and override.region in (None, offer.region)
             ):
                 hits += 1
+                yours.append((f"overrides[{index}]", offer))
                 result[i] = replace(
                     offer,
                     **{
@@ -160,12 +167,45 @@ def apply_overrides(
                 f"{path}: overrides[{index}] ({override.provider} {override.name!r}{where}) "
                 "matches no offer"
             )
-    result += [
-        _added(offer, i, path, file_time, catalog)
+    added = [
+        (f"offers[{i}]", _added(offer, i, path, file_time, catalog))
         for i, offer in enumerate(data.offers)
         if offer.provider in providers
     ]
+    result += [offer for _, offer in added]
+    if shipped is not None:
+        warnings += _doubted(yours, added, data, path, catalog, shipped)
     return result, warnings
+
+
+def _doubted(
+    overridden: list[tuple[str, CloudOffer]],
+    added: list[tuple[str, CloudOffer]],
+    data: PriceOverridesFile,
+    path: Path,
+    catalog: GpuCatalog,
+    shipped: Callable[[], ShippedPrices],
+) -> list[str]:
+    """One warning per entry of the user's whose price a feed's would be held back for (an
+    override of every region is judged once, on the first offer it matched)."""
+    prices = {f"overrides[{i}]": o.usd_per_hour for i, o in enumerate(data.overrides)}
+    first: dict[str, CloudOffer] = {}
+    for where, offer in overridden:
+        first.setdefault(where, offer)
+    judged = [(where, offer, prices[where]) for where, offer in first.items()]
+    judged += [(where, offer, offer.usd_per_hour) for where, offer in added]
+    if not judged:
+        return []
+    bounds = shipped()
+    warnings = []
+    for where, offer, usd in judged:
+        why = doubt(offer.gpu, offer.gpu_count, usd, catalog, shipped=bounds)
+        if why is not None:
+            warnings.append(
+                f"{path}: {where} ({offer.provider} {offer.name!r} in {offer.region}): {why}; "
+                "used as you wrote it"
+            )
+    return warnings
 
 
 def _added(
@@ -190,12 +230,16 @@ def _added(
 
 
 def apply_user_overrides(
-    offers: Sequence[CloudOffer], providers: Sequence[str], catalog: GpuCatalog
+    offers: Sequence[CloudOffer],
+    providers: Sequence[str],
+    catalog: GpuCatalog,
+    shipped: Callable[[], ShippedPrices] | None = None,
 ) -> tuple[list[CloudOffer], list[str]]:
-    """Apply the user's prices.yaml, if there is one, to offers of the loaded providers."""
+    """Apply the user's prices.yaml, if there is one, to offers of the loaded providers (with a
+    warning per price outside what `shipped` gives, read only when there is a price to judge)."""
     path = locations.price_overrides_file()
     data = load_overrides(path)
     if data is None:
         return list(offers), []
     file_time = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
-    return apply_overrides(offers, providers, data, path, file_time, catalog)
+    return apply_overrides(offers, providers, data, path, file_time, catalog, shipped)

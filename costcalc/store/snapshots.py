@@ -29,7 +29,7 @@ from costcalc.core.models import (
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
-from costcalc.core.plausible import believable
+from costcalc.core.plausible import ShippedPrices, believable
 from costcalc.core.ranges import ReadingsFile
 from costcalc.core.records import plain
 from costcalc.edge import locations
@@ -170,6 +170,7 @@ def load_price_book(
     shows the providers' prices, not yours)."""
     catalog = catalog or load_catalog()
     book = PriceBook()
+    shipped: ShippedPrices | None = None  # read once, only when something is judged by it
     chosen = registry.PROVIDERS if names is None else [registry.get(n) for n in names]
     for provider in chosen:
         try:
@@ -182,12 +183,29 @@ def load_price_book(
         book.short_labels[provider.name] = provider.short or provider.label
         offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
         if loaded.origin != "bundled":  # the bundled prices are checked by the tests
-            offers = _believable(provider, offers, book, catalog)
+            shipped = shipped or shipped_prices()
+            offers = _believable(provider, offers, book, catalog, shipped)
         book.offers.extend(offers)
     if overrides:
-        book.offers, warnings = apply_user_overrides(book.offers, list(book.snapshots), catalog)
+        book.offers, warnings = apply_user_overrides(
+            book.offers, list(book.snapshots), catalog, lambda: shipped or shipped_prices()
+        )
         book.problems += warnings
     return book
+
+
+def shipped_prices() -> ShippedPrices:
+    """What the bundled snapshots of every provider and prices/readings.yaml say each GPU costs:
+    never a refreshed snapshot or the user's own prices, so no feed moves the bounds it is
+    judged by (a provider whose bundled file is broken is left out; its loader says so)."""
+    offers: list[CloudOffer] = []
+    for provider in registry.PROVIDERS:
+        try:
+            offers += provider.offers(load_bundled(provider))
+        except DataFileError:
+            continue
+    readings = load_bundled_file("readings.yaml", ReadingsFile).readings
+    return ShippedPrices.of(offers, readings, load_catalog())
 
 
 def _known_gpus(
@@ -206,11 +224,16 @@ def _known_gpus(
 
 
 def _believable(
-    provider: Provider, offers: list[CloudOffer], book: PriceBook, catalog: GpuCatalog
+    provider: Provider,
+    offers: list[CloudOffer],
+    book: PriceBook,
+    catalog: GpuCatalog,
+    shipped: ShippedPrices,
 ) -> list[CloudOffer]:
-    """A refreshed snapshot's offers whose price is believable for their GPU's class: one
-    stored before these checks, or edited by hand, never brings a wrong price to a verdict."""
-    kept, notes = believable(offers, catalog)
+    """A refreshed snapshot's offers whose price is believable for their GPU's class and within
+    what ships: one stored before these checks, or edited by hand, never brings a wrong price
+    to a verdict."""
+    kept, notes = believable(offers, catalog, shipped)
     if notes:
         more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
         book.problems.append(

@@ -1,4 +1,4 @@
-"""A desktop GPU with no price on file (the L40S, an H200) in the app: every view
+"""A desktop GPU with no price on file (the RTX A4500) in the app: every view
 opens, what needs no price is shown, and break-even is asked for, not drawn as 'never'."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from tests.tui.helpers import started
 
 
 async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) -> None:
-    app = app_factory(Settings(gpu="l40s", utilisation=0.4))
+    app = app_factory(Settings(gpu="rtx_a4500", utilisation=0.4))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
@@ -19,7 +19,7 @@ async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) 
         calc = screen.calc
         assert calc is not None and calc.desktop.price_usd is None
         verdict = str(screen.query_one("#verdict-line").render())
-        assert verdict.startswith("No verdict: no desktop price is known for the L40S")
+        assert verdict.startswith("No verdict: no desktop price is known for the RTX A4500")
         desktop = str(screen.query_one("#desktop-line").render())
         assert "price not known" in desktop and "electricity" in desktop
         assert screen.query_one("#desktop_price_usd").value == ""  # the user's to give
@@ -34,7 +34,7 @@ async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) 
         await pilot.pause()
         assert type(app.screen).__name__ == "BreakEvenScreen"
         summary = str(app.screen.query_one("#breakeven-summary").render())
-        assert summary.startswith("no desktop price is known for the L40S")
+        assert summary.startswith("no desktop price is known for the RTX A4500")
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         await pilot.press("q")
@@ -42,7 +42,7 @@ async def test_a_desktop_without_a_price_opens_every_view(app_factory: MakeApp) 
 
 
 async def test_giving_the_price_brings_the_verdict_back(app_factory: MakeApp) -> None:
-    app = app_factory(Settings(gpu="l40s", utilisation=0.4))
+    app = app_factory(Settings(gpu="rtx_a4500", utilisation=0.4))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)

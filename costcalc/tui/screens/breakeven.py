@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header, Static
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import Calculation
 from costcalc.present import display as fmt
+from costcalc.present.report import no_buy
 from costcalc.tui.widgets.breakeven import BreakEvenView, short_label
 
 if TYPE_CHECKING:
@@ -23,11 +24,9 @@ def summary(calc: Calculation, selected: OfferResult | None) -> str:
     lines = []
     if calc.desktop.price_usd is None:  # every break-even below would read "never"
         return fmt.no_price_reason(calc.spec.name)
-    if calc.comparison.desktop_fits is False:
-        return (
-            f"no break-even: your {calc.spec.short_name} cannot hold the job (it needs more "
-            "memory than the card has); buying it does not do this work"
-        )
+    why = no_buy(calc)
+    if why is not None:
+        return f"no break-even (no Buy): {why}"
     for label, result in (("selected", selected), ("cheapest", calc.comparison.best)):
         if result is None:
             continue

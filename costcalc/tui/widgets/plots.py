@@ -30,6 +30,7 @@ from costcalc.core import engine
 from costcalc.core.fx import Money
 from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
 from costcalc.core.scenario import Calculation
+from costcalc.present.report import no_buy
 from costcalc.tui import curves, ticks
 from costcalc.tui._compat import canvas_grid, plotext_theme_name, set_plot_size
 from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
@@ -197,11 +198,30 @@ class FigurePlot(PlotextPlot):
 
 
 def no_break_even(calc: Calculation) -> str | None:
-    """Why the desktop has no break-even to draw: it cannot hold the job (the job needs more
-    memory than its GPU has), so buying it does not do the work the offers are priced for."""
-    if calc.comparison.desktop_fits is False:
-        return "none, your desktop cannot hold the job"
+    """Why the desktop has no break-even to draw: it has no Buy (its GPUs cannot hold the job,
+    or the build does not work as a desktop: Calculation.decision_reason), or no price."""
+    why = no_buy(calc)
+    if why is not None:
+        return f"No Buy, so no break-even: {why}."
+    if calc.desktop.price_usd is None:
+        return f"No break-even: no desktop price is known for the {calc.spec.short_name}."
     return None
+
+
+def draw_note(plt: Plot, note: str, width: int, height: int) -> None:
+    """`note` in the middle of an empty plot, wrapped to its width: plotext leaves out a title
+    or a text wider than the plot, so a note in the title alone may never be seen."""
+    import textwrap
+
+    rows = max(1, height - FRAME_ROWS)
+    lines = textwrap.wrap(note, max(8, width - 4))[:rows]
+    plt.xlim(0.0, 1.0)
+    plt.ylim(0.0, 1.0)
+    plt.xticks([])
+    plt.yticks([])
+    for i, line in enumerate(lines):
+        y = 0.5 + (len(lines) / 2 - i - 0.5) / rows
+        plt.text(line, 0.5, y, alignment="center", color=TEXT)
 
 
 class CumulativeFigure(Struct, frozen=True):
@@ -212,7 +232,7 @@ class CumulativeFigure(Struct, frozen=True):
     horizon_years: float
     offers: tuple[OfferLine, ...]
     note: str | None = None
-    """Why nothing is drawn (the desktop cannot hold the job); None when the curves are."""
+    """Why nothing is drawn (no Buy, or no desktop price); None when the curves are."""
 
     @classmethod
     def of(
@@ -249,7 +269,9 @@ class CumulativePlot(FigurePlot):
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         assert isinstance(figure, CumulativeFigure)
         plt, money = self.plt, figure.money
-        plt.title(f"Cumulative cost ({money.code})" + (f": {figure.note}" if figure.note else ""))
+        plt.title(f"Cumulative cost ({money.code})")
+        if figure.note is not None:
+            draw_note(plt, figure.note, width, height)
         if not figure.offers:
             return
         rows = height - FRAME_ROWS
@@ -301,7 +323,7 @@ class UtilisationFigure(Struct, frozen=True):
     utilisation: float
     offers: tuple[OfferLine, ...]
     note: str | None = None
-    """Why no curve is drawn (the desktop cannot hold the job)."""
+    """Why no curve is drawn (no Buy, or no desktop price)."""
 
     @classmethod
     def of(
@@ -324,7 +346,10 @@ class UtilisationPlot(FigurePlot):
     def draw_figure(self, figure: object, width: int, height: int) -> None:
         assert isinstance(figure, UtilisationFigure)
         plt, a = self.plt, figure.assumptions
-        plt.title("Break-even days by utilisation" + (f": {figure.note}" if figure.note else ""))
+        plt.title("Break-even days by utilisation")
+        if figure.note is not None:
+            draw_note(plt, figure.note, width, height)
+            return
         horizon_days = a.horizon_years * engine.DAYS_PER_YEAR
         rows = height - FRAME_ROWS
         cap = horizon_days * 3

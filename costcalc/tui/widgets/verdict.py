@@ -16,7 +16,7 @@ from costcalc.core.staleness import is_stale_result
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import display as fmt
 from costcalc.present import flips
-from costcalc.present.report import Recorded, verdict_parts
+from costcalc.present.report import Recorded, verdict_parts, verdict_text
 from costcalc.tui.widgets.field import update_text
 
 
@@ -46,16 +46,20 @@ def filters_text(calc: Calculation) -> str:
 
 
 def flips_text(calc: Calculation, found: Thresholds | None = None) -> str | None:
-    """What would flip the verdict, in one line (the CLI's thresholds, shorter)."""
+    """What would flip the verdict, in one line (the CLI's thresholds, shorter); without Buy,
+    the nearest builds that work."""
     from costcalc.providers.registry import labels
 
     if found is None:
-        found = thresholds(calc.comparison, calc.assumptions)
-    return flips.compact_text(found, calc.assumptions, calc.money, labels())
+        found = thresholds(calc.comparison, calc.assumptions, calc.decision)
+    compact = flips.compact_text(found, calc.assumptions, calc.money, labels())
+    # without Buy nothing flips it: what it would take to have a desktop that works instead
+    return compact or fmt.alternatives_text(calc.alternatives, calc.money)
 
 
 def desktop_text(calc: Calculation, flip: str | None = None) -> str:
-    """The desktop's cost, then `flip` (what would flip the verdict) on a line of its own.
+    """The desktop's cost, then `flip` (what would flip the verdict; without Buy, the nearest
+    builds that work: the verdict line says why there is none) on a line of its own.
     The utilisation above which the desktop pays back is said once: `flip` names it whenever
     there is one (Thresholds.utilisation is the comparison's figure), so after the desktop's
     cost only when there is no `flip`."""
@@ -74,9 +78,6 @@ def desktop_text(calc: Calculation, flip: str | None = None) -> str:
     crossing = fmt.break_even_utilisation_text(c, a, subject="it") if flip is None else None
     if crossing is not None:
         desk += f" {crossing}"
-    unfit = calc.fit.feasibility.failed if calc.fit is not None else None
-    if unfit is not None:
-        desk += f" {unfit}"
     if flip is not None:
         desk += f"\n{flip}"
     return desk
@@ -118,9 +119,7 @@ class VerdictBar(Vertical):
         from costcalc.providers.registry import labels
 
         self._fit()
-        verdict = fmt.verdict(
-            calc.comparison, calc.assumptions, calc.spec, calc.money, labels=labels()
-        )
+        verdict = verdict_text(calc, labels())
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
         found, prices = verdict_parts(calc, data, recorded)
