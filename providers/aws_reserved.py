@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers import aws_ondemand
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.base import EnvVar, FeedProvider, Progress, Skip
-from costcalc.providers.common import FeedError, price
+
+from . import aws_ondemand
+from .aws_instances import gpu_instances
+from .base import EnvVar, FeedProvider, Progress, Skip
+from .common import FeedError, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -24,13 +24,15 @@ from msgspec.structs import replace
 
 from costcalc.core.constants import INTERRUPTION_BUCKETS
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.base import EnvVar, FeedProvider, Progress
-from costcalc.providers.common import FeedError, expect, load_json, named, price
+
+from .aws_instances import gpu_instances
+from .base import EnvVar, FeedProvider, Progress
+from .common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
-    from costcalc.providers.aws_spot_advisor import Advice
+
+    from .aws_spot_advisor import Advice
 
 NAME = "aws-spot"
 URL_ENV = "COSTCALC_AWS_SPOT_URL"
@@ -134,7 +136,7 @@ def fetch(client: HttpClient) -> bytes:
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
     """Observed spot prices, with the Spot Instance Advisor's savings and interruption buckets."""
-    from costcalc.providers import aws_spot_advisor
+    from . import aws_spot_advisor
 
     progress(f"downloading {url()}")
     rows = named(url(), lambda: parse(fetch(client)))

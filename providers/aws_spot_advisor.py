@@ -19,8 +19,9 @@ import os
 from typing import TYPE_CHECKING, Annotated
 
 from costcalc.core.records import Meta, Record, ValidationError, problem, validated
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.common import FeedError, expect, load_json
+
+from .aws_instances import gpu_instances
+from .common import FeedError, expect, load_json
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -45,9 +45,10 @@ from costcalc.core.engine import HOURS_PER_YEAR
 from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.core.records import Meta, Record
 from costcalc.edge.resources import load_yaml_resource
-from costcalc.providers.aws_instances import InstanceGpus
-from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
-from costcalc.providers.common import FeedError, Parsed, expect, load_json, price
+
+from .aws_instances import InstanceGpus
+from .base import EnvVar, FeedProvider, Fetched, Progress
+from .common import FeedError, Parsed, expect, load_json, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -21,7 +21,8 @@ from msgspec.structs import replace
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
 from costcalc.core.offers import Snapshot, offers_from_price_snapshot
 from costcalc.edge.resources import PRICES_PACKAGE
-from costcalc.providers.gpu_names import Choice
+
+from .gpu_names import Choice
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from costcalc.core.models import FxRates
-from costcalc.providers.common import FeedError, as_text, named
+
+from .common import FeedError, as_text, named
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from costcalc.core.models import PriceSnapshot
-from costcalc.providers import digitalocean
-from costcalc.providers.base import EnvVar, FeedProvider, Progress, Skip
+
+from . import digitalocean
+from .base import EnvVar, FeedProvider, Progress, Skip
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

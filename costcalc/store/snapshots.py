@@ -13,7 +13,7 @@ import errno
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from msgspec import Struct
 
@@ -43,9 +43,11 @@ from costcalc.edge.resources import (
     write_atomic,
 )
 from costcalc.providers import registry
-from costcalc.providers.base import Provider
 from costcalc.store.bundled import load_catalog
 from costcalc.store.overrides import apply_user_overrides
+
+if TYPE_CHECKING:  # mypy reads the checkout's providers/ as the package `providers`
+    from providers.base import Provider
 
 M = TypeVar("M", bound=Struct)
 
@@ -54,7 +56,7 @@ def load_bundled_file(name: str, model: type[M]) -> M:
     return load_yaml_resource(PRICES_PACKAGE, name, model)
 
 
-ProviderRef = Provider | str
+ProviderRef: TypeAlias = "Provider | str"
 """A provider, or its name in the registry."""
 
 
