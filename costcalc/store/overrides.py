@@ -53,6 +53,12 @@ MIN_USD_PER_HOUR = 0.0001
 price; 0 says free."""
 MAX_ENTRIES = 1_000
 """Overrides (and added offers) one file may hold: each is matched against every offer."""
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Largest prices.yaml read: MAX_ENTRIES of each kind at 2 kB each (an entry with a note is
+about 200 bytes), with room for comments."""
+MAX_NODES = 100_000
+"""YAML values a prices.yaml may hold: MAX_ENTRIES of each kind with every one of their ten
+fields is about 42,000."""
 
 
 def _a_price(value: float) -> float:
@@ -116,7 +122,7 @@ def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
     """The user's file, validated; None when there is none."""
     path = path or locations.price_overrides_file()
     try:
-        data = read_user_yaml(path)
+        data = read_user_yaml(path, max_bytes=MAX_FILE_BYTES, max_nodes=MAX_NODES)
     except FileNotFoundError:
         return None
     return validate({} if data is None else data, PriceOverridesFile, str(path))

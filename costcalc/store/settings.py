@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
 
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""Largest config.yaml read: the app writes about 1 kB (every input, one line each)."""
+MAX_SETTINGS_NODES = 10_000
+"""YAML values a config.yaml may hold: the app writes about 100 (a key and a value per input,
+a name per chosen provider)."""
+
 
 class Settings(Scenario):
     """A Scenario plus the choices only the app has."""
@@ -74,7 +80,7 @@ def load_saved(path: Path | None = None) -> Saved:
             return Saved(text)
         path = settings_path()
     try:
-        raw = read_user_yaml(path)
+        raw = read_user_yaml(path, max_bytes=MAX_SETTINGS_BYTES, max_nodes=MAX_SETTINGS_NODES)
     except FileNotFoundError:
         return Saved(str(path))
     except DataFileError as exc:
