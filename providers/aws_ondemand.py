@@ -82,10 +82,10 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     unknown = [r for r in chosen if r not in LOCATIONS.values()]
     if unknown:
-        from costcalc.core.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError, quoted
 
         known = ", ".join(sorted(LOCATIONS.values()))
-        raise CostcalcError(f"{REGIONS_ENV}: unknown region {unknown[0]!r}; known: {known}")
+        raise CostcalcError(f"{REGIONS_ENV}: unknown region {quoted(unknown[0])}; known: {known}")
     return chosen or REGIONS
 
 

@@ -91,9 +91,11 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     bad = [r for r in chosen if not re.fullmatch(r"[a-z0-9]+", r)]
     if bad:
-        from costcalc.core.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError, quoted
 
-        raise CostcalcError(f"{REGIONS_ENV}: {bad[0]!r} is not an Azure region name like eastus")
+        raise CostcalcError(
+            f"{REGIONS_ENV}: {quoted(bad[0])} is not an Azure region name like eastus"
+        )
     return chosen or REGIONS
 
 

@@ -195,3 +195,71 @@ def test_a_snapshot_of_one_long_text_is_read_within_the_limits(isolated_home: Pa
     assert run.code == 0 and not run.stderr, run.stderr[:2000]
     assert run.seconds < LIMIT_S, f"{run.seconds:.1f} s"
     assert run.peak_mb < LIMIT_MB, f"{run.peak_mb:.0f} MB"
+
+
+# --------------------------------------------------------------------------- what messages quote
+
+QUOTE_MOST = 200
+"""What the issue allows a message to quote of a file; the rest of a line is its own words."""
+
+
+def write_home_file(path: Path, doc: object) -> None:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))  # JSON is YAML: one line, whatever the texts hold
+
+
+def one_line_quoting_little(path: Path, err: str, words: int = 250) -> str:
+    """The one line `err` holds, which names `path` and says at most `words` characters of its
+    own beside what it quotes of the file."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err[:2000]
+    assert str(path) in lines[0]
+    assert len(lines[0]) <= len(str(path)) + QUOTE_MOST + words, lines[0]
+    return lines[0]
+
+
+def test_a_settings_file_of_ten_thousand_provider_names_is_one_short_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costcalc.cli import main
+
+    names = [f"p{i}-" + "y" * 90 for i in range(9_000)]  # 0.9 MB: under the file's limits
+    write_home_file(locations.config_file(), {"providers": names})
+    assert main(["quick", "--gpu", "rtx3090"]) == 0
+    line = one_line_quoting_little(locations.config_file(), capsys.readouterr().err)
+    assert "unknown provider(s) 'p0-yyy" in line and "and 8,998 more ignored" in line
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({"name": "A" * 3_000_000}, "matches no offer"),
+        ({"name": "A100", "region": "r" * 3_000_000}, "matches no offer"),
+        ({"name": "A100", "provider": "p" * 3_000_000}, "unknown provider 'ppp"),
+    ],
+    ids=["name", "region", "provider"],
+)
+def test_a_price_file_s_long_texts_are_quoted_short(
+    entry: dict[str, str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from costcalc.cli import main
+
+    override = {"provider": "paperspace", "usd_per_hour": 2.95, **entry}
+    write_home_file(locations.price_overrides_file(), {"overrides": [override]})
+    main(["quick", "--gpu", "rtx3090"])
+    line = one_line_quoting_little(locations.price_overrides_file(), capsys.readouterr().err)
+    assert said in line and "(3,000,000 characters)" in line
+
+
+def test_an_unknown_gpu_in_a_price_file_is_quoted_short(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costcalc.cli import main
+
+    offer = {"provider": "paperspace", "name": "A", "region": "NY2", "gpu": "g" * 3_000_000}
+    write_home_file(locations.price_overrides_file(), {"offers": [{**offer, "usd_per_hour": 1}]})
+    assert main(["quick", "--gpu", "rtx3090"]) == 2
+    line = one_line_quoting_little(locations.price_overrides_file(), capsys.readouterr().err)
+    assert "unknown GPU 'ggg" in line

@@ -43,7 +43,7 @@ from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
 from costcalc import __version__
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 
 CHUNK_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -69,10 +69,10 @@ def _env_number(
     try:
         value = float(text)
     except ValueError:
-        raise CostcalcError(f"{name} must be a number, got {text!r}") from None
+        raise CostcalcError(f"{name} must be a number, got {quoted(text)}") from None
     if not math.isfinite(value) or not low <= value <= high or (whole and value != int(value)):
         kind = "a whole number" if whole else "a number"
-        raise CostcalcError(f"{name} must be {kind} from {low:g} to {high:g}, got {text!r}")
+        raise CostcalcError(f"{name} must be {kind} from {low:g} to {high:g}, got {quoted(text)}")
     return value
 
 

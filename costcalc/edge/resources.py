@@ -29,7 +29,7 @@ import contextlib
 import os
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from costcalc.core.errors import DataFileError
+from costcalc.core.errors import QUOTED_CHARS, QUOTED_MOST, DataFileError, quoted
 from costcalc.core.record import Frozen, is_validation_error
 from costcalc.edge import prebuilt
 from costcalc.edge.prebuilt import digest as digest  # re-exported: snapshots seal with it
@@ -226,9 +226,23 @@ def validate(data: Any, model: type[M], where: str) -> M:
         if not is_validation_error(exc):
             raise
         first = exc.errors()[0]
-        loc = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        loc = ".".join(_key(part) for part in first["loc"]) or "(top level)"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise DataFileError(f"{where}: {loc}: {first['msg']}{more}") from exc
+        raise DataFileError(f"{where}: {loc}: {_clipped(first['msg'])}{more}") from exc
+
+
+def _key(part: object) -> str:
+    """A key of the file as an error names it: as written, or quoted when it is long."""
+    text = str(part)
+    return text if len(text) <= QUOTED_CHARS and text.isprintable() else quoted(text)
+
+
+def _clipped(message: str) -> str:
+    """A validator's message, cut where one that repeats a whole value would run on (costcalc's
+    own quote through `quoted`; this is for any that does not): twice what a message may quote,
+    so the fixed words around a quote stay."""
+    most = 2 * QUOTED_MOST
+    return message if len(message) <= most else message[: most - 1] + "…"
 
 
 def load_yaml_resource(package: str, name: str, model: type[M]) -> M:

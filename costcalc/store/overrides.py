@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from costcalc.core.catalog import GpuCatalog
-from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.errors import CostcalcError, DataFileError, quoted
 from costcalc.core.models import CloudOffer, Field, Frozen
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER
 from costcalc.core.record import After
@@ -42,7 +42,7 @@ def _known_provider(value: str) -> str:
     from costcalc.providers.registry import names
 
     if value not in names():
-        raise ValueError(f"unknown provider {value!r}; choose from {', '.join(names())}")
+        raise ValueError(f"unknown provider {quoted(value)}; choose from {', '.join(names())}")
     return value
 
 
@@ -164,9 +164,9 @@ def apply_overrides(
                     }
                 )
         if not hits and override.provider in providers:
-            where = f" in {override.region}" if override.region else ""
+            where = f" in {quoted(override.region)}" if override.region else ""
             warnings.append(
-                f"{path}: overrides[{index}] ({override.provider} {override.name!r}{where}) "
+                f"{path}: overrides[{index}] ({override.provider} {quoted(override.name)}{where}) "
                 "matches no offer"
             )
     result += [

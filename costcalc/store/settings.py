@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.constants import CUSTOM_PROVIDER
-from costcalc.core.errors import DataFileError
+from costcalc.core.errors import DataFileError, quoted, quoted_list
 from costcalc.core.record import Field, is_validation_error
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.core.struct import dataclass, field
@@ -96,12 +96,12 @@ def load_saved(path: Path | None = None) -> Saved:
     known = Settings.model_fields
     for key, value in raw.items():
         if key not in known:
-            warnings.append(f"{path}: unknown setting {key!r} ignored")
+            warnings.append(f"{path}: unknown setting {quoted(key)} ignored")
             continue
         if key == "providers" and isinstance(value, (list, tuple)):
             value, unknown = _known_providers(value)
             if unknown:
-                warnings.append(f"{path}: unknown provider(s) {', '.join(unknown)} ignored")
+                warnings.append(f"{path}: unknown provider(s) {quoted_list(unknown)} ignored")
         try:
             Settings.model_validate({key: value})
         except ValueError as exc:
