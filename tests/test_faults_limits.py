@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from costcalc.edge import locations
 from costcalc.edge.resources import MAX_FILE_BYTES, check_yaml_shape, digest
 from costcalc.store import overrides, settings
 from costcalc.store.snapshots import refreshed_path
+from tests.conftest import FeedRoutes
 
 BREAKS = {"CR": "\r", "NEL": "\u0085", "LS": "\u2028", "PS": "\u2029"}
 MB = 2**20
@@ -263,3 +265,92 @@ def test_an_unknown_gpu_in_a_price_file_is_quoted_short(
     assert main(["quick", "--gpu", "rtx3090"]) == 2
     line = one_line_quoting_little(locations.price_overrides_file(), capsys.readouterr().err)
     assert "unknown GPU 'ggg" in line
+
+
+# --------------------------------------------------------------------------- feeds
+
+LAMBDA = Path(__file__).parent / "fixtures" / "feeds" / "lambda-instance-types.json"
+
+
+def lambda_answer(total_bytes: int, sent: list[int]) -> Iterator[bytes]:
+    """A Lambda instance-types answer of about `total_bytes`, in the recorded format: the
+    recorded H100 entry under ever new names (175,000 of them in 55 MB), made as it is sent
+    and counted in `sent`."""
+    import json
+
+    entry = json.loads(LAMBDA.read_text())["data"]["gpu_1x_h100_sxm5"]
+    one = json.dumps(entry).encode()
+    yield b'{"data": {'
+    sent.append(0)
+    index = 0
+    while sent[0] < total_bytes:
+        chunk = b"".join(b'"gpu_1x_h100_sxm5_%d": %s, ' % (index + i, one) for i in range(200))
+        index += 200
+        sent[0] += len(chunk)
+        yield chunk
+    yield b'"gpu_1x_h100_last": ' + one + b"}}"
+
+
+def run_refresh(home: Path, *args: str, env: dict[str, str]) -> Run:
+    env = {
+        "COSTCALC_HOME": str(home),
+        "PATH": "/usr/bin:/bin",
+        "COSTCALC_HTTP_RETRIES": "0",
+        **env,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, "refresh", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    code, seconds, peak_kb = done.stdout.split("\n")[-2].split()
+    return Run(int(code), float(seconds), int(peak_kb) / 1024, done.stderr)
+
+
+def test_a_55_mb_lambda_answer_is_refused_as_it_streams(
+    tls_feed_server: FeedRoutes, isolated_home: Path
+) -> None:
+    """61 s and 1.2 GB before it was refused: the whole body was read, then parsed."""
+    import os
+
+    from werkzeug import Response
+
+    from costcalc.providers import lambda_cloud
+
+    sent: list[int] = []
+    tls_feed_server.serve(
+        "/api/v1/instance-types",
+        lambda _request: Response(lambda_answer(55 * MB, sent), content_type="application/json"),
+    )
+    run = run_refresh(
+        isolated_home,
+        "--provider",
+        "lambda",
+        env={
+            "REQUESTS_CA_BUNDLE": os.environ["REQUESTS_CA_BUNDLE"],
+            lambda_cloud.URL_ENV: tls_feed_server.url("/api/v1/instance-types"),
+            lambda_cloud.KEY_ENVS[0]: "lambda-secret",
+        },
+    )
+    assert run.code == 1, run
+    assert f"body exceeds {lambda_cloud.MAX_BYTES / MB:.1f} MB" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert run.seconds < 10, f"{run.seconds:.1f} s"
+    assert run.peak_mb < LIMIT_MB, f"{run.peak_mb:.0f} MB"
+    assert sent and sent[0] < 55 * MB  # the server was stopped, not read to the end
+    assert not refreshed_path("lambda").exists()
+
+
+def test_a_streamed_price_list_is_refused_past_its_line_limit(feed_server: FeedRoutes) -> None:
+    from costcalc.edge.net import FetchError, FetchSettings, HttpClient
+
+    feed_server.serve_file("/index.csv", "ec2-offer-us-east-1.csv", "text/csv")
+    with HttpClient(FetchSettings(retries=0, max_stream_lines=10)) as client:
+        lines = client.iter_lines(feed_server.url("/index.csv"))
+        with pytest.raises(FetchError, match="more than 10 lines; not a price list"):
+            for _ in lines:
+                pass
+    with HttpClient(FetchSettings(retries=0, max_stream_lines=100)) as client:
+        assert len(list(client.iter_lines(feed_server.url("/index.csv")))) > 10
