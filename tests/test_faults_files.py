@@ -4,7 +4,8 @@ than a bounded amount of memory.
 - every refreshed snapshot carries its row count and checksum, checked on load: a file cut at a
   line boundary is still valid YAML and must not load with fewer offers;
 - a body with no length to confirm it (no Content-Length, not chunked) is compared with the last
-  snapshot; one cut by the deadline is an error, never a short price list;
+  snapshot, or in a fresh home with the bundled one; one cut by the deadline is an error, never
+  a short price list; a Price List CSV must end in a line break and give every row its columns;
 - texts and whole snapshots have size limits, so a stored snapshot is always readable;
 - YAML is bounded in values, not only bytes (tests/test_faults_limits.py measures the CLI).
 
@@ -171,6 +172,66 @@ def test_a_body_without_length_with_fewer_offers_than_last_time_is_refused(
     finally:
         server.shut()
     assert len(load_refreshed(refreshed_path("aws-ondemand"), PriceSnapshot).offers) == 2
+
+
+def test_a_fresh_home_keeps_the_bundled_offers_when_a_body_without_length_stops_early(
+    ondemand_csv: FeedRoutes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cut at a line boundary the CSV is still whole in form: its one g4dn row replaced the
+    206 bundled offers. Now it is compared with the bundled rows of its region."""
+    bundled = load_snapshot("aws-ondemand").snapshot.offers  # type: ignore[union-attr]
+    assert len(bundled) == 206
+    server = RawServer(b"".join(CSV_LINES[:12]), close=True)  # g4dn only, then a close
+    try:
+        monkeypatch.setenv("COSTCALC_AWS_ONDEMAND_URL", server.url("/{region}.csv"))
+        code, _out, err = refresh(capsys, "--provider", "aws-ondemand")
+        assert code == 1 and "came without a length to check it by" in err, err
+        assert "holds 1 offers where the bundled prices have 38 in its region" in err
+        assert "kept the bundled prices; run with --force to accept" in err
+        assert not refreshed_path("aws-ondemand").exists()
+        assert load_snapshot("aws-ondemand").snapshot.offers == bundled  # type: ignore[union-attr]
+        assert refresh(capsys, "--provider", "aws-ondemand", "--force")[0] == 0
+    finally:
+        server.shut()
+    assert len(load_refreshed(refreshed_path("aws-ondemand"), PriceSnapshot).offers) == 1
+
+
+def test_a_fresh_home_is_told_when_a_whole_answer_has_under_half_the_bundled_rows(
+    aws_feeds: FeedRoutes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A body whose length was confirmed is whole: stored, but the line says what it replaced
+    (the recorded spot feed has 14 offers in the 3 regions where the bundled file has 95)."""
+    code, out, _err = refresh(capsys, "--provider", "aws-spot")
+    assert code == 0
+    assert "refreshed, 14 offers; under half the bundled prices' 95 in its 3 regions" in out
+    code, out, _err = refresh(capsys, "--provider", "aws-spot")  # compared with its own now
+    assert code == 0 and "under half" not in out
+
+
+def test_a_body_without_length_cut_mid_row_is_not_stored(
+    ondemand_csv: FeedRoutes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Even forced: a body shorter than its Content-Length, or a chunked one cut mid-chunk, is
+    refused by urllib3 ("download broke off"); one with no length is refused by its format."""
+    server = RawServer(CSV[: CSV.index(b'"p4d.24xlarge"')], close=True)
+    try:
+        monkeypatch.setenv("COSTCALC_AWS_ONDEMAND_URL", server.url("/{region}.csv"))
+        code, _out, err = refresh(capsys, "--provider", "aws-ondemand", "--force")
+    finally:
+        server.shut()
+    assert code == 1 and "ends without a line break (cut short?)" in err, err
+    assert not refreshed_path("aws-ondemand").exists()
+
+
+def test_a_price_list_row_short_of_columns_is_a_cut_not_a_skipped_row() -> None:
+    from costcalc.providers import aws_ondemand
+    from costcalc.providers.common import FeedError
+
+    lines = CSV.decode().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if '"p4d.24xlarge"' in line)
+    lines[row] = lines[row].rsplit(",", 3)[0] + "\n"
+    with pytest.raises(FeedError, match=f"line {row + 1} of the Price List CSV has .* columns"):
+        aws_ondemand.parse_bulk_csv(lines)
 
 
 # --------------------------------------------------------------------------- size limits
