@@ -266,6 +266,19 @@ def test_a_snapshot_too_big_to_read_back_is_not_stored(
     assert refreshed_path("runpod").read_bytes() == good
 
 
+def test_a_snapshot_with_more_values_than_a_reader_counts_is_not_stored(
+    aws_feeds: FeedRoutes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The limit is lowered so the test needs no 200,000-value feed; the rule is the same."""
+    assert refresh(capsys, "--provider", "runpod")[0] == 0
+    good = refreshed_path("runpod").read_bytes()
+    monkeypatch.setattr(snapshots, "MAX_SNAPSHOT_NODES", 100)
+    code, _out, err = refresh(capsys, "--provider", "runpod")
+    assert code == 1, err
+    assert "would have more than 100 values, more than a reader takes; not stored" in err
+    assert refreshed_path("runpod").read_bytes() == good
+
+
 def test_the_bundled_files_are_well_inside_the_limits() -> None:
     """prices/ is edited by hand: its files are checked here against the limits a stored
     snapshot must meet, not by checksums."""

@@ -33,6 +33,7 @@ from costcalc.core.record import Frozen
 from costcalc.core.struct import dataclass
 from costcalc.edge import locations
 from costcalc.edge.resources import (
+    MAX_NODES,
     PRICES_PACKAGE,
     check_yaml_shape,
     digest,
@@ -79,6 +80,8 @@ MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
 """Largest snapshot stored: with its seal, within what any reader accepts (MAX_FILE_BYTES), and
 with no more YAML values than a reader counts (MAX_NODES), so a stored snapshot is always
 readable; a refreshed snapshot of every AWS region is a few MB."""
+MAX_SNAPSHOT_NODES = MAX_NODES
+"""Most YAML values a stored snapshot may have: what a reader counts before it parses."""
 _SEAL = re.compile(rb"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
 
 
@@ -108,9 +111,12 @@ def write_refreshed(path: Path, model: Frozen) -> None:
             f"{MAX_SNAPSHOT_BYTES:,}; not stored"
         )
     try:
-        check_yaml_shape(body, path.name)  # the reader's own count, so it can read it back
+        check_yaml_shape(body, path.name, MAX_SNAPSHOT_NODES)  # as a reader counts
     except DataFileError as exc:
-        raise DataFileError(f"{exc}; not stored") from exc
+        raise DataFileError(
+            f"{path.name}: the snapshot would have more than {MAX_SNAPSHOT_NODES:,} values, "
+            "more than a reader takes; not stored"
+        ) from exc
     try:
         write_atomic(path, sealed(body, rows_of(model)))
     except OSError as exc:
