@@ -223,8 +223,8 @@ def check_confirmed(
             count = len({row_identity(r) for r in new.offers})
             raise Refused(
                 f"refused: {unconfirmed[0]} came without a length to check it by and holds "
-                f"{count} offers where the bundled prices have {short} (cut short?); kept the "
-                "bundled prices; run with --force to accept"
+                f"{count} offers where the bundled prices have {short} (cut short?); run with "
+                "--force to accept"
             )
         return
     old = len({row_identity(r) for r in previous.offers})
