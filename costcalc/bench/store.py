@@ -13,7 +13,7 @@ from costcalc.core.bench_results import BenchResult
 from costcalc.core.errors import CostcalcError, DataFileError
 
 LATEST = "latest"
-MAX_RESULT_BYTES = 8 * 1024 * 1024
+MAX_RESULT_BYTES = 1024 * 1024
 """A bench result is a few kB."""
 
 

@@ -18,10 +18,12 @@ PRIORITY = ("gpu", "seconds", "speedup", "band")
 
 
 def _seconds(text: str) -> float:
+    from costcalc.core.errors import quoted
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seconds must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"seconds must be a number, got {quoted(text)}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"seconds must be a positive number, got {text}")
     return value
@@ -29,7 +31,7 @@ def _seconds(text: str) -> float:
 
 def _batch(text: str) -> int:
     """A batch per GPU, read as every count costcalc takes (inputs.whole: long text cut)."""
-    from costcalc.core.errors import CostcalcError
+    from costcalc.core.errors import CostcalcError, quoted
     from costcalc.core.inputs import whole
 
     try:
@@ -37,7 +39,7 @@ def _batch(text: str) -> int:
     except CostcalcError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     if not value:
-        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {text.strip()!r}")
+        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {quoted(text.strip())}")
     return value
 
 

@@ -25,7 +25,11 @@ def port_number(text: str) -> int:
     except ValueError:
         port = -1
     if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be a whole number from 1 to 65535: {text!r}")
+        from costcalc.core.errors import quoted
+
+        raise argparse.ArgumentTypeError(
+            f"port must be a whole number from 1 to 65535: {quoted(text)}"
+        )
     return port
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import FxRates
 from costcalc.core.struct import dataclass
 
@@ -23,7 +23,7 @@ NO_CENTS = frozenset({"JPY", "KRW", "ISK", "HUF", "IDR", "CLP", "VND"})
 class UnknownCurrency(CostcalcError):
     def __init__(self, currency: str, known: list[str]) -> None:
         super().__init__(
-            f"no exchange rate for {currency!r} in the ECB reference rates "
+            f"no exchange rate for {quoted(currency)} in the ECB reference rates "
             f"(known: {', '.join(known)})"
         )
         self.currency = currency

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import BASE_TIERS
 from costcalc.core.scenario import Scenario
 from costcalc.core.struct import dataclass
@@ -40,17 +40,6 @@ _FALSE = ("0", "false", "no", "off")
 
 
 # --------------------------------------------------------------------------- reading numbers
-
-
-QUOTED_CHARS = 40
-"""Characters of a typed text a message echoes: a pasted page stays one readable line."""
-
-
-def quoted(text: str) -> str:
-    """A text as messages echo it: its repr, cut to QUOTED_CHARS with its full length."""
-    if len(text) <= QUOTED_CHARS:
-        return repr(text)
-    return f"{text[:QUOTED_CHARS]!r}… ({len(text):,} characters)"
 
 
 def number(text: str, what: str) -> float | None:

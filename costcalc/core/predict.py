@@ -47,7 +47,7 @@ from datetime import date
 from typing import Literal
 
 from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import Field, Frozen, GpuSpec, StepProfile
 from costcalc.core.record import model_validator
 from costcalc.core.struct import dataclass, field
@@ -381,9 +381,9 @@ def generation(spec: GpuSpec) -> str:
 
 def check_kind_dtype(kind: str, dtype: str) -> None:
     if kind not in KINDS:
-        raise CostcalcError(f"unknown workload kind {kind!r} ({', '.join(KINDS)})")
+        raise CostcalcError(f"unknown workload kind {quoted(kind)} ({', '.join(KINDS)})")
     if dtype not in DTYPES:
-        raise CostcalcError(f"unknown dtype {dtype!r} ({', '.join(DTYPES)})")
+        raise CostcalcError(f"unknown dtype {quoted(dtype)} ({', '.join(DTYPES)})")
 
 
 def precision_class(dtype: str) -> Literal["fp32", "16bit"]:

@@ -32,7 +32,7 @@ from costcalc.core.constants import (
 )
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.feasibility import Feasibility
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
@@ -815,7 +815,7 @@ def desktop_fit(
         circuit = hw.circuit(circuit_key)
         if circuit is None:
             known = ", ".join(c.key for c in hw.circuits)
-            raise CostcalcError(f"unknown circuit {circuit_key!r}; choose one of {known}")
+            raise CostcalcError(f"unknown circuit {quoted(circuit_key)}; choose one of {known}")
         source = "chosen"
     else:
         circuit, source = hw.circuit_for(a.home_region), f"region {a.home_region}"

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from costcalc.core.catalog import GpuCatalog
-from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.errors import CostcalcError, DataFileError, quoted
 from costcalc.core.models import CloudOffer, Field, Frozen
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.record import After
@@ -44,7 +44,7 @@ def _known_provider(value: str) -> str:
     from costcalc.providers.registry import names
 
     if value not in names():
-        raise ValueError(f"unknown provider {value!r}; choose from {', '.join(names())}")
+        raise ValueError(f"unknown provider {quoted(value)}; choose from {', '.join(names())}")
     return value
 
 
@@ -55,6 +55,12 @@ MIN_USD_PER_HOUR = 0.0001
 price; 0 says free."""
 MAX_ENTRIES = 1_000
 """Overrides (and added offers) one file may hold: each is matched against every offer."""
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Largest prices.yaml read: MAX_ENTRIES of each kind at 2 kB each (an entry with a note is
+about 200 bytes), with room for comments."""
+MAX_NODES = 100_000
+"""YAML values a prices.yaml may hold: MAX_ENTRIES of each kind with every one of their ten
+fields is about 42,000."""
 
 
 def _a_price(value: float) -> float:
@@ -118,7 +124,7 @@ def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
     """The user's file, validated; None when there is none."""
     path = path or locations.price_overrides_file()
     try:
-        data = read_user_yaml(path)
+        data = read_user_yaml(path, max_bytes=MAX_FILE_BYTES, max_nodes=MAX_NODES)
     except FileNotFoundError:
         return None
     return validate({} if data is None else data, PriceOverridesFile, str(path))
@@ -164,9 +170,9 @@ def apply_overrides(
                     }
                 )
         if not hits and override.provider in providers:
-            where = f" in {override.region}" if override.region else ""
+            where = f" in {quoted(override.region)}" if override.region else ""
             warnings.append(
-                f"{path}: overrides[{index}] ({override.provider} {override.name!r}{where}) "
+                f"{path}: overrides[{index}] ({override.provider} {quoted(override.name)}{where}) "
                 "matches no offer"
             )
     added = [

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Select
 
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.scenario import AppData
 from costcalc.store.loaders import load_app_data, utc_now
 from costcalc.store.settings import Settings, load_saved, save_settings
@@ -152,7 +152,7 @@ class CostcalcApp(App[None]):
 
     def on_mount(self) -> None:
         if not self._theme_known:
-            self.notify(f"unknown theme {self.settings.theme!r}", severity="warning")
+            self.notify(f"unknown theme {quoted(self.settings.theme)}", severity="warning")
         if self._settings_warning:
             self.notify(self._settings_warning, title="Settings", severity="warning", timeout=10)
         for warning in self.data.book.warnings:
