@@ -57,13 +57,20 @@ def register(sub: Any) -> None:
             "costcalc predict --from rtx4090 --to h100 --seconds 90 --json",
         ),
     )
-    p.add_argument("--from", dest="source", required=True, metavar="GPU", help="GPU you timed on")
+    p.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="GPU",
+        help="GPU you timed on (as in quick: 'a100' or 'h100' is the PCIe card, an SXM module "
+        "only when the name says SXM: 'A100 SXM4')",
+    )
     p.add_argument(
         "--to",
         dest="target",
         required=True,
         metavar="GPU",
-        help="target GPU, or 'all' for every catalog GPU",
+        help="target GPU (named as --from), or 'all' for every catalog GPU",
     )
     p.add_argument(
         "--seconds",
@@ -100,11 +107,18 @@ def run(ns: argparse.Namespace) -> int:
 
     catalog = load_catalog()
     predictor = load_predictor()
-    source = catalog.resolve(ns.source)
+    # The one lookup `quick`, `desktops` and the app use: 'a100' is the same card everywhere.
+    source, source_note = catalog.resolve_noted(ns.source)
+    if ns.target.lower() == "all":
+        targets, target_note = list(catalog), None
+    else:
+        target, target_note = catalog.resolve_noted(ns.target)
+        targets = [target]
     if ns.dtype == "auto":
         ns.dtype = default_dtype(source)
-    targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
     notes = [
+        source_note,
+        target_note,
         predictor.thin_data([source, *targets]),
         predictor.known_bias([source, *targets], ns.kind, ns.dtype),
     ]

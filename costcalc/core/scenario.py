@@ -643,7 +643,7 @@ def desktop_spec(
     gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = catalog.resolve_desktop(gpu_name)
+    spec, card_note = catalog.resolve_noted(gpu_name)
     if card_note is not None:
         notes.append(card_note)
     return spec
@@ -859,5 +859,5 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
     """The prefilled desktop price: street price of the GPUs plus the chosen base system."""
-    spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
+    spec = data.catalog.resolve(scenario.gpu or gpu)
     return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count, scenario.base)
