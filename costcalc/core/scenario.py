@@ -436,8 +436,10 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
     count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
     if offer.monthly_fee_usd:
         host = "plan"
+    elif tiers.is_free(offer):
+        host = "free"
     elif offer.provider == "colab":
-        host = "no plan" if offer.guaranteed else "free"
+        host = "no plan"
     else:
         host = "vcpu" if offer.vcpus is not None else ""
     if offer.provider == CUSTOM_PROVIDER:

@@ -20,6 +20,7 @@ from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
 from costcalc.core.staleness import is_stale_result, max_age_days
 from costcalc.core.struct import KW_ONLY, asdict, dataclass, field
+from costcalc.core.tiers import is_free
 from costcalc.present import display
 
 Width = Literal["name", "label", "figure"]
@@ -137,8 +138,10 @@ def _extras(r: OfferResult, ctx: Context) -> str:
     o = r.offer
     if o.monthly_fee_usd:
         return f"plan {display.usd(o.monthly_fee_usd, ctx.money)}/mo"
+    if is_free(o):
+        return "free"
     if o.provider == "colab":
-        return "no plan" if o.guaranteed else "free"
+        return "no plan"  # Pay As You Go: units bought as needed
     parts = []
     if o.vcpus is not None:
         parts.append(f"{o.vcpus} vCPU")
