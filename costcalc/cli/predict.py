@@ -9,6 +9,7 @@ from costcalc.cli import output
 from costcalc.core.constants import DTYPES, KINDS
 
 if TYPE_CHECKING:
+    from costcalc.core.catalog import GpuCatalog
     from costcalc.core.models import GpuSpec
     from costcalc.core.predict import Predictor
     from costcalc.present.report import Plain
@@ -126,10 +127,23 @@ def run(ns: argparse.Namespace) -> int:
     if unused:
         notes.append(unused)
         ns.batch = None
-    output.notes([n for n in notes if n], prefix="note: ")
     ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
-        return _print_ratios(ns, source, targets, predictor)
+        code = _print_ratios(ns, source, targets, predictor)
+    else:
+        code = _print_times(ns, source, targets, predictor, catalog)
+    output.notes([n for n in notes if n], prefix="note: ")  # after the answer
+    return code
+
+
+def _print_times(
+    ns: argparse.Namespace,
+    source: GpuSpec,
+    targets: list[GpuSpec],
+    predictor: Predictor,
+    catalog: GpuCatalog,
+) -> int:
+    """With --seconds: how long the work takes on each target, with the band."""
     found = [
         predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype, batch=ns.batch)
         for t in targets

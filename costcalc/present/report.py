@@ -179,9 +179,11 @@ def to_text(
     saved: frozenset[str] = frozenset(),
     brief: bool = False,
     exact_top: bool = False,
+    saved_note: str | None = None,
 ) -> str:
     """The answer as text, the verdict first: the verdict, what would flip it, its price's
-    readings and age; then the desktop's cost; then the tables. `labels`: the providers' names
+    readings and age (and `saved_note`, which saved settings were used); then the desktop's
+    cost; then the tables. `labels`: the providers' names
     for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
     gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
     `wide`: tables show every column whatever the width; `recorded`: the user's history of the
@@ -206,7 +208,8 @@ def to_text(
     def prose(*texts: str) -> list[str]:  # tables are fit to the width, never wrapped
         return fill_all(texts, width)
 
-    out = prose(*verdict_lines(calc, data, labels, recorded, saved))
+    answer = verdict_lines(calc, data, labels, recorded, saved)
+    out = prose(*answer, *([f"  {saved_note}"] if saved_note else []))
     if brief:
         return "\n".join(out)
     which = "all offers" if top is None else "cheapest offers"
