@@ -136,6 +136,7 @@ def _answer(
             brief=ns.brief,
             exact_top=top is not None and not ns.all,
             saved_note=note,
+            after=len(data.book.warnings) + len(output.note_lines(calc.notes)),
         )
     )
     if ns.explain:

@@ -72,6 +72,12 @@ def items_unit(values: Sequence[float | None]) -> int:
     return unit
 
 
+def items_column_adds(items_per_run: float, unit: int) -> bool:
+    """Whether $ per `unit` items says more than $ a run: not when a run is `unit` items
+    (--items 1000000 and a unit of 1M), where both columns would hold the same figures."""
+    return items_per_run != unit
+
+
 def unit_text(unit: int) -> str:
     return {1: "item", 1000: "1k items", 10**6: "1M items", 10**9: "1B items"}.get(
         unit, f"{unit:,} items"
