@@ -142,7 +142,7 @@ def parse_counts(texts: Sequence[str]) -> tuple[int, ...]:
 def resolve_gpus(names: Sequence[str], catalog: GpuCatalog) -> tuple[GpuSpec, ...]:
     specs: list[GpuSpec] = []
     for name in names:
-        spec, _ = catalog.resolve_desktop(name)  # the build's label names the card chosen
+        spec = catalog.resolve(name)  # the build's label names the card chosen
         if spec not in specs:
             specs.append(spec)
     if not specs:

@@ -271,7 +271,8 @@ INPUTS: tuple[Input, ...] = (
         "--gpu",
         "GPU",
         "desktop GPU",
-        "the desktop's GPU: rtx3090, 'RTX 4090', a6000 ... (`costcalc gpus` lists them)",
+        "the desktop's GPU: rtx3090, 'RTX 4090', a6000 ... (`costcalc gpus` lists them; "
+        "a100 or h100 is the PCIe card, an SXM module only when the name says SXM)",
         "text",
         "desktop",
         metavar="NAME",

@@ -438,8 +438,10 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
     count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
     if offer.monthly_fee_usd:
         host = "plan"
+    elif tiers.is_free(offer):
+        host = "free"
     elif offer.provider == "colab":
-        host = "no plan" if offer.guaranteed else "free"
+        host = "no plan"
     else:
         host = "vcpu" if offer.vcpus is not None else ""
     if offer.provider == CUSTOM_PROVIDER:
@@ -735,7 +737,7 @@ def desktop_spec(
     gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = catalog.resolve_desktop(gpu_name)
+    spec, card_note = catalog.resolve_noted(gpu_name)
     if card_note is not None:
         notes.append(card_note)
     return spec
@@ -951,5 +953,5 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
     """The prefilled desktop price: street price of the GPUs plus the chosen base system."""
-    spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
+    spec = data.catalog.resolve(scenario.gpu or gpu)
     return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count, scenario.base)

@@ -363,7 +363,7 @@ NUMBER_HEADERS = ("_usd", "_eur", "_days", "_x", "_kg_per_year", "_kg_per_run", 
     "settings",
     [
         Settings(gpu="rtx3090"),
-        Settings(gpu="rtx3090", run_hours=12, items_per_run=1e6, currency="EUR"),
+        Settings(gpu="rtx3090", run_hours=12, items_per_run=3e6, currency="EUR"),
     ],
     ids=["per-year", "per-run-in-euros"],
 )
