@@ -30,6 +30,8 @@ from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer, cancelled
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from costcalc.core.bench_results import BenchResult
 
 Clock = Callable[[], datetime]
@@ -62,6 +64,7 @@ class CostcalcApp(App[None]):
         detect_gpu: bool = True,
         persist: bool = True,
         load_bench: bool = True,
+        export_dir: Path | None = None,
     ) -> None:
         super().__init__()
         escape_then_key()
@@ -78,6 +81,8 @@ class CostcalcApp(App[None]):
         self._detect_gpu = detect_gpu and settings.gpu is None
         self._persist = persist
         self._load_bench = load_bench
+        self.export_dir = export_dir
+        """Where exports are written (None: the working directory)."""
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
         self._collector_paused = False
