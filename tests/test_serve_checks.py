@@ -113,3 +113,20 @@ def test_the_help_gives_the_caps_the_server_keeps(capsys: pytest.CaptureFixture[
     text = " ".join(capsys.readouterr().out.split())
     assert f"at most {MAX_COLUMNS} x {MAX_ROWS} cells" in text
     assert f"(default {serve.MAX_SESSIONS})" in text
+
+
+def test_the_private_parts_of_textual_serve_the_server_overrides_are_still_there() -> None:
+    """textual-serve has no hooks for the checks, so costcalc.cli.webserver overrides two of its
+    private methods; a textual-serve that renames or reshapes them fails here, not in a browser."""
+    import inspect
+
+    from textual_serve.server import Server
+
+    assert inspect.iscoroutinefunction(Server._make_app)
+    assert list(inspect.signature(Server._make_app).parameters) == ["self"]
+    assert inspect.iscoroutinefunction(Server._process_messages)
+    assert list(inspect.signature(Server._process_messages).parameters)[:3] == [
+        "self",
+        "websocket",
+        "app_service",
+    ]
