@@ -5,7 +5,7 @@ Run it on clones of the source repositories (each is read at the pinned commit t
 `git show`, so a newer checkout does not change the table):
 
     python scripts/derive_batch_sweeps.py --dle PATH --neusight PATH --mli PATH \
-        > scripts/batch_sweeps.csv
+        --deepbench PATH > scripts/batch_sweeps.csv
 
 Sources (every row names its file and commit in `url`):
 
@@ -25,6 +25,12 @@ Sources (every row names its file and commit in `url`):
   (the notebook's first version). The notebook prints TFLOPS, computed as
   3 x (24 b s h^2 + 4 b s^2 h) / time for BERT and GPT-2 blocks (twice the attention term for
   the T5 decoder's cross attention); sequences/s = TFLOPS x 1e12 / (3 x per-sequence FLOPs).
+- baidu-research/DeepBench @ da81ba78 results/train/*.xlsx: cuDNN recurrent layers (vanilla RNN,
+  LSTM, GRU) trained one step (forward, backward to the inputs and to the weights) at batch 8
+  to 128 for each hidden size and number of timesteps: on a V100 (DGX-1, CUDA 10.1, cuDNN 7.6;
+  FP32 and FP16 inputs with FP32 accumulation), a Tesla P100 PCIe and a GTX 1080 Ti (CUDA 8,
+  cuDNN 6; FP32). sequences/s = N x 1000 / (the three times in ms). The spreadsheets are read
+  with the standard library (an .xlsx is a zip of XML).
 
 What is left out, and why:
 
@@ -34,6 +40,9 @@ What is left out, and why:
   costcalc has no kind for them; tables without a batch per GPU (the ConvNets classification
   tables, EfficientDet PyTorch, EfficientNet TF2): nothing to sweep.
 - NeuSight's inference labels and its multi-GPU (dp/tp/pp) training labels.
+- DeepBench: the T4 spreadsheet's recurrent rows (empty: no times, 0 total), the P100's
+  'Psuedo FP16' sheet (FP16 storage with FP32 math, and no backward split), the GEMM and
+  convolution kernels (one operation, not a layer's training step), other vendors' hardware.
 - DLE BERT tables whose batch column gives the accumulated batch (PyTorch V100 pre-training:
   4096 and 2048; PaddlePaddle pre-training: 8192 and 4096), and one figure a 2019 PyTorch BERT
   README repeats under pre-training from its fine-tuning table (DROPPED).
@@ -63,6 +72,8 @@ DLE_COMMIT = "729963dd47e7c8bd462ad10bfac7a7b0b604e6dd"
 NEUSIGHT_REPO = "sitar-lab/NeuSight"
 NEUSIGHT_COMMIT = "6945927d9afcca2b9daf021f8395e53edc5b4eef"
 MLI_REPO = "mli/transformers-benchmarks"
+DEEPBENCH_REPO = "baidu-research/DeepBench"
+DEEPBENCH_COMMIT = "da81ba7820739e2e506dc27f382d15be5479f98f"
 MLI_COMMITS = {
     # commit: catalog key of the GPU the notebook's outputs ran on (its first cell prints it)
     "3370b2b3a0ad915b827dd962ff68b2333f4da6a6": "rtx3090ti",
@@ -1026,6 +1037,141 @@ def mli_rows(repo: Path, memory: dict[str, float]) -> Iterator[dict[str, str]]:
                 }
 
 
+# --- Baidu DeepBench -----------------------------------------------------------------------
+
+DEEPBENCH_FILES = {
+    # results/train/<file>: (catalog key, why that key)
+    "DeepBench_NV_V100.xlsx": (
+        "v100_sxm2_16gb",
+        "the Specs sheet says NVIDIA V100 in a DGX-1, without the memory: 16 and 32 GB SXM2 "
+        "boards run the same chip and clocks",
+    ),
+    "DeepBench_NV_P100.xlsx": (
+        "p100_pcie_16gb",
+        "the Specs sheet: NVIDIA Tesla P100 on an ASUS X99-E WS workstation board (PCIe)",
+    ),
+    "DeepBench_NV_1080Ti.xlsx": ("gtx1080ti", "the Specs sheet: NVIDIA GTX 1080 Ti"),
+}
+DEEPBENCH_SHEETS = {
+    # sheet name -> precision; the P100's 'Psuedo FP16' (FP16 storage, FP32 math) is left out
+    "Results FP32": "fp32",
+    "Results - FP32": "fp32",
+    "Results - FP16 ip, Mixed math": "fp16",
+}
+XLSX = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def xlsx_sheets(data: bytes) -> dict[str, list[tuple[int, dict[str, str]]]]:
+    """Each sheet's rows as (row number, {column letter: text}), read with the standard library
+    (an .xlsx is a zip of XML parts)."""
+    import io
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    book = zipfile.ZipFile(io.BytesIO(data))
+    strings = []
+    if "xl/sharedStrings.xml" in book.namelist():
+        for item in ET.fromstring(book.read("xl/sharedStrings.xml")).iter(f"{XLSX}si"):
+            strings.append("".join(t.text or "" for t in item.iter(f"{XLSX}t")))
+    sheets = ET.fromstring(book.read("xl/workbook.xml")).find(f"{XLSX}sheets")
+    assert sheets is not None
+    out = {}
+    for index, sheet in enumerate(sheets, start=1):
+        root = ET.fromstring(book.read(f"xl/worksheets/sheet{index}.xml"))
+        rows = []
+        for row in root.iter(f"{XLSX}row"):
+            values = {}
+            for cell in row.iter(f"{XLSX}c"):
+                found = cell.find(f"{XLSX}v")
+                if found is None or found.text is None:
+                    continue
+                text = strings[int(found.text)] if cell.get("t") == "s" else found.text
+                values[re.sub(r"\d", "", cell.get("r", ""))] = text.strip()
+            rows.append((int(row.get("r", "0")), values))
+        out[str(sheet.get("name"))] = rows
+    return out
+
+
+def deepbench_rows(repo: Path, memory: dict[str, float]) -> Iterator[dict[str, str]]:
+    """The recurrent-layer training kernels (vanilla RNN, LSTM, GRU: forward, backward with
+    respect to the inputs and to the weights) at batch N = 8 to 128 per hidden size and
+    timesteps; sequences/s = N x 1000 / (the three times' sum, the sheets' 'Total Time')."""
+    rows = list(deepbench_layers(repo, memory))
+    batches: dict[tuple[str, ...], set[str]] = {}
+    for row in rows:
+        batches.setdefault(sweep_key(row), set()).add(row["batch_per_gpu"])
+    for row in rows:
+        row["batch_policy"] = "sweep" if len(batches[sweep_key(row)]) > 1 else "fixed"
+    yield from rows
+
+
+def deepbench_layers(repo: Path, memory: dict[str, float]) -> Iterator[dict[str, str]]:
+    licence = classify_licence(git_show(repo, DEEPBENCH_COMMIT, "LICENSE"))
+    for name, (gpu, why) in DEEPBENCH_FILES.items():
+        path = f"results/train/{name}"
+        data = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{DEEPBENCH_COMMIT}:{path}"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        date = subprocess.run(
+            ["git", "-C", str(repo), "log", "-1", "--format=%cs", DEEPBENCH_COMMIT, "--", path],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        for sheet, rows in xlsx_sheets(data).items():
+            precision = DEEPBENCH_SHEETS.get(sheet)
+            if precision is None:
+                continue
+            layer, columns = "", {}
+            for number_, values in rows:
+                head = values.get("A", "")
+                if head.startswith("Recurrent Layers - "):
+                    layer = head.removeprefix("Recurrent Layers - ")
+                    columns = {v.strip().lower(): k for k, v in values.items()}
+                    continue
+                if head or not layer or "D" not in values:
+                    layer = "" if head else layer
+                    continue
+                times = [
+                    values.get(columns[c], "")
+                    for c in (
+                        "time forward (msec)",
+                        "time backward wrt inputs (msec)",
+                        "time backward wrt weights (msec)",
+                    )
+                ]
+                if not all(re.fullmatch(r"[0-9.Ee+-]+", t) for t in times):
+                    continue
+                total_ms = sum(float(t) for t in times)
+                batch, hidden = int(values["D"]), int(values["C"])
+                steps = int(values["E"])
+                yield {
+                    "source": "deepbench",
+                    "url": blob_url(DEEPBENCH_REPO, DEEPBENCH_COMMIT, path),
+                    "retrieved": RETRIEVED,
+                    "measured": date,
+                    "licence": licence,
+                    "model": f"{layer} RNN layer, {hidden} hidden units",
+                    "kind": "rnn",
+                    "framework": "cuDNN",
+                    "gpu": gpu,
+                    "gpu_memory_gb": f"{memory[gpu]:g}",
+                    "gpus": "1",
+                    "precision": precision,
+                    "batch_per_gpu": str(batch),
+                    "batch_unit": "items",
+                    "seq_len": str(steps),
+                    "throughput": f"{batch * 1000 / total_ms:.4g}",
+                    "unit": "sequences/s",
+                    "batch_policy": "sweep",
+                    "notes": f"sheet '{sheet}' row {number_} ({values.get('B', '')}); forward "
+                    f"+ backward {total_ms:.4g} ms; {why}"
+                    + ("; FP16 inputs, FP32 accumulation" if precision == "fp16" else ""),
+                }
+
+
 def catalog_memory() -> dict[str, float]:
     from costcalc.store.bundled import load_catalog
 
@@ -1048,6 +1194,8 @@ HEADER = """\
 #  neusight: sitar-lab/NeuSight @ 6945927d scripts/asplos/label (FP32 training labels); MIT
 #  mli_transformers_benchmarks: mli/transformers-benchmarks micro_bench.ipynb @ 3370b2b3 (RTX
 #   3090 Ti) and @ 53a232b0 (V100 SXM2 16GB); Apache-2.0
+#  deepbench: baidu-research/DeepBench @ da81ba78 results/train (cuDNN RNN, LSTM and GRU layers,
+#   forward + backward; V100, P100 PCIe, GTX 1080 Ti); Apache-2.0
 # Excluded: GPUs outside the catalog (DGX-2 V100 SXM3, AMD MI100/MI210/MI250), multi-GPU rows,
 # recommenders and other kinds costcalc has no kind for, inference, HF Trainer sweeps whose
 # precision the stored thread does not show (docstring).
@@ -1055,9 +1203,10 @@ HEADER = """\
 
 
 def sweep_key(row: dict[str, str]) -> tuple[str, ...]:
-    """One published sweep: a workload on a GPU at a precision in one version of one file."""
-    page = row["url"].split("#")[0]
-    return (row["source"], page, row["model"], row["gpu"], row["precision"], row["seq_len"])
+    """One published sweep: a workload on a GPU at a precision in one source at one commit
+    (NeuSight gives each batch a file of its own)."""
+    snapshot = re.sub(r"(/blob/[0-9a-f]{40})/.*", r"\1", row["url"])
+    return (row["source"], snapshot, row["model"], row["gpu"], row["precision"], row["seq_len"])
 
 
 def mark_falls(rows: list[dict[str, str]]) -> None:
@@ -1082,12 +1231,14 @@ def main() -> None:
     parser.add_argument("--dle", type=Path, required=True, help="clone of " + DLE_REPO)
     parser.add_argument("--neusight", type=Path, required=True, help="clone of " + NEUSIGHT_REPO)
     parser.add_argument("--mli", type=Path, required=True, help="clone of " + MLI_REPO)
+    parser.add_argument("--deepbench", type=Path, required=True, help="clone of " + DEEPBENCH_REPO)
     args = parser.parse_args()
     memory = catalog_memory()
     rows = [
         *dle_rows(args.dle, memory),
         *neusight_rows(args.neusight, memory),
         *mli_rows(args.mli, memory),
+        *deepbench_rows(args.deepbench, memory),
     ]
     mark_falls(rows)
     sys.stdout.write(HEADER)
