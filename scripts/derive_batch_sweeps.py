@@ -818,9 +818,40 @@ def dle_rows(repo: Path, memory: dict[str, float]) -> Iterator[dict[str, str]]:
                     continue
                 if sweep:
                     swept.add(key)
+                largest = is_largest(readme, key, members, groups)
+                top = max(f.batch for f, _ in members)
                 for f, table in sorted(members, key=lambda m: m[0].batch):
                     pinned = DLE_COMMIT if n == 0 else commit
-                    yield dle_row(readme, licence, pinned, date, path, table, f, sweep, n, memory)
+                    row = dle_row(
+                        readme, licence, pinned, date, path, table, f, sweep, largest, n, memory
+                    )
+                    claimed = n == 0 and "amp" in readme.max_classes and readme.max_note
+                    if sweep and f.batch == top and claimed:
+                        row["notes"] += (
+                            f"; the sweep's largest batch fits, no larger: {readme.max_note}"
+                        )
+                    yield row
+
+
+def is_largest(
+    readme: Readme,
+    key: tuple[object, ...],
+    members: list[tuple[Figure, Table]],
+    groups: dict[tuple[object, ...], list[tuple[Figure, Table]]],
+) -> bool:
+    """Whether the README says a single-batch group ran the largest batch that fits. Where its
+    note is about FP32/TF32 runs not fitting the mixed-precision batch, only a full-precision
+    group whose batch is below the mixed-precision one of its table is such a group (an A100's
+    TF32 BERT at sequence 128 ran the same 64 as mixed precision)."""
+    if not readme.max_note or len({f.batch for f, _ in members}) > 1:
+        return False  # (max_note quotes the pinned README: older versions are sweeps only)
+    amp = bool(key[2])
+    if ("amp" if amp else "full") not in readme.max_classes:
+        return False
+    if amp or "amp" in readme.max_classes:
+        return True
+    twin = groups.get((key[0], key[1], True, key[3]), [])
+    return any(f.batch > members[0][0].batch for f, _ in twin)
 
 
 def figure_set(members: list[tuple[Figure, Table]]) -> frozenset[tuple[int, float]]:
@@ -846,11 +877,10 @@ def dle_row(
     table: Table,
     f: Figure,
     sweep: bool,
+    stated_max: bool,
     version: int,
     memory: dict[str, float],
 ) -> dict[str, str]:
-    cls = "amp" if f.precision.startswith("amp") else "full"
-    stated_max = bool(readme.max_note) and cls in readme.max_classes
     policy = "sweep" if sweep else ("max_per_gpu" if stated_max else "fixed")
     notes = [f"README line {f.line}, under '{table.headings[-1] if table.headings else ''}'"]
     if version:
