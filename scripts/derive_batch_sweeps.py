@@ -12,9 +12,13 @@ Sources (every row names its file and commit in `url`):
 - NVIDIA/DeepLearningExamples (DLE) @ 729963dd: the "Training performance results" tables of
   each model's README, parsed here (`dle_rows`). Only one-GPU rows are kept; the GPU comes from
   the table's heading (DGX A100 = A100 SXM4, DGX-1 = V100 SXM2 16 or 32 GB). A table with two
-  or more batches for one GPU and precision is a sweep; a single batch is `max_per_gpu` where
-  the README says it is the largest that fits (an out-of-memory note, "maximum batch sizes"),
-  otherwise `fixed`.
+  or more batches for one GPU and precision (the tables under one heading) is a sweep; a single
+  batch is `max_per_gpu` where the README says it is the largest that fits (Jasper's "maximum
+  batch sizes"; BERT's out-of-memory note, for an FP32/TF32 batch below the mixed-precision
+  one), otherwise `fixed`. Older README versions (`git log` of each README up to the pinned
+  commit) add the sweeps later versions no longer give: a GPU they dropped (A100 40GB before
+  the 80GB tables, V100 16GB before the 32GB ones) or a sweep replaced by one batch; each such
+  row names its commit and says "README version of ..., replaced later".
 - sitar-lab/NeuSight @ 6945927d: the training labels (`scripts/asplos/label/<GPU>/<model>-train-
   <seq>-<batch>.json`): forward + backward of the whole model in FP32 with `torch.ones` token
   ids, no optimizer step, best 5 of the timed runs (neusight/Tracing/trace.py `measure_e2e`);
@@ -49,6 +53,9 @@ What is left out, and why:
 - HuggingFace transformers issues #14608 / #15026 (stas00's HF Trainer batch-size sweeps of
   t5-base on an RTX 3090 and an A100 40GB): the stored copy cuts the command line before the
   precision flags, so the precision of those tables cannot be told.
+- pytorch/benchmark PRs #502, #540-#553, #562 (2021 batch-scaling tables of TorchBench models):
+  most do not name the GPU, and each time is one `train()` call of several iterations.
+- mosaicml/llm-foundry's tables: 8-GPU FSDP runs that vary the sequence, not the batch.
 - Lambda Labs' benchmark tables: the project's independent check, never read here.
 """
 
@@ -132,7 +139,7 @@ def licence_of(repo: Path, commit: str, directory: str) -> str:
             if re.search(r"/LICEN[CS]E(\.md|\.txt)?$", name):
                 text = git_show(repo, commit, name)[:3000]
                 return classify_licence(text) + ("" if depth == len(parts) else f" ({name})")
-    return "none stated in the model folder (figures only)"
+    return "no licence file in the model folder or above (figures only)"
 
 
 def classify_licence(text: str) -> str:
