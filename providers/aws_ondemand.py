@@ -76,6 +76,8 @@ REGIONS: tuple[str, ...] = (
 refresh never leaves the user with fewer regions than the install came with. REGIONS_ENV
 (comma-separated codes) chooses others."""
 REGIONS_ENV = "COSTCALC_AWS_REGIONS"
+MAX_BYTES = 16 * 1024 * 1024
+"""Largest per-location JSON read: about 1 MB a region."""
 
 
 def regions() -> tuple[str, ...]:
@@ -83,10 +85,10 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     unknown = [r for r in chosen if r not in LOCATIONS.values()]
     if unknown:
-        from costcalc.core.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError, quoted
 
         known = ", ".join(sorted(LOCATIONS.values()))
-        raise CostcalcError(f"{REGIONS_ENV}: unknown region {unknown[0]!r}; known: {known}")
+        raise CostcalcError(f"{REGIONS_ENV}: unknown region {quoted(unknown[0])}; known: {known}")
     return chosen or REGIONS
 
 
@@ -187,14 +189,30 @@ _WANTED = {
 
 
 def csv_data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
-    """The CSV rows after the preamble; the first row yielded is the header."""
-    reader = csv.reader(lines)
+    """The CSV rows after the preamble; the first row yielded is the header. A body with no
+    length to check it by may have been cut anywhere, so the file's own shape is its check:
+    AWS ends every line with a line break and gives every row every column, and a row or a
+    last line without them is FeedError (cut short), never a shorter price list."""
+    reader = csv.reader(_whole_lines(lines))
     for row in reader:
         if len(row) > 2 and "SKU" in row:
             yield row
-            yield from reader
+            for values in reader:
+                if len(values) != len(row):
+                    raise FeedError(
+                        f"line {reader.line_num} of the Price List CSV has {len(values)} of its "
+                        f"{len(row)} columns (cut short?)"
+                    )
+                yield values
             return
     raise FeedError("no header row in the Price List CSV (is it the offer file?)")
+
+
+def _whole_lines(lines: Iterable[str]) -> Iterator[str]:
+    for line in lines:
+        if not line.endswith("\n"):
+            raise FeedError("the Price List CSV ends without a line break (cut short?)")
+        yield line
 
 
 def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
@@ -213,7 +231,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
     table = gpu_instances()
     found: dict[tuple[str, str], OfferRow] = {}
     for values in rows:
-        if len(values) != len(header) or values[i_type] not in table:
+        if values[i_type] not in table:
             continue
         if any(values[i] != want for i, want in checks):
             continue
@@ -242,7 +260,7 @@ def fetch(client: HttpClient) -> list[OfferRow]:
             if is_bulk_csv(address):
                 rows += parse_bulk_csv(client.iter_lines(address))
             else:
-                rows += parse(client.get(address))
+                rows += parse(client.get(address, max_bytes=MAX_BYTES))
         except FeedError as exc:
             raise FeedError(f"{address}: {exc}") from exc
     return rows

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 NAME = "aws-spot"
 URL_ENV = "COSTCALC_AWS_SPOT_URL"
 DEFAULT_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
+MAX_BYTES = 32 * 1024 * 1024
+"""Largest answer read: spot.json, every region's spot prices, is about 3 MB."""
 
 LEGACY_REGIONS: dict[str, str] = {
     "us-east": "us-east-1",
@@ -131,7 +133,7 @@ def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> 
 
 
 def fetch(client: HttpClient) -> bytes:
-    return client.get(url())
+    return client.get(url(), max_bytes=MAX_BYTES)
 
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:

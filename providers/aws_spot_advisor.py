@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 URL_ENV = "COSTCALC_AWS_ADVISOR_URL"
 DEFAULT_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+MAX_BYTES = 32 * 1024 * 1024
+"""Largest answer read: the advisor's data for every type in every region, a few MB (its GPU
+types in three regions are 19 kB, /work/shared/data/spot-advisor-data.gpu-fragment.json)."""
 
 
 class Advice(Record, frozen=True, kw_only=True):
@@ -82,4 +85,4 @@ def parse(payload: bytes | str) -> dict[tuple[str, str], Advice]:
 
 
 def fetch(client: HttpClient) -> bytes:
-    return client.get(url())
+    return client.get(url(), max_bytes=MAX_BYTES)

@@ -61,6 +61,8 @@ API_VERSION = "2023-01-01-preview"
 REGIONS: tuple[str, ...] = ("eastus", "eastus2", "southcentralus", "westus2", "westeurope")
 """Regions fetched by default: Azure's largest GPU regions in the US and Europe."""
 MAX_PAGES = 100
+MAX_PAGE_BYTES = 8 * 1024 * 1024
+"""Largest page read: a page holds at most 1,000 items of about 800 bytes (the recorded pages)."""
 GPU_SIZE = re.compile(r"^Standard_N[CDV]\d")
 _WINDOWS = re.compile(r"\bWin(dows)?\b")
 SPOT = " (spot)"
@@ -94,9 +96,11 @@ def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     bad = [r for r in chosen if not re.fullmatch(r"[a-z0-9]+", r)]
     if bad:
-        from costcalc.core.errors import CostcalcError
+        from costcalc.core.errors import CostcalcError, quoted
 
-        raise CostcalcError(f"{REGIONS_ENV}: {bad[0]!r} is not an Azure region name like eastus")
+        raise CostcalcError(
+            f"{REGIONS_ENV}: {quoted(bad[0])} is not an Azure region name like eastus"
+        )
     return chosen or REGIONS
 
 
@@ -237,7 +241,7 @@ def fetch(client: HttpClient, first: str, progress: Progress) -> Parsed:
         if len(seen) > 1:
             progress(f"page {len(seen)}")
         try:
-            page, address = parse_page(client.get(address))
+            page, address = parse_page(client.get(address, max_bytes=MAX_PAGE_BYTES))
         except FeedError as exc:
             raise FeedError(f"page {len(seen)}: {exc}") from exc
         pages.append(page)

@@ -32,6 +32,8 @@ API_HOST = "api.digitalocean.com"
 DEFAULT_URL = f"https://{API_HOST}/v2/sizes?per_page=200"
 TOKEN_ENVS = ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN")
 MAX_PAGES = 10
+MAX_PAGE_BYTES = 4 * 1024 * 1024
+"""Largest page read: 200 sizes of about 400 bytes each (the recorded page) are 80 kB."""
 
 MODELS: dict[str, str] = {
     "h100": "h100_sxm5_80gb",
@@ -131,7 +133,9 @@ def fetch(client: HttpClient, bearer: str) -> list[OfferRow]:
                 f"the next page is on another host than {host_and_port(first)}, or not a plain "
                 f"URL ({public_url(address)}): not followed, the token stays with DigitalOcean"
             )
-        page, address = parse(client.get(address, headers=headers, own_hosts=(API_HOST,)))
+        page, address = parse(
+            client.get(address, headers=headers, own_hosts=(API_HOST,), max_bytes=MAX_PAGE_BYTES)
+        )
         rows += page
     if not rows:
         raise FeedError("no GPU Droplet sizes in the DigitalOcean answer")

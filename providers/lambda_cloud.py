@@ -38,6 +38,9 @@ URL_ENV = "COSTCALC_LAMBDA_URL"
 KEY_ENVS = ("COSTCALC_LAMBDA_API_KEY", "LAMBDA_API_KEY")
 API_HOSTS = ("lambda.ai", "lambdalabs.com")
 DEFAULT_URL = "https://cloud.lambda.ai/api/v1/instance-types"
+MAX_BYTES = 1024 * 1024
+"""Largest answer read: some two dozen instance types of about 500 bytes each (the recorded
+answer) are about 15 kB; an answer past this is not its price list."""
 BILLING = "billed by the minute; prices exclude sales tax and VAT"
 
 _COUNT = re.compile(r"^\s*(\d+)\s*x\s+(.+?)\s*$")
@@ -131,7 +134,12 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched | 
         raise FetchError(f"{URL_ENV}: {refusal}: the Lambda API key was not sent")
     progress(f"downloading {address}")
     headers = {"Authorization": f"Bearer {key}"}
-    found = named(address, lambda: parse(client.get(address, headers=headers, own_hosts=API_HOSTS)))
+    found = named(
+        address,
+        lambda: parse(
+            client.get(address, headers=headers, own_hosts=API_HOSTS, max_bytes=MAX_BYTES)
+        ),
+    )
     snapshot = PriceSnapshot(
         provider=NAME,
         source="Lambda API /api/v1/instance-types (price_cents_per_hour), fetched by costcalc "

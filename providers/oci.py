@@ -38,6 +38,9 @@ SHAPES_URL_ENV = "COSTCALC_OCI_SHAPES_URL"
 ESTIMATOR = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"
 DEFAULT_URL = f"{ESTIMATOR}/products.json"
 DEFAULT_SHAPES_URL = f"{ESTIMATOR}/shapes.json"
+MAX_BYTES = 16 * 1024 * 1024
+"""Largest file read: the estimator's products and shapes, a few hundred items of about 600
+bytes each (the recorded files), are well under a megabyte."""
 PREEMPTIBLE_SHARE = 0.5
 
 
@@ -145,9 +148,9 @@ def parse(shapes_payload: bytes | str, products_payload: bytes | str) -> Parsed:
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     shapes_address, products_address = shapes_url(), url()
     progress(f"downloading {shapes_address}")
-    shapes = client.get(shapes_address)
+    shapes = client.get(shapes_address, max_bytes=MAX_BYTES)
     progress(f"downloading {products_address}")
-    products = client.get(products_address)
+    products = client.get(products_address, max_bytes=MAX_BYTES)
     found = parse(shapes, products)
     snapshot = PriceSnapshot(
         provider=NAME,

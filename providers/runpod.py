@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 NAME = "runpod"
 URL_ENV = "COSTCALC_RUNPOD_URL"
 DEFAULT_URL = "https://api.runpod.io/graphql"
+MAX_BYTES = 2 * 1024 * 1024
+"""Largest answer read: about 40 GPU types of about 600 bytes each (the recorded answer)."""
 QUERY = (
     "query GpuTypes { gpuTypes { id displayName memoryInGb maxGpuCount secureCloud "
     "communityCloud securePrice communityPrice } }"
@@ -112,7 +114,9 @@ def parse(payload: bytes | str) -> Parsed:
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     address = url()
     progress(f"asking {address} for GPU types")
-    found = named(address, lambda: parse(client.post_json(address, {"query": QUERY})))
+    found = named(
+        address, lambda: parse(client.post_json(address, {"query": QUERY}, max_bytes=MAX_BYTES))
+    )
     snapshot = PriceSnapshot(
         provider=NAME,
         source="RunPod GraphQL API gpuTypes (securePrice, communityPrice), fetched by costcalc "

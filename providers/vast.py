@@ -46,6 +46,9 @@ URL_ENV = "COSTCALC_VAST_URL"
 KEY_ENVS = ("COSTCALC_VAST_API_KEY", "VAST_API_KEY")
 API_HOST = "vast.ai"
 DEFAULT_URL = "https://console.vast.ai/api/v0/bundles/"
+MAX_BYTES = 64 * 1024 * 1024
+"""Largest answer read: the query's limit of 5,000 offers at about 2 kB each (the recorded
+offers) is about 10 MB."""
 
 RELIABILITY_FLOOR = 0.95
 STORAGE_GB = 50
@@ -220,7 +223,10 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> Fetched:
     found = named(
         address,
         lambda: parse(
-            client.post_json(address, QUERY, headers=headers, own_hosts=(API_HOST,)), now.date()
+            client.post_json(
+                address, QUERY, headers=headers, own_hosts=(API_HOST,), max_bytes=MAX_BYTES
+            ),
+            now.date(),
         ),
     )
     snapshot = PriceSnapshot(

@@ -362,7 +362,7 @@ def params_of(cal: Calibration) -> dict[str, float]:
 def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
     """`cal` with `params` in place; generic work takes the transformer split.
 
-    model_copy does not validate: callers check `feasible` first."""
+    replace does not validate: callers check `feasible` first."""
     efficiency = dict(cal.cuda_core_efficiency)
     for architecture in PRE_TENSOR_ARCHITECTURES:
         efficiency[architecture] = params["pre_volta_efficiency"]

@@ -20,13 +20,14 @@ from costcalc.store.bundled import load_catalog
         ("nvidia geforce rtx-3090", "rtx3090"),
         ("A100 80GB SXM4", "a100_sxm4_80gb"),
         ("a100 sxm4 80gb", "a100_sxm4_80gb"),
-        ("A100-80G", "a100_sxm4_80gb"),
+        ("A100-80G", "a100_pcie_80gb"),
         ("Quadro RTX 8000", "quadro_rtx8000"),
-        ("V100 32GB", "v100_sxm2_32gb"),
+        ("V100 32GB", "v100_pcie_32gb"),
         ("rtx a6000", "rtx_a6000"),
         ("A6000", "rtx_a6000"),
         ("T4", "t4"),
-        ("H100", "h100_sxm5_80gb"),
+        ("H100", "h100_pcie_80gb"),
+        ("NVIDIA H100 80GB HBM3", "h100_sxm5_80gb"),  # the SXM module's own device name
         ("rtx 4090", "rtx4090"),
     ],
 )
@@ -99,13 +100,13 @@ def test_catalog_has_the_required_coverage() -> None:
         ("V100 32GB", "v100_pcie_32gb"),
     ],
 )
-def test_a_desktop_card_without_sxm_in_its_name_is_the_pcie_card(typed: str, key: str) -> None:
+def test_a_card_without_sxm_in_its_name_is_the_pcie_card(typed: str, key: str) -> None:
     catalog = load_catalog()
-    spec, note = catalog.resolve_desktop(typed)
+    spec, note = catalog.resolve_noted(typed)
     assert spec.key == key and spec.form_factor == "PCIe"
     assert note is not None and repr(typed) in note and spec.short_name in note
-    server = catalog.resolve(typed)  # what the clouds rent under the same name
-    assert server.form_factor == "SXM" and server.short_name in note
+    assert "SXM" in note
+    assert catalog.resolve(typed) is spec  # one lookup: the same card with or without a note
 
 
 @pytest.mark.parametrize(
@@ -116,18 +117,36 @@ def test_a_desktop_card_without_sxm_in_its_name_is_the_pcie_card(typed: str, key
         ("a100_sxm4_80gb", "a100_sxm4_80gb"),
         ("H100 SXM", "h100_sxm5_80gb"),
         ("A100 PCIe", "a100_pcie_40gb"),
+        ("a100_pcie_40gb", "a100_pcie_40gb"),
         ("H100 NVL", "h100_nvl_94gb"),
         ("h200", "h200_sxm_141gb"),  # no PCIe H200 in the catalog: the one there is
         ("rtx4090", "rtx4090"),
     ],
 )
-def test_a_desktop_card_named_exactly_is_taken_as_named(typed: str, key: str) -> None:
-    spec, note = load_catalog().resolve_desktop(typed)
+def test_a_card_named_exactly_is_taken_as_named(typed: str, key: str) -> None:
+    spec, note = load_catalog().resolve_noted(typed)
     assert spec.key == key and note is None
 
 
-def test_cloud_names_keep_their_meaning() -> None:
+def test_a_name_that_does_not_say_sxm_never_reaches_an_sxm_card_with_a_pcie_twin() -> None:
+    """One name, one GPU: `resolve` is every command's lookup, so no name of an SXM module
+    that has a PCIe twin may leave out what sets it apart (SXM, or its own HBM3 device name)."""
     catalog = load_catalog()
-    assert catalog.resolve("A100").key == "a100_sxm4_40gb"  # AWS p4d, Colab, Paperspace
+    twins = {
+        (s.short_name.split()[0], s.memory_gb, s.architecture)
+        for s in catalog
+        if s.form_factor == "PCIe"
+    }
+    for spec in catalog:
+        if spec.form_factor != "SXM":
+            continue
+        if (spec.short_name.split()[0], spec.memory_gb, spec.architecture) not in twins:
+            continue
+        for alias in spec.aliases:
+            assert "sxm" in alias.lower() or "hbm3" in alias.lower(), (spec.key, alias)
+
+
+def test_filters_take_every_variant_of_a_family() -> None:
+    catalog = load_catalog()
     family = {spec.key for spec in catalog.family("a100")}
     assert {"a100_pcie_40gb", "a100_sxm4_40gb", "a100_pcie_80gb", "a100_sxm4_80gb"} <= family

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
+from tests.cli_tables import header_of, tables
 
 REFERENCE = [
     "quick",
@@ -179,11 +180,11 @@ def test_run_hours_costs_every_offer(capsys: pytest.CaptureFixture[str]) -> None
 def test_run_hours_table_shows_run_columns(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10", "--wide"], capsys)
     assert code == 0
-    header = next(line for line in out.splitlines() if line.startswith("provider"))
+    header = header_of(out)
     assert "$/run" in header and "time/run" in header and "CO2/run" in header
     assert "$/year" not in header
     code, out, _ = run(["quick", "--gpu", "rtx3090", "--run-hours", "10"], capsys)
-    header = next(line for line in out.splitlines() if line.startswith("provider"))
+    header = header_of(out)
     assert "$/run" in header and "CO2/run" not in header  # 80 columns keep what decides
     assert "--wide shows" in out
 
@@ -302,7 +303,7 @@ def test_json_offers_carry_the_cost_efficiency_ratios(capsys: pytest.CaptureFixt
 @pytest.mark.usefixtures("wide_terminal")
 def test_the_table_fills_with_guaranteed_offers(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(["quick", "--gpu", "rtx3090", "--top", "8"], capsys)
-    rows = out.split("speed relative to your desktop:\n", 1)[1].split("\n  ")[0].splitlines()[1:]
+    rows = tables(out)[0]
     assert len(rows) >= 8
     free = [row for row in rows if " * " in row or row.rstrip().endswith("*")]
     assert len(free) <= 1  # the free tier stands for Colab once; the rest can be rented for sure

@@ -7,22 +7,7 @@ import json
 import pytest
 
 from costcalc.cli import main
-
-
-def tables(text: str) -> list[list[str]]:
-    """The rows of each table in the output: the lines under a 'provider' header, up to the
-    first note (indented) or blank line."""
-    found: list[list[str]] = []
-    rows: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("provider "):
-            rows = []
-            found.append(rows)
-        elif rows is not None and line and not line.startswith(" "):
-            rows.append(line)
-        else:
-            rows = None
-    return found
+from tests.cli_tables import CELL_GAP, tables, titles_of
 
 
 @pytest.mark.parametrize("top", [1, 3, 5])
@@ -70,7 +55,7 @@ def test_items_without_run_hours_says_what_to_add(capsys: pytest.CaptureFixture[
     assert err.count("\n") == 1
     assert err.startswith("costcalc: error: --items")
     assert "--run-hours" in err
-    assert main(["quick", "--gpu", "rtx3090", "--items", "1000", "--run-hours", "3"]) == 0
+    assert main(["quick", "--gpu", "rtx3090", "--items", "5000", "--run-hours", "3"]) == 0
     assert "$/1k items" in capsys.readouterr().out
 
 
@@ -90,3 +75,33 @@ def test_items_with_a_bench_are_timed_by_it(capsys: pytest.CaptureFixture[str]) 
     main(["quick", "--gpu", "rtx3090", "--items", "1000", "--bench", "latest"])
     err = capsys.readouterr().err
     assert "--items gives" not in err
+
+
+RUNS = [
+    ["--gpu", "rtx3090", "--run-hours", "10", "--items", "1000000"],
+    ["--gpu", "rtx3090", "--run-hours", "10"],
+    ["--gpu", "rtx4090", "--run-hours", "2", "--items", "1000"],
+    ["--gpu", "rtx_a6000", "--run-hours", "24", "--items", "5000000", "--region", "DE"],
+    ["--gpu", "A100 80GB", "--run-hours", "3", "--items", "1e9", "--memory-gb", "60"],
+]
+
+
+@pytest.mark.parametrize("argv", RUNS, ids=" ".join)
+def test_a_run_fits_50_lines_and_shows_each_money_figure_once(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """Seen on main: `quick --gpu rtx3090 --run-hours 10 --items 1000000` printed 68 lines at
+    80 columns, two of its columns ($/run and $/1M items) the same figures row for row."""
+    assert main(["quick", "--no-config", *argv]) == 0  # a pipe: 80 columns (tests/conftest.py)
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) + len(err.splitlines()) <= 50  # its notes too, as in 2>&1
+    assert len(tables(out)[0]) >= 5  # the offers make way for nothing but the answer
+    assert main(["quick", "--no-config", *argv, "--wide"]) == 0
+    wide = capsys.readouterr().out
+    titles = titles_of(wide)
+    for table in tables(wide):
+        cells = [CELL_GAP.split(row.strip()) for row in table]
+        assert all(len(row) == len(titles) for row in cells)
+        columns = {title: tuple(row[i] for row in cells) for i, title in enumerate(titles)}
+        money = {t: c for t, c in columns.items() if t.startswith("$")}
+        assert len(set(money.values())) == len(money), money.keys()  # no figure twice

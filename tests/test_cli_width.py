@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
+from tests.cli_tables import header_of, tables, titles_of
 
 LISTINGS = [
     ["quick", "--gpu", "rtx3090", "--util", "15%"],
@@ -41,10 +42,6 @@ def timeless(doc: Any) -> Any:
     if isinstance(doc, list):
         return [timeless(v) for v in doc]
     return doc
-
-
-def header_of(out: str) -> str:
-    return next(line for line in out.splitlines() if line.startswith("provider "))
 
 
 @pytest.mark.parametrize("argv", LISTINGS, ids=lambda argv: " ".join(argv[:3]))
@@ -96,7 +93,7 @@ def test_clipped_names_keep_their_free_tier_marker(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = run(["quick", "--gpu", "rtx3090"], 80, capsys, monkeypatch)
-    colab = next(line for line in out.splitlines() if line.startswith("Colab "))
+    colab = next(line for line in tables(out)[0] if line.startswith("Colab "))
     offer = re.split(r"\s{2,}", colab)[1]
     assert offer.endswith("… *")  # 'Pay As You Go A100 (40GB) *', cut to fit, still marked
 
@@ -106,7 +103,7 @@ def test_a_wide_terminal_shows_the_whole_names(
 ) -> None:
     out = run(["quick", "--gpu", "rtx3090"], 200, capsys, monkeypatch)
     assert "…" not in out and "--wide shows" not in out
-    colab = next(line for line in out.splitlines() if line.startswith("Colab "))
+    colab = next(line for line in tables(out)[0] if line.startswith("Colab "))
     offer = re.split(r"\s{2,}", colab)[1]  # which Colab accelerator is cheapest moves with the data
     assert offer.startswith("Pay As You Go ") and offer.endswith(") *")  # whole, still marked
 
@@ -143,17 +140,14 @@ def test_one_number_format_a_column_desktop_row_included(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = run(
-        ["quick", "--gpu", "rtx3090", "--run-hours", "1", "--items", "1000000", "--wide"],
+        ["quick", "--gpu", "rtx3090", "--run-hours", "1", "--items", "3000000", "--wide"],
         200,
         capsys,
         monkeypatch,
     )
-    lines = out.splitlines()
-    header = header_of(out)
-    titles = re.split(r"\s{2,}", header.strip())
-    body = lines[lines.index(header) + 1 :]
-    body = body[: next(i for i, line in enumerate(body) if not line.strip() or line[0] == " ")]
-    assert body[0].startswith("your desktop")
+    titles = titles_of(out)
+    body = tables(out)[0]
+    assert body[1].startswith("your desktop")  # under the verdict's offer
     cells = [re.split(r"\s{2,}", row.strip()) for row in body]
     for title in ("$/run", "$/1M items"):
         column = [row[titles.index(title)] for row in cells]
@@ -167,7 +161,7 @@ def test_provider_column_shows_display_names(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = run(["quick", "--gpu", "rtx3090", "--top", "20"], 200, capsys, monkeypatch)
-    providers = {line.split("  ")[0] for line in out.splitlines() if line[:1].isalpha()}
+    providers = {line.split("  ")[0] for table in tables(out) for line in table}
     assert "AWS spot" in providers and "RunPod" in providers
     assert "aws-spot" not in providers and "runpod" not in providers
 

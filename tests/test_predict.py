@@ -662,7 +662,7 @@ def test_pairs_carry_the_batch_their_ratio_is_stated_at() -> None:
 
 
 def test_predict_cli_takes_the_batch_of_cnn_work() -> None:
-    argv = ("predict", "--from", "rtx4090", "--to", "h100", "--kind", "cnn", "--json")
+    argv = ("predict", "--from", "rtx4090", "--to", "H100 SXM", "--kind", "cnn", "--json")
     small, large = (json.loads(run_cli(*argv, "--batch", b)[1]) for b in ("32", "1024"))
     assert small["batch"] == 32 and small["speedup"] < large["speedup"]
     code, out, err = run_cli(*argv[:-1], "--batch", "32", "--seconds", "60")

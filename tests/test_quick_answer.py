@@ -58,7 +58,7 @@ def test_brief_prints_only_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "Desktop:" not in brief and "Comparable cloud offers" not in brief
 
 
-def test_saved_filters_are_said_first_and_named_in_the_verdict(
+def test_saved_filters_are_said_in_the_answer_and_named_in_the_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     config = locations.config_file()
@@ -66,10 +66,12 @@ def test_saved_filters_are_said_first_and_named_in_the_verdict(
     config.write_text("offer_match: h100\n")
     out = quick(["quick", "--gpu", "rtx3090"], monkeypatch, 200)
     lines = out.splitlines()
-    first = lines[0]
+    assert lines[0].startswith(("Buy: ", "Rent: "))  # line 1 is the verdict (issue 37)
     end = next(i for i, line in enumerate(lines) if line.startswith("  "))
-    verdict = " ".join(lines[1:end])  # the verdict's paragraph, wrapped at 200 columns
-    assert first.startswith("Using your saved settings") and "--no-config ignores them" in first
+    verdict = " ".join(lines[:end])  # the verdict's paragraph, wrapped at 200 columns
+    answer = lines[: lines.index("")]
+    last = answer[-1]  # the answer's last line says which saved settings were used
+    assert last.startswith("  Using your saved settings") and "--no-config ignores them" in last
     assert "H100" in verdict
     assert verdict.endswith(
         "Chosen among offers filtered to matching 'h100' (from your saved settings; "

@@ -456,3 +456,54 @@ def test_a_reason_loses_the_host_its_line_names_at_the_end(message: str, plain: 
     from costcalc.feeds.refresh import without_host
 
     assert without_host(message, ["api.runpod.io", "127.0.0.1:8080"]) == plain
+
+
+def as_cron_runs(line: str) -> str:
+    """The command cron hands the shell for a crontab line (cronie's do_command.c): the five
+    time fields dropped, `\\%` read as `%`, and the command cut at the first other `%`."""
+    command = line.split(None, 5)[5]
+    out: list[str] = []
+    escaped = False
+    for char in command:
+        if escaped:
+            if char == "%":
+                out[-1] = "%"
+            else:
+                out.append(char)
+            escaped = False
+        elif char == "%":
+            break
+        else:
+            out.append(char)
+            escaped = char == "\\"
+    return "".join(out)
+
+
+def test_the_cron_line_keeps_its_percent_signs_and_quotes_its_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cron cut the command at the first `%` (a home like ~/50%off); every path here is also
+    one a shell would split, expand or run."""
+    import shlex
+
+    odd = "50% off $(touch pwned) 'it' \\%d"
+    home = tmp_path / odd / "home"
+    bin_dir = tmp_path / odd / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "costcalc").touch()
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    monkeypatch.setenv("COSTCALC_HOME", str(home))
+    code, out, _ = refresh(capsys, "--print-cron")
+    assert code == 0
+    words = shlex.split(as_cron_runs(out.strip()))
+    log_dir = str(locations.log_dir())
+    assert words[:3] == ["mkdir", "-p", log_dir] and words[3] == "&&"
+    assert words[4].startswith(f"PATH={bin_dir}:") and words[5] == f"COSTCALC_HOME={home}"
+    assert words[6:] == [
+        str(bin_dir / "costcalc"),
+        "refresh",
+        "--quiet",
+        ">>",
+        f"{log_dir}/refresh.log",
+        "2>&1",
+    ]

@@ -86,18 +86,25 @@ def test_flags_and_saved_settings_give_the_same_json(
 
 
 @pytest.mark.usefixtures("wide_terminal")
-def test_saved_settings_are_said_on_the_first_line_and_no_config_ignores_them(
+def saved_line(out: str) -> str:
+    """The line that says which saved settings were used: the answer's last, unwrapped."""
+    answer = out.split("\n\n")[0]
+    at = answer.find("  Using your saved settings")
+    return "" if at < 0 else " ".join(answer[at:].split())
+
+
+def test_saved_settings_are_said_in_the_answer_and_no_config_ignores_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     save_settings(Settings(gpu="rtx4090", utilisation=0.6))
     _, out, _ = quick([], capsys)
-    first = out.splitlines()[0]
-    assert first.startswith("Using your saved settings (")
-    assert str(locations.config_file()) in first
-    assert "utilisation 60%" in first and "desktop GPU rtx4090" in first
-    assert "at 60% utilisation" in out
+    assert out.startswith("Buy: at 60% utilisation")  # the verdict first (issue 37)
+    said = saved_line(out)
+    assert said.startswith("Using your saved settings (")
+    assert str(locations.config_file()) in said
+    assert "utilisation 60%" in said and "desktop GPU rtx4090" in said
     _, out, _ = quick(["--util", "20%"], capsys)  # a flag wins over the saved value
-    assert "utilisation 60%" not in out.splitlines()[0] and "at 20% utilisation" in out
+    assert "utilisation 60%" not in saved_line(out) and "at 20% utilisation" in out
     code, out, err = quick(["--no-config"], capsys)
     assert code == 2 and "--gpu" in err  # no desktop GPU without the saved settings
     _, out, _ = quick(["--no-config", "--gpu", "rtx4090"], capsys)

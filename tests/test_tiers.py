@@ -185,3 +185,44 @@ def test_every_command_that_takes_offers_lists_the_tiers(
         main([command, "--help"])
     flat = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
     assert all(name in flat for name in TIER_NAMES), flat
+
+
+def test_free_is_said_of_free_tiers_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen on main: Colab's Pay As You Go ($0.87/h for a G4, no plan) read "free" in the
+    plan/host column and answered the words filter `free`, as every Colab offer without a
+    guaranteed GPU did; only the $0 tier is free."""
+    from costcalc.present import columns as cols
+    from costcalc.store.loaders import load_app_data
+
+    colab = [o for o in load_app_data().book.offers if o.provider == "colab"]
+    payg = [o for o in colab if o.name.startswith("Pay As You Go")]
+    free = [o for o in colab if o.usd_per_hour == 0]
+    assert payg and free and not any(o.guaranteed for o in colab)  # no GPU guaranteed: all
+    assert all(tiers.is_free(o) and "free" in tiers.tiers_of(o) for o in free)
+    assert not any(tiers.is_free(o) or "free" in tiers.tiers_of(o) for o in payg)
+    assert main(["quick", "--no-config", "--gpu", "t4", "--desktop-price", "900", "--provider",
+                 "colab", "--json", "--all"]) == 0  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    hosts = {o["name"]: o for o in doc["offers"]}
+    assert main(["quick", "--no-config", "--gpu", "t4", "--desktop-price", "900", "--provider",
+                 "colab", "--match", "free", "--json", "--all"]) == 0  # fmt: skip
+    matched = json.loads(capsys.readouterr().out)["offers"]
+    assert matched and all(o["usd_per_hour"] == 0 for o in matched)
+    assert {o["name"] for o in matched} == {n for n, o in hosts.items() if o["usd_per_hour"] == 0}
+    ctx = cols.Context()
+    results = _results(free + payg)
+    cells = {r.offer.name: cols.BY_KEY["extras"].cell(r, ctx) for r in results}
+    assert {cells[o.name] for o in free} == {"free"}
+    assert {cells[o.name] for o in payg} == {"no plan"}
+
+
+def _results(offers: list[CloudOffer]) -> list[Any]:
+    """The offers as a comparison prices them (the cells take a result, not an offer)."""
+    from costcalc.core.scenario import evaluate
+    from costcalc.store.loaders import load_app_data
+
+    data = load_app_data()
+    scenario = Scenario(gpu="t4", desktop_price_usd=900.0, providers=("colab",))
+    calc = evaluate(scenario, data, NOW)
+    wanted = {(o.name, o.gpu) for o in offers}
+    return [r for r in calc.comparison.offers if (r.offer.name, r.offer.gpu) in wanted]

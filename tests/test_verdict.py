@@ -11,6 +11,7 @@ import pytest
 
 from costcalc.cli import main
 from costcalc.store.bundled import load_catalog
+from tests.cli_tables import header_of, marked_tables
 
 KEYS = sorted((s.key for s in load_catalog()), key=len, reverse=True)
 KEY_PATTERN = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, KEYS)) + r")(?![\w-])")
@@ -184,36 +185,52 @@ def test_run_mode_answers_the_run_question(capsys: pytest.CaptureFixture[str]) -
         ["quick", "--gpu", "rtx3090", "--run-hours", "10", "--items", "1000000"], capsys
     )
     assert code == 0
-    lines = out.splitlines()
-    header = next(line for line in lines if line.startswith("provider"))
-    assert "time/run" in header and "$/run" in header and "$/1M items" in header
+    header = header_of(out)
+    # a run of 1M items: $ a run is $ per 1M items, shown once (the header names the items)
+    assert "time/run" in header and "$/run" in header and "items" not in header
     assert "CO2/run" in header and "$/year" not in header
-    first_row = lines[lines.index(header) + 1]
-    assert first_row.startswith("your desktop  electricity + hardware")
-    rows = lines[lines.index(header) + 2 : lines.index(header) + 12]
-    assert len(rows) >= 5  # top 10 by default, not hundreds
+    assert "by cost per run of 1,000,000 items" in " ".join(out.split())
+    (verdict_mark, verdict), (_, desktop), *rows = marked_tables(out)[0]
+    assert verdict_mark == "★" and desktop.startswith("your desktop  electricity + hardware")
+    assert len(rows) >= 5 and len(out.splitlines()) <= 50  # what fits 50 lines, not hundreds
     doc = quick_json(["--gpu", "rtx3090", "--run-hours", "10", "--items", "1000000"], capsys)
+    assert doc["best"]["name"][:20] in verdict
     assert doc["desktop_run"]["usd_per_item"] == pytest.approx(doc["desktop_run"]["usd"] / 1e6)
 
 
 async def test_the_app_shows_the_run_columns_and_the_desktop_row() -> None:
     from costcalc.store.settings import Settings
+    from costcalc.tui import rows
     from costcalc.tui.app import make_app
     from costcalc.tui.rows import DESKTOP_KEY as DESKTOP_ROW
+    from costcalc.tui.screens.main import MainScreen
     from costcalc.tui.widgets.offers import OffersTable
     from tests.tui.conftest import FIXED_NOW
+    from tests.tui.helpers import wait_until
 
-    settings = Settings(gpu="rtx3090", run_hours=10, items_per_run=1e6)
+    settings = Settings(gpu="rtx3090", run_hours=10, items_per_run=3e6)
     app = make_app(settings=settings, now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.pause()
         table = app.screen.query_one(OffersTable)
-        assert table.shown_keys[0] == DESKTOP_ROW
+        assert table.calc is not None and table.calc.comparison.best is not None
+        verdict = rows.head_key(rows.fold_key(table.calc.comparison.best))
+        # the verdict's offer first in every view (issue 37), the desktop's own row under it
+        assert table.shown_keys[:2] == [verdict, DESKTOP_ROW]
         assert table.cell_text(DESKTOP_ROW, "provider") == "your desktop"
         titles = [c.title_in(table.ctx) for c in table.fitted.columns]
         assert any(t.startswith("$/1M items") for t in titles)
         assert "$/run" in titles
         assert table.cell_text(DESKTOP_ROW, "run_usd_per_items").startswith("$")
+        # a run of 1M items: $/run is $ per 1M items, and the table shows it once
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.apply(items_per_run=1e6)
+        await wait_until(
+            app, lambda: table.ctx.items_unit == 10**6 and screen.settings.items_per_run == 1e6
+        )
+        titles = [c.title_in(table.ctx) for c in table.candidates]
+        assert "$/run" in titles and not any("items" in t for t in titles)
 
 
 def test_filters_narrow_the_answer(capsys: pytest.CaptureFixture[str]) -> None:

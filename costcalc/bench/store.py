@@ -14,7 +14,7 @@ from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.records import to_json
 
 LATEST = "latest"
-MAX_RESULT_BYTES = 8 * 1024 * 1024
+MAX_RESULT_BYTES = 1024 * 1024
 """A bench result is a few kB."""
 
 

@@ -33,7 +33,11 @@ def register(sub: Any) -> None:
             "costcalc history --gpu 'A100 80GB' --json",
         ),
     )
-    p.add_argument("--gpu", help="only offers with this GPU, e.g. h100, 'A100 80GB', t4")
+    p.add_argument(
+        "--gpu",
+        help="only offers with this GPU, e.g. h100, 'A100 80GB', t4 (a family name matches "
+        "every variant, as in prices: 'a100' is every A100)",
+    )
     p.add_argument("--provider", metavar="NAME", help=f"only this provider: {', '.join(names())}")
     p.add_argument("--region", metavar="CODE", help="only this region, e.g. us-east-1")
     p.add_argument("--json", action="store_true", help="print a JSON list of series")
@@ -48,11 +52,12 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.present import display as fmt
     from costcalc.store import history
 
-    gpu = None
+    gpus = None
     if ns.gpu:
         from costcalc.store.bundled import load_catalog
 
-        gpu = load_catalog().resolve(ns.gpu).key
+        # A filter over offers, as prices --gpu: 'a100' is every A100 (one card is `resolve`'s)
+        gpus = frozenset(spec.key for spec in load_catalog().family(ns.gpu))
     if ns.provider:
         from costcalc.providers.registry import get
 
@@ -60,7 +65,7 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.store.snapshots import load_price_book
 
     held = load_price_book(overrides=False).offers
-    series = history.query(gpu=gpu, provider=ns.provider, region=ns.region, held=held)
+    series = history.query(gpu=gpus, provider=ns.provider, region=ns.region, held=held)
     if ns.json:
         doc = [
             {

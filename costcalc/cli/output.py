@@ -31,12 +31,22 @@ def width() -> int:
 
 def notes(lines: list[str] | tuple[str, ...], prefix: str = "costcalc: note: ") -> None:
     """Each line on stderr after `prefix`, wrapped to the terminal's width under a hanging
-    indent."""
+    indent. Called after the answer is printed: stdout is flushed first, so where both streams
+    reach one screen or pipe (`2>&1`) the answer's first line is still the output's first."""
+    if not lines:
+        return
+    sys.stdout.flush()
+    for line in note_lines(lines, prefix):
+        print(line, file=sys.stderr)
+
+
+def note_lines(lines: list[str] | tuple[str, ...], prefix: str = "costcalc: note: ") -> list[str]:
+    """The lines `notes` prints, as wrapped (an answer that keeps to a number of lines leaves
+    room for them)."""
     from costcalc.core.terminal import fill
 
     columns = width()
-    for line in lines:
-        print("\n".join(fill(f"{prefix}{line}", columns, hang="  ")), file=sys.stderr)
+    return [part for line in lines for part in fill(f"{prefix}{line}", columns, hang="  ")]
 
 
 def terminal_columns() -> int:

@@ -9,6 +9,7 @@ from costcalc.cli import output
 from costcalc.core.constants import DTYPES, KINDS
 
 if TYPE_CHECKING:
+    from costcalc.core.catalog import GpuCatalog
     from costcalc.core.models import GpuSpec
     from costcalc.core.predict import Predictor
     from costcalc.present.report import Plain
@@ -18,10 +19,12 @@ PRIORITY = ("gpu", "seconds", "speedup", "band")
 
 
 def _seconds(text: str) -> float:
+    from costcalc.core.errors import quoted
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seconds must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"seconds must be a number, got {quoted(text)}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"seconds must be a positive number, got {text}")
     return value
@@ -29,7 +32,7 @@ def _seconds(text: str) -> float:
 
 def _batch(text: str) -> int:
     """A batch per GPU, read as every count costcalc takes (inputs.whole: long text cut)."""
-    from costcalc.core.errors import CostcalcError
+    from costcalc.core.errors import CostcalcError, quoted
     from costcalc.core.inputs import whole
 
     try:
@@ -37,7 +40,7 @@ def _batch(text: str) -> int:
     except CostcalcError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     if not value:
-        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {text.strip()!r}")
+        raise argparse.ArgumentTypeError(f"batch must be at least 1, got {quoted(text.strip())}")
     return value
 
 
@@ -57,13 +60,20 @@ def register(sub: Any) -> None:
             "costcalc predict --from rtx4090 --to h100 --seconds 90 --json",
         ),
     )
-    p.add_argument("--from", dest="source", required=True, metavar="GPU", help="GPU you timed on")
+    p.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="GPU",
+        help="GPU you timed on (as in quick: 'a100' or 'h100' is the PCIe card, an SXM module "
+        "only when the name says SXM: 'A100 SXM4')",
+    )
     p.add_argument(
         "--to",
         dest="target",
         required=True,
         metavar="GPU",
-        help="target GPU, or 'all' for every catalog GPU",
+        help="target GPU (named as --from), or 'all' for every catalog GPU",
     )
     p.add_argument(
         "--seconds",
@@ -100,11 +110,18 @@ def run(ns: argparse.Namespace) -> int:
 
     catalog = load_catalog()
     predictor = load_predictor()
-    source = catalog.resolve(ns.source)
+    # The one lookup `quick`, `desktops` and the app use: 'a100' is the same card everywhere.
+    source, source_note = catalog.resolve_noted(ns.source)
+    if ns.target.lower() == "all":
+        targets, target_note = list(catalog), None
+    else:
+        target, target_note = catalog.resolve_noted(ns.target)
+        targets = [target]
     if ns.dtype == "auto":
         ns.dtype = default_dtype(source)
-    targets = list(catalog) if ns.target.lower() == "all" else [catalog.resolve(ns.target)]
     notes = [
+        source_note,
+        target_note,
         predictor.thin_data([source, *targets]),
         predictor.known_bias([source, *targets], ns.kind, ns.dtype),
     ]
@@ -112,10 +129,23 @@ def run(ns: argparse.Namespace) -> int:
     if unused:
         notes.append(unused)
         ns.batch = None
-    output.notes([n for n in notes if n], prefix="note: ")
     ns.at = f" at batch {ns.batch}" if ns.batch else ""
     if ns.seconds is None:
-        return _print_ratios(ns, source, targets, predictor)
+        code = _print_ratios(ns, source, targets, predictor)
+    else:
+        code = _print_times(ns, source, targets, predictor, catalog)
+    output.notes([n for n in notes if n], prefix="note: ")  # after the answer
+    return code
+
+
+def _print_times(
+    ns: argparse.Namespace,
+    source: GpuSpec,
+    targets: list[GpuSpec],
+    predictor: Predictor,
+    catalog: GpuCatalog,
+) -> int:
+    """With --seconds: how long the work takes on each target, with the band."""
     found = [
         predictor.predict(ns.seconds, source, t, kind=ns.kind, dtype=ns.dtype, batch=ns.batch)
         for t in targets

@@ -120,7 +120,9 @@ def _gigabytes(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < 10_000:
-        raise argparse.ArgumentTypeError(f"memory must be a number of GB above 0: {text!r}")
+        from costcalc.core.errors import quoted
+
+        raise argparse.ArgumentTypeError(f"memory must be a number of GB above 0: {quoted(text)}")
     return value
 
 

@@ -69,8 +69,6 @@ def run(ns: argparse.Namespace) -> int:
 
     from costcalc.core import inputs
     from costcalc.core.scenario import evaluate
-    from costcalc.core.terminal import fill
-    from costcalc.present import report
     from costcalc.store.loaders import load_app_data, utc_now
 
     now = utc_now()
@@ -84,9 +82,28 @@ def run(ns: argparse.Namespace) -> int:
     bench = _load_bench(scenario.bench)
     calc = evaluate(scenario, data, now, bench=bench)
     labels = data.book.labels  # the providers loaded, by the book that loaded them
+    code = _answer(ns, calc, data, top, note, saved, labels)
+    # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
+    # `2>&1` pipe alike (stdout is flushed before stderr is written).
+    sys.stdout.flush()
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     output.notes(calc.notes)
+    return code
+
+
+def _answer(
+    ns: argparse.Namespace,
+    calc: Any,
+    data: Any,
+    top: int | None,
+    note: str | None,
+    saved: frozenset[str],
+    labels: Any,
+) -> int:
+    """Print the answer on stdout: the JSON document, or the text (and --explain)."""
+    from costcalc.present import report
+
     width = output.width()
     recorded = _recorded(calc)
     rows = None if ns.all else top or 10
@@ -105,8 +122,6 @@ def run(ns: argparse.Namespace) -> int:
             )
         )
         return 0
-    if note:
-        print("\n".join(fill(note, width)))
     print(
         report.to_text(
             calc,
@@ -120,6 +135,8 @@ def run(ns: argparse.Namespace) -> int:
             saved=saved,
             brief=ns.brief,
             exact_top=top is not None and not ns.all,
+            saved_note=note,
+            after=len(data.book.warnings) + len(output.note_lines(calc.notes)),
         )
     )
     if ns.explain:

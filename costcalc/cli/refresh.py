@@ -201,7 +201,17 @@ def cron_line() -> str:
     home = os.environ.get("COSTCALC_HOME")
     if home:
         env += f" COSTCALC_HOME={shlex.quote(str(locations.user_path(home).absolute()))}"
-    return (
-        f"17 */6 * * * mkdir -p {shlex.quote(str(log_dir))} && {env} {command} refresh --quiet "
+    return "17 */6 * * * " + for_crontab(
+        f"mkdir -p {shlex.quote(str(log_dir))} && {env} {command} refresh --quiet "
         f">> {shlex.quote(str(log))} 2>&1"
     )
+
+
+def for_crontab(command: str) -> str:
+    """A shell command as a crontab line must carry it. cron ends the command at an unescaped
+    `%` (the rest becomes its input) and reads `\\%` as `%` before the shell sees it, so each `%`
+    is escaped; a backslash, which would then escape the wrong `%` or none, is written `"\\\\"`
+    (in double quotes, which cron passes on untouched). Every backslash here is inside a word
+    shlex.quote wrapped in single quotes, where closing and reopening them is safe (a `%` may
+    be outside: the shell gives it no meaning)."""
+    return command.replace("\\", "'\"\\\\\"'").replace("%", "\\%")

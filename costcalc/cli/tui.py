@@ -21,11 +21,25 @@ def register(sub: Any) -> None:
         ),
         **output.examples("costcalc", "costcalc tui"),
     )
+    # How `costcalc serve` starts each browser tab's app: a web page must not change what the
+    # CLI answers, nor write where the server happens to run.
+    p.add_argument(
+        "--served",
+        action="store_true",
+        help="run as `costcalc serve` runs each browser tab: read the settings but never save "
+        "them, and write exports to the exports folder of costcalc's data folder "
+        "(COSTCALC_HOME/data/exports when set), not the working directory",
+    )
     p.set_defaults(run=run)
 
 
 def run(ns: argparse.Namespace) -> int:
     from costcalc.tui.app import make_app
 
-    make_app().run()
+    served: dict[str, Any] = {}
+    if getattr(ns, "served", False):  # (`costcalc` without a command has no such flag)
+        from costcalc.edge import locations
+
+        served = {"persist": False, "export_dir": locations.exports_dir()}
+    make_app(**served).run()
     return 0

@@ -2,7 +2,10 @@
 
 Rule kept here: pure (costcalc.store.loaders reads the bundled file). Lookup is forgiving about
 spelling (case, spaces, hyphens, brand words, token order) but never guesses between two GPUs;
-an unknown or ambiguous name raises UnknownGpu with the closest catalog names.
+an unknown or ambiguous name raises UnknownGpu with the closest catalog names. One name is one
+GPU in every command: `resolve` is the only lookup of a single card ('a100' is the A100 PCIe
+40GB in quick, predict, desktops, history's readings and the app alike); a filter over offers
+(`family`: --cloud-gpu, prices --gpu, history --gpu) takes every variant of a name.
 """
 
 from __future__ import annotations
@@ -135,32 +138,33 @@ class GpuCatalog:
                 raise UnknownGpu(name, sorted(keys))
         raise UnknownGpu(name, self.suggest(name))
 
-    def resolve_desktop(self, name: str) -> tuple[GpuSpec, str | None]:
-        """The card a desktop is built with, and a note when the name left a choice.
+    def resolve_noted(self, name: str) -> tuple[GpuSpec, str | None]:
+        """`resolve`, and a note when the name left a choice the catalog made.
 
-        As `resolve`, except that a name that does not say SXM means the PCIe card: an SXM
-        module needs a server board, so a desktop 'A100' or 'H100 80GB' is the PCIe card of
-        that model and memory (the catalog's bare names follow the clouds, which rent SXM)."""
+        A name that does not say the form factor ('a100', 'H100 80GB') is the PCIe card, the
+        one a desktop takes (the catalog's aliases say so, so `resolve` and `costcalc gpus`
+        agree); where an SXM module of the same model and memory exists, the note names it."""
         spec = self.resolve(name)
-        if spec.form_factor != "SXM" or any(t.startswith("sxm") for t in _tokens(name)):
+        if name in self._by_key or spec.form_factor != "PCIe":
+            return spec, None
+        if any(t.startswith("pcie") for t in _tokens(name)):
             return spec, None
         model = _tokens(spec.short_name)[0]
-        pcie = [
+        sxm = [
             s
             for s in self
-            if s.form_factor == "PCIe"
+            if s.form_factor == "SXM"
             and s.memory_gb == spec.memory_gb
             and s.architecture == spec.architecture
             and _tokens(s.short_name)[0] == model
         ]
-        if len(pcie) != 1:
+        if len(sxm) != 1:
             return spec, None
-        card = pcie[0]
         note = (
-            f"{name!r} read as the {card.short_name}, the desktop card; "
-            f"say SXM for the {spec.short_name} server module"
+            f"{name!r} read as the {spec.short_name}, the desktop card; "
+            f"say SXM for the {sxm[0].short_name} server module"
         )
-        return card, note
+        return spec, note
 
     def family(self, name: str) -> list[GpuSpec]:
         """Every GPU whose names contain all the words of `name`: 'a100' is every A100 variant,

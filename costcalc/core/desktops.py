@@ -25,10 +25,9 @@ from costcalc.core.alternatives import Alternative
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.compare import ScaleFn
 from costcalc.core.decision import Decision
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.feasibility import Feasibility
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
-from costcalc.core.inputs import quoted
 from costcalc.core.models import (
     Assumptions,
     DesktopBuild,
@@ -144,7 +143,7 @@ def parse_counts(texts: Sequence[str]) -> tuple[int, ...]:
 def resolve_gpus(names: Sequence[str], catalog: GpuCatalog) -> tuple[GpuSpec, ...]:
     specs: list[GpuSpec] = []
     for name in names:
-        spec, _ = catalog.resolve_desktop(name)  # the build's label names the card chosen
+        spec = catalog.resolve(name)  # the build's label names the card chosen
         if spec not in specs:
             specs.append(spec)
     if not specs:
@@ -158,7 +157,7 @@ def choose_circuit(hw: DesktopHardware, region: str, key: str | None) -> tuple[C
         found = hw.circuit(key)
         if found is None:
             known = ", ".join(c.key for c in hw.circuits)
-            raise CostcalcError(f"unknown circuit {key!r}; choose one of {known}")
+            raise CostcalcError(f"unknown circuit {quoted(key)}; choose one of {known}")
         return found, "chosen"
     return hw.circuit_for(region), f"region {region}"
 

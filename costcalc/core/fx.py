@@ -11,7 +11,7 @@ from datetime import date
 
 from msgspec import Struct
 
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import FxRates
 
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
@@ -24,7 +24,7 @@ NO_CENTS = frozenset({"JPY", "KRW", "ISK", "HUF", "IDR", "CLP", "VND"})
 class UnknownCurrency(CostcalcError):
     def __init__(self, currency: str, known: list[str]) -> None:
         super().__init__(
-            f"no exchange rate for {currency!r} in the ECB reference rates "
+            f"no exchange rate for {quoted(currency)} in the ECB reference rates "
             f"(known: {', '.join(known)})"
         )
         self.currency = currency

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from msgspec import Struct
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import BASE_TIERS
 from costcalc.core.records import field_bounds
 from costcalc.core.scenario import Scenario
@@ -42,17 +42,6 @@ _FALSE = ("0", "false", "no", "off")
 
 
 # --------------------------------------------------------------------------- reading numbers
-
-
-QUOTED_CHARS = 40
-"""Characters of a typed text a message echoes: a pasted page stays one readable line."""
-
-
-def quoted(text: str) -> str:
-    """A text as messages echo it: its repr, cut to QUOTED_CHARS with its full length."""
-    if len(text) <= QUOTED_CHARS:
-        return repr(text)
-    return f"{text[:QUOTED_CHARS]!r}… ({len(text):,} characters)"
 
 
 def number(text: str, what: str) -> float | None:
@@ -283,7 +272,8 @@ INPUTS: tuple[Input, ...] = (
         "--gpu",
         "GPU",
         "desktop GPU",
-        "the desktop's GPU: rtx3090, 'RTX 4090', a6000 ... (`costcalc gpus` lists them)",
+        "the desktop's GPU: rtx3090, 'RTX 4090', a6000 ... (`costcalc gpus` lists them; "
+        "a100 or h100 is the PCIe card, an SXM module only when the name says SXM)",
         "text",
         "desktop",
         metavar="NAME",

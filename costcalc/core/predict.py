@@ -49,7 +49,7 @@ from typing import Annotated, Literal
 from msgspec import Struct, field
 
 from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import GpuSpec, StepProfile
 from costcalc.core.records import Meta, Record
 
@@ -363,9 +363,9 @@ def generation(spec: GpuSpec) -> str:
 
 def check_kind_dtype(kind: str, dtype: str) -> None:
     if kind not in KINDS:
-        raise CostcalcError(f"unknown workload kind {kind!r} ({', '.join(KINDS)})")
+        raise CostcalcError(f"unknown workload kind {quoted(kind)} ({', '.join(KINDS)})")
     if dtype not in DTYPES:
-        raise CostcalcError(f"unknown dtype {dtype!r} ({', '.join(DTYPES)})")
+        raise CostcalcError(f"unknown dtype {quoted(dtype)} ({', '.join(DTYPES)})")
 
 
 def precision_class(dtype: str) -> Literal["fp32", "16bit"]:

@@ -35,7 +35,7 @@ from costcalc.core.constants import (
 )
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.feasibility import Feasibility
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
@@ -369,8 +369,10 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
     count = f"{offer.gpu_count}x" if offer.gpu_count > 1 else ""
     if offer.monthly_fee_usd:
         host = "plan"
+    elif tiers.is_free(offer):
+        host = "free"
     elif offer.provider == "colab":
-        host = "no plan" if offer.guaranteed else "free"
+        host = "no plan"
     else:
         host = "vcpu" if offer.vcpus is not None else ""
     if offer.provider == CUSTOM_PROVIDER:
@@ -666,7 +668,7 @@ def desktop_spec(
     gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = catalog.resolve_desktop(gpu_name)
+    spec, card_note = catalog.resolve_noted(gpu_name)
     if card_note is not None:
         notes.append(card_note)
     return spec
@@ -745,7 +747,7 @@ def desktop_fit(
         circuit = hw.circuit(circuit_key)
         if circuit is None:
             known = ", ".join(c.key for c in hw.circuits)
-            raise CostcalcError(f"unknown circuit {circuit_key!r}; choose one of {known}")
+            raise CostcalcError(f"unknown circuit {quoted(circuit_key)}; choose one of {known}")
         source = "chosen"
     else:
         circuit, source = hw.circuit_for(a.home_region), f"region {a.home_region}"
@@ -881,5 +883,5 @@ def check_usd(value: float, limit: float, what: str, per: str, money: Money) -> 
 
 def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> float | None:
     """The prefilled desktop price: street price of the GPUs plus the chosen base system."""
-    spec, _ = data.catalog.resolve_desktop(scenario.gpu or gpu)
+    spec = data.catalog.resolve(scenario.gpu or gpu)
     return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count, scenario.base)

@@ -34,11 +34,17 @@ assert tuple(TIER_HELP) == TIER_NAMES, "every tier has one line of help"
 TIERS_TEXT = ", ".join(TIER_NAMES)
 
 
+def is_free(offer: CloudOffer) -> bool:
+    """Free of charge: nothing by the hour and no plan (Colab's free tier). A GPU that is not
+    guaranteed is another matter: Colab's Pay As You Go has none and costs $0.87/h for a G4."""
+    return offer.usd_per_hour == 0 and offer.monthly_fee_usd == 0
+
+
 def tiers_of(offer: CloudOffer) -> frozenset[TierName]:
     """Every tier `offer` is in."""
     pricing: TierName = offer.way  # on-demand, spot or committed (a term)
     found: set[TierName] = {offer.tier or "secure", pricing}
-    if offer.usd_per_hour == 0 and offer.monthly_fee_usd == 0:
+    if is_free(offer):
         found.add("free")
     if offer.price_kind == "estimate":
         found.add("estimate")

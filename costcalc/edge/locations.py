@@ -78,6 +78,12 @@ def data_dir() -> Path:
     return _path(_directory_text("data"))
 
 
+def exports_dir() -> Path:
+    """Where a served app (`costcalc serve`) writes its exports: the app in a terminal writes
+    them in its working directory."""
+    return data_dir() / "exports"
+
+
 def log_dir() -> Path:
     return _path(_directory_text("logs"))
 

@@ -17,7 +17,9 @@ Rules kept here:
 - the client's observer is given when it is made and never changed (`observed` makes a sibling
   sharing the session and deadline), so no provider can inherit another's hook;
 - every failure becomes one FetchError line that names the host and what went wrong; a response
-  is never trusted past `max_bytes`.
+  is read as a stream and refused as soon as it passes its byte limit (each feed names its own,
+  sized from its real answers, under the client's `max_bytes`) or, streamed line by line, its
+  line limit: never buffered whole first.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
 from costcalc import __version__
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 
 CHUNK_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -70,10 +72,10 @@ def _env_number(
     try:
         value = float(text)
     except ValueError:
-        raise CostcalcError(f"{name} must be a number, got {text!r}") from None
+        raise CostcalcError(f"{name} must be a number, got {quoted(text)}") from None
     if not math.isfinite(value) or not low <= value <= high or (whole and value != int(value)):
         kind = "a whole number" if whole else "a number"
-        raise CostcalcError(f"{name} must be {kind} from {low:g} to {high:g}, got {text!r}")
+        raise CostcalcError(f"{name} must be {kind} from {low:g} to {high:g}, got {quoted(text)}")
     return value
 
 
@@ -90,9 +92,13 @@ class FetchSettings(Struct, frozen=True):
     retries: int = 3
     backoff_s: float = 1.0
     max_bytes: int = 64 * 1024 * 1024
-    """Largest JSON payload accepted (spot.json is about 3 MB)."""
+    """Largest payload accepted from any feed (spot.json is about 3 MB); a feed's own limit,
+    given with each request, is smaller."""
     max_stream_bytes: int = 8 * 1024 * 1024 * 1024
     """Largest line-streamed payload accepted (Price List bulk CSVs run to several GB)."""
+    max_stream_lines: int = 20_000_000
+    """Most lines a streamed payload may have: a region's Price List bulk CSV has a few million
+    rows of about a kilobyte; this is the byte limit's worth at 400 bytes a line."""
 
     @classmethod
     def from_env(cls) -> FetchSettings:
@@ -387,12 +393,19 @@ class HttpClient:
         self.close()
 
     def get(
-        self, url: str, headers: Mapping[str, str] | None = None, *, own_hosts: Hosts = ()
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        own_hosts: Hosts = (),
+        max_bytes: int | None = None,
     ) -> bytes:
-        """The whole (decompressed) body. A request with an Authorization header is sent only
-        when its prepared URL is https on one of `own_hosts` (or this machine)."""
+        """The whole (decompressed) body, refused as it streams once past `max_bytes` (the
+        feed's own limit; never more than the settings' `max_bytes`). A request with an
+        Authorization header is sent only when its prepared URL is https on one of `own_hosts`
+        (or this machine)."""
         request = _Request("GET", url, headers, None, own_hosts)
-        return b"".join(self._chunks(request, self.settings.max_bytes))
+        return b"".join(self._chunks(request, self._limit(max_bytes)))
 
     def post_json(
         self,
@@ -401,22 +414,33 @@ class HttpClient:
         headers: Mapping[str, str] | None = None,
         *,
         own_hosts: Hosts = (),
+        max_bytes: int | None = None,
     ) -> bytes:
-        """POST a JSON query (GraphQL, a search) and return the answer's bytes."""
+        """POST a JSON query (GraphQL, a search) and return the answer's bytes (`get`'s limit)."""
         request = _Request("POST", url, headers, body, own_hosts)
-        return b"".join(self._chunks(request, self.settings.max_bytes))
+        return b"".join(self._chunks(request, self._limit(max_bytes)))
+
+    def _limit(self, max_bytes: int | None) -> int:
+        return min(max_bytes or self.settings.max_bytes, self.settings.max_bytes)
 
     def iter_lines(self, url: str, headers: Mapping[str, str] | None = None) -> Iterator[str]:
-        """Decoded text lines, read chunk by chunk in linear time: memory holds a chunk and the
-        unfinished line, never the body; a line longer than MAX_LINE_BYTES is refused."""
+        """Decoded text lines, each ending in a line break but perhaps the last (so a parser can
+        tell a body cut mid-line), read chunk by chunk in linear time: memory holds a chunk and
+        the unfinished line, never the body; a line longer than MAX_LINE_BYTES, or more lines
+        than `max_stream_lines`, is refused."""
         pending = bytearray()
         request = _Request("GET", url, headers, None, ())
+        most = self.settings.max_stream_lines
+        count = 0
         for chunk in self._chunks(request, self.settings.max_stream_bytes):
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
                 if end < 0:
                     break
+                count += 1
+                if count > most:
+                    raise FetchError(f"{_where(url)}: more than {most:,} lines; not a price list")
                 pending += chunk[start:end]
                 yield _line(pending)
                 pending.clear()

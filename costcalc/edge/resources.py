@@ -4,10 +4,12 @@ always through one guarded reader and the records' validation (`records.validate
 Rules kept here:
 - nothing is trusted until `records.validated` accepts it; any failure becomes one DataFileError
   line that names the file and what to do, never a traceback or a signal;
-- every file is read through `read_user_text`: at most MAX_FILE_BYTES, UTF-8 (a BOM is fine),
-  and, for YAML, no deeper than MAX_NESTING levels, no more than MAX_NODES values and no more
-  than MAX_ALIASES aliases, checked before libyaml sees the text (a deeply nested file would
-  crash its C parser; a file of millions of tiny values would take gigabytes);
+- every file is read through `read_user_bytes`: at most the byte limit its reader names (a
+  larger file is refused by its size, before a byte is read), UTF-8 (a BOM is fine), and, for
+  YAML, no deeper than MAX_NESTING levels, no more values than its reader names and no more
+  than MAX_ALIASES aliases, counted on the parser's own events before anything is built from
+  them (so whichever characters break its lines, CR, NEL or U+2028 included, a file of millions
+  of tiny values is refused in a fraction of a second instead of taking gigabytes);
 - writes go to a temp file that is fsynced and renamed over the target, so a crash never leaves
   half a file.
 
@@ -22,16 +24,16 @@ that cannot be read or written is ignored: it only ever saves time.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import functools
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from costcalc.core.errors import DataFileError
+from costcalc.core.errors import QUOTED_MOST, DataFileError
 from costcalc.core.records import ValidationError, plain, problem, validated
 
 try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
@@ -47,29 +49,36 @@ PRICES_PACKAGE = "costcalc.data.prices"
 
 M = TypeVar("M", bound=msgspec.Struct)
 
-MAX_FILE_BYTES = 64 * 1024 * 1024
-"""Largest data file read (a refreshed snapshot of every AWS region is a few MB)."""
+MAX_FILE_BYTES = 17 * 1024 * 1024
+"""Largest data file read: a stored snapshot (at most 16 MiB, snapshots.MAX_SNAPSHOT_BYTES) and
+its seal; a refreshed snapshot of every AWS region is a few MB. A parse costs more than the
+file: at this size a file of one long text still parses in under 200 MB of memory (libyaml's
+buffer doubles, and a text with one emoji in it takes 4 bytes a character)."""
 MAX_NESTING = 64
 """Deepest YAML nesting accepted; costcalc's own files nest 4 levels."""
 MAX_ALIASES = 256
 """YAML aliases accepted in one file: a 'billion laughs' file expands each alias many times."""
 MAX_NODES = 200_000
-"""YAML values accepted in one file, counted before parsing (a line, a comma or a colon each may
-start one): memory and time grow with values, not bytes (a 60 MB file of `[0, 0, ...]` is 30
-million of them). costcalc's largest file has under 10,000; a refreshed snapshot of every AWS
-region a few tens of thousands."""
+"""YAML values (scalars, lists, mappings, each alias as the values it repeats) accepted in one
+file unless its reader names fewer: memory and time grow with values, not bytes (a 60 MB file
+of `[0, 0, ...]` is 30 million of them). costcalc's largest bundled file has under 10,000; a
+refreshed snapshot of every AWS region a few tens of thousands, and the writer refuses one
+with more (snapshots.write_refreshed)."""
 CACHE_ENTRIES = 32
 """Parsed files kept in the cache; older entries are deleted."""
 
-_ALIAS = r"(?:^|[\s\[{,:-])\*[^\s,\]}]+"  # compiled by `re` when a file is first parsed
+_UTF8_CHUNK_BYTES = 1024 * 1024
+"""UTF-8 is checked a chunk at a time, so a file is never held as bytes and text at once."""
 
 
-def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The text of a data file, or DataFileError naming the file (FileNotFoundError passes
-    through, so callers can treat a missing file as absent)."""
+def read_user_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a data file, checked to be UTF-8 text (a BOM is dropped), or DataFileError
+    naming the file; a file larger than `max_bytes` is refused by its size, unread
+    (FileNotFoundError passes through, so callers can treat a missing file as absent)."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+            size = os.fstat(handle.fileno()).st_size
+            data = b"" if size > max_bytes else handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise
     except NotADirectoryError as exc:  # a home that is a file holds no files
@@ -80,9 +89,38 @@ def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
         raise DataFileError(f"{path}: is a directory, not a file") from exc
     except OSError as exc:
         raise DataFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if len(data) > max_bytes:
-        raise DataFileError(f"{path}: larger than {max_bytes // 2**20} MB; is it the right file?")
-    return decode(data, str(path))
+    if size > max_bytes or len(data) > max_bytes:  # a pipe or /proc file says size 0
+        raise DataFileError(
+            f"{path}: larger than {_size(max_bytes)}, the most costcalc reads of such a file; "
+            "is it the right file?"
+        )
+    check_utf8(data, str(path))
+    return data[3:] if data.startswith(codecs.BOM_UTF8) else data
+
+
+def read_user_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """`read_user_bytes` as text."""
+    return read_user_bytes(path, max_bytes).decode("utf-8")
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:g} MB" if n >= 2**20 else f"{n / 2**10:g} kB"
+
+
+def check_utf8(data: bytes, where: str) -> None:
+    """DataFileError unless `data` is UTF-8, read a chunk at a time (never the whole text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data) or 1, _UTF8_CHUNK_BYTES):
+        pending = len(decoder.getstate()[0])
+        end = start + _UTF8_CHUNK_BYTES
+        try:
+            decoder.decode(view[start:end], final=end >= len(data))
+        except UnicodeDecodeError as exc:
+            raise DataFileError(
+                f"{where}: not UTF-8 text (bad byte at {start - pending + exc.start}); "
+                "save it as UTF-8"
+            ) from exc
 
 
 def decode(data: bytes, where: str) -> str:
@@ -94,41 +132,70 @@ def decode(data: bytes, where: str) -> str:
         ) from exc
 
 
-def check_yaml_shape(text: str, where: str) -> None:
-    """Refuse nesting and alias counts no costcalc file has, before libyaml parses the text."""
-    depth = deepest = 0
-    quote = ""
-    for char in text:
-        if quote:
-            if char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-        elif char == "\n":
-            quote = ""  # an unclosed quote ends the check of its line, not of the file
-    indents = [len(line) - len(line.lstrip(" -")) for line in text.splitlines()]
-    deepest = max(deepest, max(indents, default=0) // 2)
-    if deepest > MAX_NESTING:
-        raise DataFileError(
+def check_yaml_shape(text: str | bytes, where: str, max_nodes: int = MAX_NODES) -> None:
+    """Refuse more values, deeper nesting or more aliases than any costcalc file has, counted on
+    libyaml's events as they stream (each a few bytes of Python), so nothing is built from a
+    file that has too many: the parser, not a guess at which characters break lines, says what
+    a value is. An alias counts as every value it repeats."""
+    yaml = _yaml()
+    events = yaml.events
+    loader = _loader(yaml)(text)
+    nodes = aliases = 0
+    opened: list[tuple[str | None, int]] = []
+    """The collections open around the current event: their anchor and the count at their start."""
+    sizes: dict[str, int] = {}
+    """Values under each anchor seen so far."""
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            kind = type(event)
+            if kind is events.ScalarEvent:
+                nodes += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif kind is events.SequenceStartEvent or kind is events.MappingStartEvent:
+                nodes += 1
+                opened.append((event.anchor, nodes))
+                if len(opened) > MAX_NESTING:
+                    raise DataFileError(
+                        f"{where}: nested deeper than {MAX_NESTING} levels; not a costcalc file"
+                    )
+            elif kind is events.SequenceEndEvent or kind is events.MappingEndEvent:
+                anchor, first = opened.pop()
+                if anchor is not None:
+                    sizes[anchor] = nodes - first + 1
+            elif kind is events.AliasEvent:
+                aliases += 1
+                nodes += sizes.get(event.anchor, 1)
+                if aliases > MAX_ALIASES:
+                    raise DataFileError(
+                        f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file"
+                    )
+            if nodes > max_nodes:
+                raise DataFileError(
+                    f"{where}: more than {max_nodes:,} YAML values; not a costcalc file"
+                )
+    except yaml.YAMLError as exc:
+        raise _not_yaml(exc, where) from exc
+    finally:
+        loader.dispose()
+
+
+def _not_yaml(exc: Exception, where: str) -> DataFileError:
+    if "maximum nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's own limit
+        return DataFileError(
             f"{where}: nested deeper than {MAX_NESTING} levels; not a costcalc file"
         )
-    values = text.count("\n") + text.count(",") + text.count(":")
-    if values > MAX_NODES:
-        raise DataFileError(
-            f"{where}: more than {MAX_NODES:,} YAML values (about {values:,}); not a costcalc file"
-        )
-    if len(re.findall(_ALIAS, text)) > MAX_ALIASES:
-        raise DataFileError(f"{where}: more than {MAX_ALIASES} YAML aliases; not a costcalc file")
+    mark = getattr(exc, "problem_mark", None)
+    at = f" at line {mark.line + 1}" if mark is not None else ""
+    return DataFileError(f"{where}: not valid YAML{at}")
 
 
-def read_user_yaml(path: Path) -> Any:
+def read_user_yaml(
+    path: Path, *, max_bytes: int = MAX_FILE_BYTES, max_nodes: int = MAX_NODES
+) -> Any:
     """Parsed YAML of a user or downloaded file (FileNotFoundError passes through)."""
-    return parse_yaml(read_user_text(path), str(path))
+    return parse_yaml(read_user_bytes(path, max_bytes), str(path), max_nodes)
 
 
 def _yaml() -> Any:
@@ -138,16 +205,20 @@ def _yaml() -> Any:
     return yaml
 
 
-def parse_yaml(text: str, where: str) -> Any:
-    """Safe YAML (no tags), with libyaml's C parser when it is there."""
-    check_yaml_shape(text, where)
+def _loader(yaml: Any) -> Any:
+    """libyaml's C parser when it is there."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def parse_yaml(text: str | bytes, where: str, max_nodes: int = MAX_NODES) -> Any:
+    """Safe YAML (no tags), its shape checked first (`check_yaml_shape`). Bytes (UTF-8) are
+    read as they are: a text copy of a large file would cost up to four times its size."""
+    check_yaml_shape(text, where, max_nodes)
     yaml = _yaml()
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return yaml.load(text, Loader=_loader(yaml))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise DataFileError(f"{where}: not valid YAML{at}") from exc
+        raise _not_yaml(exc, where) from exc
     except RecursionError as exc:
         raise DataFileError(f"{where}: nested too deeply; not a costcalc file") from exc
     except ValueError as exc:  # a scalar no constructor can read: 5,000 digits, 2026-02-30
@@ -159,7 +230,14 @@ def validate(data: Any, model: type[M], where: str) -> M:
     try:
         return validated(model, data)
     except ValidationError as exc:
-        raise DataFileError(f"{where}: {problem(exc)}") from exc
+        raise DataFileError(f"{where}: {_clipped(problem(exc))}") from exc
+
+
+def _clipped(message: str) -> str:
+    """A validation message, cut where one that repeats a whole value or key would run on:
+    twice what a message may quote (costcalc.core.errors.quoted), so the words around it stay."""
+    most = 2 * QUOTED_MOST
+    return message if len(message) <= most else message[: most - 1] + "…"
 
 
 def digest(data: bytes) -> str:
@@ -193,14 +271,15 @@ def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
 def load_yaml_file(path: Path, model: type[M]) -> M:
     """A user-side or downloaded YAML file, validated as `model`."""
     try:
-        text = read_user_text(path)
+        data = read_user_bytes(path)
     except FileNotFoundError as exc:
         raise DataFileError(f"{path}: no such file") from exc
-    return load_yaml_text(text, str(path), model)
+    return load_yaml_text(data, str(path), model)
 
 
-def load_yaml_text(text: str, where: str, model: type[M]) -> M:
-    """Validate YAML text as `model`, through the JSON cache when it holds this exact text."""
+def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
+    """Validate YAML text (or its UTF-8 bytes) as `model`, through the cache when it holds this
+    exact text."""
     cached = _cache_path(text, model)
     if cached is not None:
         found = _read_cache(cached, model)
@@ -212,7 +291,7 @@ def load_yaml_text(text: str, where: str, model: type[M]) -> M:
     return result
 
 
-def _cache_path(text: str, model: type[msgspec.Struct]) -> Path | None:
+def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> Path | None:
     from costcalc import __version__
     from costcalc.edge import locations
 
@@ -220,7 +299,8 @@ def _cache_path(text: str, model: type[msgspec.Struct]) -> Path | None:
         directory = locations.cache_dir() / "parsed"
     except Exception:  # no usable home directory: run without a cache
         return None
-    return directory / f"{model.__name__}-{__version__}-{digest(text.encode('utf-8'))}.msgpack"
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return directory / f"{model.__name__}-{__version__}-{digest(data)}.msgpack"
 
 
 @functools.cache

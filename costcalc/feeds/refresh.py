@@ -30,7 +30,7 @@ from msgspec.structs import replace
 
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
-from costcalc.core.offers import age_days
+from costcalc.core.offers import Snapshot, age_days
 from costcalc.core.plausible import (
     FEED_RATIO,
     FeedShift,
@@ -63,7 +63,9 @@ MOSTLY_IMPLAUSIBLE = 0.5
 refused whole, and the last good snapshot stays."""
 
 KEEP_AT_LEAST = 0.5
-"""A payload with fewer rows than this share of the last refreshed snapshot is refused."""
+"""A payload with fewer rows than this share of the last refreshed snapshot is refused; in a
+fresh home, one with fewer than this share of the bundled snapshot's rows in its regions is
+refused when nothing confirmed its length, and said so otherwise."""
 
 MAX_FIELD_CHARS = 1000
 """Longest text a stored offer or snapshot may carry: the bundled files' longest is a few
@@ -265,13 +267,27 @@ def _short(text: str, most: int = 60) -> str:
 
 
 def check_confirmed(
-    new: PriceSnapshot, previous: PriceSnapshot | None, unconfirmed: Sequence[str], force: bool
+    new: PriceSnapshot,
+    previous: PriceSnapshot | None,
+    unconfirmed: Sequence[str],
+    force: bool,
+    bundled: Snapshot | None = None,
 ) -> None:
     """A body whose length nothing confirmed (no Content-Length, not chunked) may be a cut
     connection that looks whole: it is trusted only when it holds no fewer offers than the last
-    refreshed snapshot (in a fresh home there is nothing to compare; a cut by the deadline is
-    always an error, costcalc.edge.net)."""
-    if not unconfirmed or previous is None or force:
+    refreshed snapshot, or, in a fresh home, no fewer than KEEP_AT_LEAST of the `bundled` one's
+    offers in its regions (a cut by the deadline is always an error, costcalc.edge.net)."""
+    if not unconfirmed or force:
+        return
+    if previous is None:
+        short = fewer_than_bundled(new, bundled)
+        if short is not None:
+            count = len({row_identity(r) for r in new.offers})
+            raise Refused(
+                f"refused: {unconfirmed[0]} came without a length to check it by and holds "
+                f"{count} offers where the bundled prices have {short} (cut short?); run with "
+                "--force to accept"
+            )
         return
     old = len({row_identity(r) for r in previous.offers})
     count = len({row_identity(r) for r in new.offers})
@@ -281,6 +297,20 @@ def check_confirmed(
             f"{count} offers where the last snapshot had {old} (cut short?); run with --force "
             "to accept"
         )
+
+
+def fewer_than_bundled(new: PriceSnapshot, bundled: Snapshot | None) -> str | None:
+    """'38 in its region' (the bundled snapshot's offers there) when `new` has fewer than
+    KEEP_AT_LEAST of the bundled snapshot's offers in the regions `new` covers (a user who asks
+    for fewer regions gets fewer rows, and that is no shrinking); None otherwise."""
+    if not isinstance(bundled, PriceSnapshot):
+        return None
+    regions = {row.region for row in new.offers}
+    old = len({row_identity(r) for r in bundled.offers if r.region in regions})
+    if len({row_identity(r) for r in new.offers}) >= KEEP_AT_LEAST * old:
+        return None
+    where = "its region" if len(regions) == 1 else f"its {len(regions)} regions"
+    return f"{old} in {where}"
 
 
 def hold_back(
@@ -533,7 +563,8 @@ def _checked(
     snapshot, held = hold_back(snapshot, catalog, _readings(catalog), shipped)
     check_known(snapshot, catalog)
     check_not_shrunk(snapshot, previous, force)
-    check_confirmed(snapshot, previous, unconfirmed, force)
+    bundled = load_bundled(provider) if previous is None else None
+    check_confirmed(snapshot, previous, unconfirmed, force, bundled)
     return snapshot, repeated, held
 
 
@@ -577,6 +608,8 @@ def _refresh_one(
             unknown = outcome.unknown_gpus
             outcome = outcome.snapshot
         outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force, shipped)
+        fresh = _previous(provider) is None
+        short = fewer_than_bundled(outcome, load_bundled(provider)) if fresh else None
         write_refreshed(refreshed_path(provider), outcome)
     except HeldWhole as exc:
         return failed(str(exc), exc.held)
@@ -592,12 +625,14 @@ def _refresh_one(
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
     message += _unknown_note(unknown) + _held_note(held)
+    message += f"; under half the bundled prices' {short}" if short else ""
     summary = f"{count:,} offers" + (
         f", {len(unknown)} unknown GPU {'name' if len(unknown) == 1 else 'names'} skipped"
         if unknown
         else ""
     )
     summary += f", {len(held)} implausible held back" if held else ""
+    summary += f", under half the bundled {short}" if short else ""
     result = ProviderResult(
         name,
         True,

@@ -22,6 +22,7 @@ from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
 from costcalc.core.records import plain
 from costcalc.core.staleness import is_stale_result, max_age_days
+from costcalc.core.tiers import is_free
 from costcalc.present import display
 
 Width = Literal["name", "label", "figure"]
@@ -70,6 +71,12 @@ def items_unit(values: Sequence[float | None]) -> int:
     while min(known) * unit < 0.01 and unit < 10**12:
         unit *= 1000
     return unit
+
+
+def items_column_adds(items_per_run: float, unit: int) -> bool:
+    """Whether $ per `unit` items says more than $ a run: not when a run is `unit` items
+    (--items 1000000 and a unit of 1M), where both columns would hold the same figures."""
+    return items_per_run != unit
 
 
 def unit_text(unit: int) -> str:
@@ -136,8 +143,10 @@ def _extras(r: OfferResult, ctx: Context) -> str:
     o = r.offer
     if o.monthly_fee_usd:
         return f"plan {display.usd(o.monthly_fee_usd, ctx.money)}/mo"
+    if is_free(o):
+        return "free"
     if o.provider == "colab":
-        return "no plan" if o.guaranteed else "free"
+        return "no plan"  # Pay As You Go: units bought as needed
     parts = []
     if o.vcpus is not None:
         parts.append(f"{o.vcpus} vCPU")

@@ -27,11 +27,15 @@ from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
-from costcalc.present import display, explain, flips
+from costcalc.present import display, explain, flips, marks
 
 Recorded = Iterable[Point]
 """Readings of the verdict's offer from outside the prices in use: the user's refresh history
 and other dated sources, as (offer name, when, $/h, origin)."""
+
+
+MARK_WIDTH = 2
+"""A row's mark and the space after it."""
 
 
 class TableColumn(Protocol):
@@ -74,11 +78,11 @@ def pick_rows(
     exact: bool = False,
     best: OfferResult | None = None,
 ) -> list[OfferResult]:
-    """The rows of a listing: all of them ranked, or (`top`) the best of each provider and then
-    the cheapest offers with a guaranteed GPU (a free tier without one shows once, as its
-    provider's row). `exact`: `top` rows at most (`--top N`), the verdict's offer (`best` when
-    it is among `results`, else the cheapest guaranteed one that fits) first, then each
-    provider's best in price order, then the cheapest of the rest."""
+    """The rows of a listing, cheapest first: all of them, or (`top`) the verdict's offer
+    (`best` when it is among `results`, else the cheapest guaranteed one that fits), the best
+    of each provider and then the cheapest offers with a guaranteed GPU (an offer without one
+    shows once, as its provider's row). `exact`: `top` rows at most (`--top N`): the verdict's
+    offer, then each provider's best in price order, then the cheapest of the rest."""
     order = ranked(results, run)
     if top is None:
         return order
@@ -89,13 +93,15 @@ def pick_rows(
         if best is not None and best in results
         else next((r for r in order if r.offer.guaranteed and r.fits is not False), None)
     )
-    if exact and verdict is not None:
-        seen.add(verdict.offer.provider)
+    if verdict is not None:  # the verdict's offer is always a row (the first one shown)
+        if exact:
+            seen.add(verdict.offer.provider)
         chosen.append(verdict)
     for result in order:
         if result.offer.provider not in seen and result.fits is not False:
             seen.add(result.offer.provider)
-            chosen.append(result)
+            if result is not verdict:
+                chosen.append(result)
     if exact:
         chosen = chosen[:top]
     fill = sorted(order, key=lambda r: (not r.offer.guaranteed, r.fits is False))
@@ -136,10 +142,22 @@ def render_table(
     *,
     width: int | None = None,
     priority: Sequence[str] | None = None,
+    marks: Sequence[str] | None = None,
 ) -> str:
     """The table as text. With `width`, only the columns that fit it, chosen by `priority`
     (the offer columns' PRIORITY by default; for a listing, its own order), with names cut
-    to fit and a line under the table that says what was left out."""
+    to fit and a line under the table that says what was left out. `marks`: one character
+    a row (★, †, or a space), in a column of their own on the left, as the app shows them."""
+    if marks is not None:
+        room = None if width is None else max(width - MARK_WIDTH, 1)
+        text = render_table(columns, rows, ctx, width=room, priority=priority)
+        lines = text.split("\n")
+        body = 1 + len(rows)  # the header and the rows; the lines under them keep their place
+        marked = [
+            f"{mark:<{MARK_WIDTH - 1}} {line}".rstrip()
+            for mark, line in zip(["", *marks], lines[:body], strict=True)
+        ]
+        return "\n".join([*marked, *lines[body:]])
 
     def title_of(column: TableColumn) -> str:
         if ctx is not None and isinstance(column, cols.Column):
@@ -181,67 +199,163 @@ def to_text(
     saved: frozenset[str] = frozenset(),
     brief: bool = False,
     exact_top: bool = False,
+    saved_note: str | None = None,
+    after: int = 0,
 ) -> str:
     """The answer as text, the verdict first: the verdict, what would flip it, its price's
-    readings and age; then the desktop's cost; then the tables. `labels`: the providers' names
+    readings and age (and `saved_note`, which saved settings were used); then the desktop's
+    cost; then the tables. `labels`: the providers' names
     for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
     gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
     `wide`: tables show every column whatever the width; `recorded`: the user's history of the
     verdict's offer; `saved`: the inputs saved settings filled; `brief`: the verdict alone;
     `exact_top`: `top` rows in each table, no more (`--top N`; without it, every provider's
-    best shows, at least `top` rows)."""
+    best shows, at least `top` rows; with a run, what keeps the answer and the `after` lines
+    the caller prints under it (its notes) within RUN_LINES)."""
     c, w = calc.comparison, calc.workload
     run = w.run_hours is not None
-    comparable, scale_out, rest = groups(c)
-    shown = cols.shown(
-        cols.CLI_RUN_COLUMNS if run else cols.CLI_COLUMNS,
-        run=run,
-        batch=False,
-        items=w.items_per_run is not None,
-    )
-    rows = pick_rows(comparable, top, run, exact=exact_top, best=c.best)
-    scale_top = top if exact_top else (3 if top else None)
-    scale_rows = pick_rows(scale_out, scale_top, run, exact=exact_top)
-    ctx = table_context(calc, [*rows, *scale_rows], short_labels)
-    table_width = None if wide else width
 
     def prose(*texts: str) -> list[str]:  # tables are fit to the width, never wrapped
         return fill_all(texts, width)
 
-    out = prose(*verdict_lines(calc, data, labels, recorded, saved))
+    answer = verdict_lines(calc, data, labels, recorded, saved)
+    out = prose(*answer, *([f"  {saved_note}"] if saved_note else []))
     if brief:
         return "\n".join(out)
-    which = "all offers" if top is None else "cheapest offers"
-    order = "cost per run" if run else "cost per year"
-    at = batch_words(calc, data)
-    out += prose(
-        "",
-        *desktop_lines(calc, data),
-        "",
-        f"Comparable cloud offers: {display.comparable_text(c, calc.spec, calc.desktop.gpu_count)}"
-        f"; {which} by {order}, speed relative to your desktop{at}:",
-    )
-    table = [cols.cells(r, shown, ctx) for r in rows]
-    if run and c.desktop_run is not None:
-        table.insert(0, desktop_cells(calc, shown, ctx))
-    if table:
-        out.append(render_table(shown, table, ctx, width=table_width))
-    else:
-        out += prose(
-            "  no offers match your choice of providers (with only `custom`, give --cloud-price)"
+    out += prose("", *desktop_lines(calc, data), "")
+    comparable, scale_out, rest = groups(c)
+    closing = prose(*closing_lines(calc, len(rest)))
+    tables = TableText(calc, data, top, width, wide, short_labels)
+    if not run or top is None or exact_top:
+        rows = pick_rows(comparable, top, run, exact=exact_top, best=c.best)
+        scale_top = top if exact_top else (3 if top else None)
+        scale_rows = pick_rows(scale_out, scale_top, run, exact=exact_top)
+        return "\n".join([*out, *tables.lines(rows, scale_rows, scale_out), *closing])
+    # A run's table is read for one figure an offer: by default the answer keeps to RUN_LINES,
+    # the comparable offers first (--top N or --all for more).
+    room = RUN_LINES - len(out) - len(closing) - after
+    body: list[str] = []
+    for n, scale_n in RUN_ROWS:
+        rows = pick_rows(comparable, n or top, run, exact=n is not None, best=c.best)
+        scale_rows = pick_rows(scale_out, scale_n, run, exact=True) if scale_n else []
+        body = tables.lines(rows, scale_rows, scale_out)
+        if len(body) <= room:
+            break
+    return "\n".join([*out, *body, *closing])
+
+
+RUN_LINES = 50
+"""The most lines a run's answer takes by default at any width of 80 or more (the verdict,
+the desktop, the cost of one run on the cheapest offers); `--top N`, `--all` list more."""
+RUN_ROWS: tuple[tuple[int | None, int], ...] = (
+    (None, 3),
+    (10, 3),
+    (10, 0),
+    (8, 0),
+    (6, 0),
+    (4, 0),
+    (2, 0),
+)
+"""(comparable rows, scale-out rows) tried in turn until the answer fits RUN_LINES (None: the
+default, each provider's cheapest): the scale-out table makes way before the comparable
+offers do, and a line names its cheapest."""
+
+
+class TableText:
+    """The offer tables of `to_text` and the lines around them, for chosen rows."""
+
+    def __init__(
+        self,
+        calc: Calculation,
+        data: AppData,
+        top: int | None,
+        width: int | None,
+        wide: bool,
+        short_labels: Mapping[str, str] | None,
+    ) -> None:
+        self.calc, self.data, self.top = calc, data, top
+        self.width, self.table_width = width, None if wide else width
+        self.short_labels = short_labels
+
+    def lines(
+        self,
+        rows: Sequence[OfferResult],
+        scale_rows: Sequence[OfferResult],
+        scale_out: Sequence[OfferResult],
+    ) -> list[str]:
+        """The comparable offers' table (the verdict's offer first, marked, and the desktop's
+        own row after it with a run), its legend, then the scale-out table of `scale_rows`, or
+        without them a line that counts the `scale_out` offers and names the cheapest."""
+        calc, c, w = self.calc, self.calc.comparison, self.calc.workload
+        run = w.run_hours is not None
+        rows = marks.verdict_first(rows, c)
+        ctx = table_context(calc, [*rows, *scale_rows], self.short_labels)
+        per_items = w.items_per_run is not None and cols.items_column_adds(
+            w.items_per_run, ctx.items_unit
         )
-    if any(not r.offer.guaranteed for r in rows):
-        out += prose("  * no guaranteed GPU (free tier): shown for reference, never the verdict")
-    if scale_out:
-        out += prose(
-            "",
-            f"Scale-out: more GPUs than your desktop ({scaling_text(data, w.kind)}); "
-            "--scale-out lets them be the verdict:",
+        shown = cols.shown(
+            cols.CLI_RUN_COLUMNS if run else cols.CLI_COLUMNS,
+            run=run,
+            batch=False,
+            items=per_items,
         )
+        which = "all offers" if self.top is None else "cheapest offers"
+        order = "cost per run" if run else "cost per year"
+        if w.items_per_run is not None and not per_items:
+            order += f" of {w.items_per_run:,.0f} items"  # $ a run is $ per that many items
+        at = batch_words(calc, self.data)
+        comparable = display.comparable_text(c, calc.spec, calc.desktop.gpu_count)
+        out = self.prose(
+            f"Comparable cloud offers: {comparable}; {which} by {order}, speed relative to your "
+            f"desktop{at}:"
+        )
+        table = [cols.cells(r, shown, ctx) for r in rows]
+        row_marks = [marks.mark(r, c) for r in rows]
+        if run and c.desktop_run is not None:
+            at_row = 1 if rows and rows[0] is c.best else 0
+            table.insert(at_row, desktop_cells(calc, shown, ctx))
+            row_marks.insert(at_row, " ")
+        left_out = ""
+        marked = any(m.strip() for m in row_marks)
+        if table:
+            text = render_table(
+                shown, table, ctx, width=self.table_width, marks=row_marks if marked else None
+            )
+            out += text.split("\n")
+            left_out = next((line for line in out if line.startswith("  --wide shows")), "")
+        else:
+            out += self.prose(
+                "  no offers match your choice of providers (with only `custom`, give "
+                "--cloud-price)"
+            )
+        legend = marks.legend(rows, c)
+        if legend is not None:
+            out += self.prose(f"  {legend}")
+        if not scale_out:
+            return out
+        head = f"Scale-out: more GPUs than your desktop ({scaling_text(self.data, w.kind)})"
+        if not scale_rows:
+            return [*out, *self.prose("", f"{head}: {self.scale_out_line(scale_out, ctx)}")]
+        out += self.prose("", f"{head}; --scale-out lets them be the verdict:")
         scale_table = [cols.cells(r, shown, ctx) for r in scale_rows]
-        out.append(render_table(shown, scale_table, ctx, width=table_width))
-    out += prose(*closing_lines(calc, len(rest)))
-    return "\n".join(out)
+        scale_marks = [marks.mark(r, c) for r in scale_rows] if marked else None
+        text = render_table(shown, scale_table, ctx, width=self.table_width, marks=scale_marks)
+        # the line that says which columns made way, once when both tables say the same
+        return out + [line for line in text.split("\n") if not left_out or line != left_out]
+
+    def scale_out_line(self, scale_out: Sequence[OfferResult], ctx: cols.Context) -> str:
+        """'118 offers, the cheapest RunPod 2x RTX PRO 6000 (Community Cloud) at $3.77 a run;
+        --top N lists them, ...': the scale-out table in a sentence, where it made way."""
+        cheapest = ranked(scale_out, self.calc.workload.run_hours is not None)[0]
+        run, offer = cheapest.run, cheapest.offer
+        cost = f" at {display.usd(run.usd, self.calc.money)} a run" if run is not None else ""
+        return (
+            f"{len(scale_out):,} offers, the cheapest {ctx.label(offer.provider)} {offer.name}"
+            f"{cost}; --top N lists them, --scale-out lets them be the verdict."
+        )
+
+    def prose(self, *texts: str) -> list[str]:
+        return fill_all(texts, self.width)
 
 
 def verdict_parts(

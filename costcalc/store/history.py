@@ -15,7 +15,7 @@ Rules kept here:
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -171,22 +171,24 @@ def reconcile(held: Sequence[CloudOffer], path: Path | None = None) -> int:
 
 
 def query(
-    gpu: str | None = None,
+    gpu: str | Collection[str] | None = None,
     provider: str | None = None,
     region: str | None = None,
     path: Path | None = None,
     held: Sequence[CloudOffer] = (),
 ) -> list[Series]:
     """Every series matching the filters, points oldest first: what was recorded, plus `held`,
-    the prices of the snapshots in use (one point each, at their dates)."""
+    the prices of the snapshots in use (one point each, at their dates). `gpu`: a catalog key,
+    or several (a family's)."""
+    gpus = None if gpu is None else frozenset((gpu,) if isinstance(gpu, str) else gpu)
     series: dict[tuple[str, str, str], Series] = {}
     seen: set[tuple[str, str, str, datetime]] = set()
-    for prov, name, reg, key, count, when, usd in _recorded(gpu, provider, region, path):
+    for prov, name, reg, key, count, when, usd in _recorded(gpus, provider, region, path):
         one = series.setdefault((prov, name, reg), Series(prov, name, reg, key, count))
         one.points.append(Point(when, usd))
         seen.add((prov, name, reg, when))
     for o in held:
-        if gpu not in (None, o.gpu) or provider not in (None, o.provider):
+        if (gpus is not None and o.gpu not in gpus) or provider not in (None, o.provider):
             continue
         if region not in (None, o.region) or (o.provider, o.name, o.region, o.fetched_at) in seen:
             continue
@@ -200,13 +202,16 @@ def query(
 
 
 def _recorded(
-    gpu: str | None, provider: str | None, region: str | None, path: Path | None
+    gpus: frozenset[str] | None, provider: str | None, region: str | None, path: Path | None
 ) -> list[tuple[str, str, str, str, int, datetime, float]]:
     db = path or locations.history_db()
     if not db.exists():
         return []
     clauses, params = [], []
-    for column, value in (("gpu", gpu), ("provider", provider), ("region", region)):
+    if gpus is not None:
+        clauses.append(f"gpu IN ({', '.join('?' * len(gpus))})")
+        params.extend(sorted(gpus))
+    for column, value in (("provider", provider), ("region", region)):
         if value is not None:
             clauses.append(f"{column} = ?")
             params.append(value)

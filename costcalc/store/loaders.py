@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.scenario import AppData
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def utc_now() -> datetime:
     try:
         moment = datetime.fromisoformat(pinned)
     except ValueError:
-        raise CostcalcError(f"{NOW_ENV} must be an ISO 8601 time, got {pinned!r}") from None
+        raise CostcalcError(f"{NOW_ENV} must be an ISO 8601 time, got {quoted(pinned)}") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 

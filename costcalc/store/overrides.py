@@ -35,7 +35,7 @@ from typing import Annotated, Literal
 from msgspec.structs import replace
 
 from costcalc.core.catalog import GpuCatalog
-from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.errors import CostcalcError, DataFileError, quoted
 from costcalc.core.models import CloudOffer
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.records import Meta, Record
@@ -49,6 +49,12 @@ MIN_USD_PER_HOUR = 0.0001
 price; 0 says free."""
 MAX_ENTRIES = 1_000
 """Overrides (and added offers) one file may hold: each is matched against every offer."""
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Largest prices.yaml read: MAX_ENTRIES of each kind at 2 kB each (an entry with a note is
+about 200 bytes), with room for comments."""
+MAX_NODES = 100_000
+"""YAML values a prices.yaml may hold: MAX_ENTRIES of each kind with every one of their ten
+fields is about 42,000."""
 
 UsdPerHour = Annotated[float, Meta(ge=0, le=MAX_USD_PER_HOUR)]
 GpuCount = Annotated[int, Meta(ge=1, le=MAX_GPUS_PER_OFFER)]
@@ -60,7 +66,7 @@ def _check_entry(provider: str, usd_per_hour: float, as_of: date | None) -> None
     from costcalc.providers.registry import names
 
     if provider not in names():
-        raise ValueError(f"unknown provider {provider!r}; choose from {', '.join(names())}")
+        raise ValueError(f"unknown provider {quoted(provider)}; choose from {', '.join(names())}")
     if 0 < usd_per_hour < MIN_USD_PER_HOUR:
         raise ValueError(f"{usd_per_hour:g} is too small to be a price per hour; write 0 for free")
     if as_of is not None and as_of > date.today() + timedelta(days=1):
@@ -115,7 +121,7 @@ def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
     """The user's file, validated; None when there is none."""
     path = path or locations.price_overrides_file()
     try:
-        data = read_user_yaml(path)
+        data = read_user_yaml(path, max_bytes=MAX_FILE_BYTES, max_nodes=MAX_NODES)
     except FileNotFoundError:
         return None
     return validate({} if data is None else data, PriceOverridesFile, str(path))
@@ -162,9 +168,9 @@ def apply_overrides(
                     },
                 )
         if not hits and override.provider in providers:
-            where = f" in {override.region}" if override.region else ""
+            where = f" in {quoted(override.region)}" if override.region else ""
             warnings.append(
-                f"{path}: overrides[{index}] ({override.provider} {override.name!r}{where}) "
+                f"{path}: overrides[{index}] ({override.provider} {quoted(override.name)}{where}) "
                 "matches no offer"
             )
     added = [

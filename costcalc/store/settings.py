@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 
 from costcalc.core.constants import CUSTOM_PROVIDER
-from costcalc.core.errors import DataFileError
+from costcalc.core.errors import DataFileError, quoted, quoted_list
 from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
@@ -29,6 +29,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""Largest config.yaml read: the app writes about 1 kB (every input, one line each)."""
+MAX_SETTINGS_NODES = 10_000
+"""YAML values a config.yaml may hold: the app writes about 100 (a key and a value per input,
+a name per chosen provider)."""
 
 
 class Settings(Scenario, frozen=True, kw_only=True):
@@ -75,7 +81,7 @@ def load_saved(path: Path | None = None) -> Saved:
             return Saved(text)
         path = settings_path()
     try:
-        raw = read_user_yaml(path)
+        raw = read_user_yaml(path, max_bytes=MAX_SETTINGS_BYTES, max_nodes=MAX_SETTINGS_NODES)
     except FileNotFoundError:
         return Saved(str(path))
     except DataFileError as exc:
@@ -91,12 +97,12 @@ def load_saved(path: Path | None = None) -> Saved:
     known = Settings.__struct_fields__
     for key, value in raw.items():
         if key not in known:
-            warnings.append(f"{path}: unknown setting {key!r} ignored")
+            warnings.append(f"{path}: unknown setting {quoted(key)} ignored")
             continue
         if key == "providers" and isinstance(value, (list, tuple)):
             value, unknown = _known_providers(value)
             if unknown:
-                warnings.append(f"{path}: unknown provider(s) {', '.join(unknown)} ignored")
+                warnings.append(f"{path}: unknown provider(s) {quoted_list(unknown)} ignored")
         try:
             validated(Settings, {key: value})
         except ValidationError as exc:

@@ -34,12 +34,14 @@ from costcalc.core.ranges import ReadingsFile
 from costcalc.core.records import plain
 from costcalc.edge import locations
 from costcalc.edge.resources import (
+    MAX_NODES,
     PRICES_PACKAGE,
+    check_yaml_shape,
     digest,
     dump_yaml,
     load_yaml_resource,
     load_yaml_text,
-    read_user_text,
+    read_user_bytes,
     write_atomic,
 )
 from costcalc.providers import registry
@@ -78,9 +80,12 @@ def refreshed_path(ref: ProviderRef) -> Path:
 # --------------------------------------------------------------------------- whole files only
 
 MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
-"""Largest snapshot stored: a quarter of what any reader accepts (MAX_FILE_BYTES), so a stored
-snapshot is always readable; a refreshed snapshot of every AWS region is a few MB."""
-_SEAL = re.compile(r"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
+"""Largest snapshot stored: with its seal, within what any reader accepts (MAX_FILE_BYTES), and
+with no more YAML values than a reader counts (MAX_NODES), so a stored snapshot is always
+readable; a refreshed snapshot of every AWS region is a few MB."""
+MAX_SNAPSHOT_NODES = MAX_NODES
+"""Most YAML values a stored snapshot may have: what a reader counts before it parses."""
+_SEAL = re.compile(rb"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
 
 
 def rows_of(model: Struct) -> int:
@@ -109,6 +114,13 @@ def write_refreshed(path: Path, model: Struct) -> None:
             f"{MAX_SNAPSHOT_BYTES:,}; not stored"
         )
     try:
+        check_yaml_shape(body, path.name, MAX_SNAPSHOT_NODES)  # as a reader counts
+    except DataFileError as exc:
+        raise DataFileError(
+            f"{path.name}: the snapshot would have more than {MAX_SNAPSHOT_NODES:,} values, "
+            "more than a reader takes; not stored"
+        ) from exc
+    try:
         write_atomic(path, sealed(body, rows_of(model)))
     except OSError as exc:
         raise DataFileError(f"{path}: {cannot_store(exc)}") from exc
@@ -129,20 +141,21 @@ def load_refreshed(path: Path, model: type[M]) -> M:
     """A refreshed snapshot, whole or not at all: its seal must match its text and its row
     count the rows read (a file cut at a line boundary is still valid YAML)."""
     try:
-        text = read_user_text(path)
+        data = read_user_bytes(path)
     except FileNotFoundError as exc:
         raise DataFileError(f"{path}: no such file") from exc
-    seal = _SEAL.match(text)
+    seal = _SEAL.match(data)
     if seal is None:
         raise DataFileError(
             f"{path}: no row count and checksum (written by an older costcalc, or by hand)"
         )
-    body = text[seal.end() :]
-    if digest(body.encode("utf-8")) != seal[2]:
+    body = data[seal.end() :]
+    if digest(body) != seal[2].decode("ascii"):
         raise DataFileError(f"{path}: checksum does not match; the file was cut short or changed")
     found = load_yaml_text(body, str(path), model)
-    if rows_of(found) != int(seal[1]):
-        raise DataFileError(f"{path}: {rows_of(found)} rows where its seal says {seal[1]}")
+    rows = int(seal[1])
+    if rows_of(found) != rows:
+        raise DataFileError(f"{path}: {rows_of(found)} rows where its seal says {rows}")
     return found
 
 

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Select
 
-from costcalc.core.errors import CostcalcError
+from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.scenario import AppData
 from costcalc.store.loaders import load_app_data, utc_now
 from costcalc.store.settings import Settings, load_saved, save_settings
@@ -30,6 +30,8 @@ from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer, cancelled
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from costcalc.core.bench_results import BenchResult
 
 Clock = Callable[[], datetime]
@@ -60,6 +62,7 @@ class CostcalcApp(App[None]):
         detect_gpu: bool = True,
         persist: bool = True,
         load_bench: bool = True,
+        export_dir: Path | None = None,
     ) -> None:
         super().__init__()
         escape_then_key()
@@ -76,6 +79,8 @@ class CostcalcApp(App[None]):
         self._detect_gpu = detect_gpu and settings.gpu is None
         self._persist = persist
         self._load_bench = load_bench
+        self.export_dir = export_dir
+        """Where exports are written (None: the working directory)."""
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
         self._ended = False
@@ -132,7 +137,7 @@ class CostcalcApp(App[None]):
 
     def on_mount(self) -> None:
         if not self._theme_known:
-            self.notify(f"unknown theme {self.settings.theme!r}", severity="warning")
+            self.notify(f"unknown theme {quoted(self.settings.theme)}", severity="warning")
         if self._settings_warning:
             self.notify(self._settings_warning, title="Settings", severity="warning", timeout=10)
         for warning in self.data.book.warnings:

@@ -2,9 +2,10 @@
 
 One row per provider x GPU x count x tier x spot/on-demand (its cheapest offer); the other plan
 tiers and regions of the same thing fold under it and open with Enter, or all at once. The
-verdict's offer is pinned above the rest. In the default order ("best first") the cheapest of
-each provider comes next, so every provider is on the first screen; any sort keeps offers that
-can do the desktop's job above scale-out boxes, and those above smaller cards.
+verdict's offer is pinned above the rest (with a run, the desktop's own row under it). In the
+default order ("best first") the cheapest of each provider comes next, so every provider is on
+the first screen; any sort keeps offers that can do the desktop's job above scale-out boxes,
+and those above smaller cards.
 
 Rule kept here: no textual and no arithmetic; sort keys come from costcalc.present.columns. Building
 the rows for 5,000 offers takes a few milliseconds: no cell is formatted here.
@@ -24,7 +25,7 @@ from costcalc.present import columns as cols
 RowKind = Literal["offer", "section", "desktop"]
 
 DESKTOP_KEY = "desktop"
-"""The row key of the desktop's own row (pinned first when a run is given)."""
+"""The row key of the desktop's own row (pinned under the verdict's when a run is given)."""
 
 SECTION_TITLES = {
     "providers": "cheapest of each provider",
@@ -102,8 +103,9 @@ SECTION_ORDER = ("comparable", "scale-out", "smaller", "unfit")
 
 
 def ranker(run: bool) -> Callable[[OfferResult], tuple[bool, object]]:
-    """What 'cheapest' means: $ per run with a run, $ a year otherwise; a free tier without a
-    guaranteed GPU after the rest. (The column is looked up once: a fold ranks every offer.)"""
+    """What 'cheapest' means: $ per run with a run, $ a year otherwise; an offer without a
+    guaranteed GPU (free or not) after the rest. (The column is looked up once: a fold ranks
+    every offer.)"""
     by = cols.BY_KEY["run_usd" if run else "usd_per_year"].sort
 
     def rank(result: OfferResult) -> tuple[bool, object]:
@@ -157,8 +159,6 @@ def build(
         return order([r for r in groups[group] if r is not head])
 
     pinned: list[Row] = []
-    if desktop_row:
-        pinned.append(Row(DESKTOP_KEY, kind="desktop"))
 
     def rows_for(group: str) -> list[Row]:
         opened = show_all or group in expanded
@@ -183,6 +183,8 @@ def build(
                 expanded=(show_all or best_group in expanded) and len(groups[best_group]) > 1,
             )
         )
+    if desktop_row:  # under the verdict's offer, which is the first row in every view
+        pinned.append(Row(DESKTOP_KEY, kind="desktop"))
 
     rows: list[Row] = []
     if best_group is not None and (show_all or best_group in expanded):

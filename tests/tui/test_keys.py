@@ -356,6 +356,22 @@ async def test_export_writes_the_rows_shown(
             assert lines[1].startswith("|---")
 
 
+async def test_a_served_app_exports_into_its_folder(
+    app_factory: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`costcalc serve` gives its apps a folder under COSTCALC_HOME (made on the first export):
+    a web page must not write where the server happens to run."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "home" / "data" / "exports"
+    app = app_factory(export_dir=folder)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        main_of(app).action_export("csv")
+        await pilot.pause()
+    assert [p.name[:16] for p in folder.iterdir()] == ["costcalc-offers-"]
+    assert not any(tmp_path.glob("costcalc-offers-*"))
+
+
 NUMBER_HEADERS = ("_usd", "_eur", "_days", "_x", "_kg_per_year", "_kg_per_run", "_per_run")
 
 
@@ -363,7 +379,7 @@ NUMBER_HEADERS = ("_usd", "_eur", "_days", "_x", "_kg_per_year", "_kg_per_run", 
     "settings",
     [
         Settings(gpu="rtx3090"),
-        Settings(gpu="rtx3090", run_hours=12, items_per_run=1e6, currency="EUR"),
+        Settings(gpu="rtx3090", run_hours=12, items_per_run=3e6, currency="EUR"),
     ],
     ids=["per-year", "per-run-in-euros"],
 )

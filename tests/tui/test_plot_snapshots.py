@@ -15,8 +15,9 @@ from tests.tui.helpers import started
 
 SnapCompare = Callable[..., bool]
 
-SECOND_OFFER = ["t", "down"]
-"""Select the row below the cheapest, so both plots carry two offers and the desktop."""
+SECOND_OFFER = ["t", "down", "down"]
+"""Select the row below the verdict's and the desktop's own (a run is set), so both plots
+carry two offers and the desktop."""
 
 
 def settings(**more: object) -> Settings:

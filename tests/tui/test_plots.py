@@ -89,7 +89,8 @@ async def test_the_legend_names_each_line_at_both_sizes(fixed_app_factory: MakeA
                     "w", "w"
                 )  # narrow: the curves open with w (hidden -> why -> curves)
             await drawn(app, CumulativePlot)
-            await pilot.press("t", "down")  # select another offer than the cheapest
+            # select another offer than the verdict's, past the desktop's own row under it
+            await pilot.press("t", "down", "down")
             await pilot.pause()
             text = str(app.screen.query_one("#plots-legend").render())
             assert text.startswith("⠒⠒ desktop") and "▄▄ " in text and "•• " in text, text

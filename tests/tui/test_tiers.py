@@ -66,8 +66,10 @@ async def test_t_leaves_out_tiers_and_the_cli_agrees(
     assert doc["tiers"]["left_out"] == ["community", "marketplace"]
     assert main(["quick"]) == 0
     out, _ = capsys.readouterr()
-    first = " ".join(out.split()[:40])  # the line that says saved settings were used
-    assert "excluded tiers community, marketplace" in first
+    assert out.startswith("Rent: ")  # the verdict first (issue 37), then its reasons
+    answer = out.split("\n\n")[0]  # the line that says saved settings were used ends it
+    saved = " ".join(answer[answer.index("Using your saved settings") :].split())
+    assert "excluded tiers community, marketplace" in saved
 
 
 async def test_an_unknown_tier_is_refused_with_the_valid_ones(app_factory: MakeApp) -> None:

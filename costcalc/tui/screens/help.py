@@ -40,9 +40,11 @@ KEYS: tuple[tuple[str, str], ...] = (
 FIELDS_TITLE = "Setup fields (the key is shown beside each label; Enter applies):"
 NOTES = """
 ★ the verdict's offer, pinned on top: the cheapest comparable offer with a
-  guaranteed GPU that fits. ▸ a row with other tiers or regions folded under it
-  (Enter opens it). ✗ the GPU cannot hold the run ("does not fit"). A * after a
-  name: no guaranteed GPU (free tiers), shown for reference only.
+  guaranteed GPU that fits. † a cheaper price the verdict left out as stale (a
+  spot or marketplace price too old to decide). ▸ a row with other tiers or
+  regions folded under it (Enter opens it). ✗ the GPU cannot hold the run ("does
+  not fit"). A * after a name: no guaranteed GPU (Colab's tiers, free or paid),
+  shown for reference only.
 
 Utilisation is the share of ALL hours of the year the GPU works. Most personal
 machines sit at 5-10 %, a PhD desktop below 15 %, a group cluster above 35 %,

@@ -548,7 +548,8 @@ class MainScreen(Screen[None]):
 
     def action_export(self, kind: str) -> None:
         """Write the table as it is shown (rows, order, filters; every column) to a file in the
-        working directory: CSV with plain numbers, Markdown as on screen."""
+        working directory (the app's export_dir when served): CSV with plain numbers, Markdown
+        as on screen."""
         from pathlib import Path
 
         from costcalc.present.export import export_text
@@ -557,10 +558,12 @@ class MainScreen(Screen[None]):
         if self.calc is None:
             return
         stamp = self.calc.now.strftime("%Y%m%d-%H%M%S")
-        path = Path.cwd() / f"costcalc-offers-{stamp}.{'md' if kind == 'markdown' else 'csv'}"
+        folder = self.app.export_dir or Path.cwd()
+        path = folder / f"costcalc-offers-{stamp}.{'md' if kind == 'markdown' else 'csv'}"
         rows = table.export_rows()
         text = export_text(rows, table.candidates, table.ctx, kind)
         try:
+            folder.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror}", title="Export", severity="error")

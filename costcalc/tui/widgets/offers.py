@@ -28,7 +28,7 @@ from textual.strip import Strip
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import Calculation
 from costcalc.present import columns as cols
-from costcalc.present import display
+from costcalc.present import display, marks
 from costcalc.present.columns import INF, Column
 from costcalc.present.export import ExportRow, desktop_values, offer_values
 from costcalc.present.report import desktop_cells, table_context
@@ -46,9 +46,10 @@ SAMPLE_ROWS = 30
 """Rows whose cells size the columns (with the floors in ROOM): the first screen's worth."""
 SORT_KEYS = range(1, 10)
 """Digit n sorts by the n-th column on screen, left to right."""
-CHEAPEST = "★"
-NO_FIT = "✗"
+CHEAPEST = marks.VERDICT
+NO_FIT = marks.NO_FIT
 FOLDED, OPEN = "▸", "▾"
+TITLE = "Offers"
 
 
 _BATCH = attrgetter("usd_per_batch_item")
@@ -151,7 +152,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
         self._fitted_for: tuple[int, int] | None = None
 
     def on_mount(self) -> None:
-        self.border_title = "Offers"
+        self.border_title = TITLE
 
     # ------------------------------------------------------------------ data in
 
@@ -168,7 +169,8 @@ class OffersTable(SteadyScrollbars, can_focus=True):
             run=run,
             # (map and attrgetter: C loops over 5,000 offers, not a generator's Python frames)
             batch=set(map(_BATCH, calc.comparison.offers)) != {None},
-            items=calc.workload.items_per_run is not None,
+            items=calc.workload.items_per_run is not None
+            and cols.items_column_adds(calc.workload.items_per_run, self.ctx.items_unit),
         )
         if self.sort_column is not None and self.sort_column not in {
             c.key for c in self.candidates
@@ -200,6 +202,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
             self._fitted_for = None
         self._fit()
         self._subtitle()  # the order it names, whether or not the columns were fitted again
+        self._title()
         rows = self.view.all_rows()
         keys = [row.key for row in rows]
         if keep in keys:
@@ -314,6 +317,8 @@ class OffersTable(SteadyScrollbars, can_focus=True):
             first = CHEAPEST
         elif row.result is not None and row.result.fits is False:
             first = NO_FIT
+        elif row.result is not None and self.calc is not None:
+            first = marks.mark(row.result, self.calc.comparison)
         second = " "
         if row.folded:
             second = OPEN if row.expanded else FOLDED
@@ -613,6 +618,16 @@ class OffersTable(SteadyScrollbars, can_focus=True):
                 self._move_to(len(self.view.pinned) + position, 1)
 
     # ------------------------------------------------------------------ words
+
+    def _title(self) -> None:
+        """'Offers', with the legend of the † mark while a row of the view carries it (the
+        help, `?`, has every mark's)."""
+        calc = self.calc
+        aside = calc is not None and any(
+            row.result is not None and marks.set_aside(row.result, calc.comparison)
+            for row in self.view.all_rows()
+        )
+        self.border_title = f"{TITLE} · {marks.SET_ASIDE} left out as stale" if aside else TITLE
 
     def _subtitle(self) -> None:
         view = self.view
