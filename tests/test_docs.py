@@ -1,4 +1,5 @@
-"""The docs list what the code has: providers from the registry, every input of the table."""
+"""The docs list what the code has: providers from the registry, every input of the table, every
+option of every command, in the README or a page of docs/."""
 
 from __future__ import annotations
 
@@ -7,6 +8,13 @@ from pathlib import Path
 from costcalc.providers.registry import every, names
 
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+
+
+def documentation() -> str:
+    """What a user can read: the README and every page of docs/."""
+    return "\n".join(page.read_text("utf-8") for page in [README, *PAGES])
 
 
 def test_the_providers_table_is_printed_from_the_registry() -> None:
@@ -25,25 +33,25 @@ def test_the_providers_table_is_printed_from_the_registry() -> None:
     assert "scripts/providers_table.py" in page and "| `vast` |" not in page
 
 
-def test_the_readme_names_every_provider_setting() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_name_every_provider_setting() -> None:
+    docs = documentation()
     for provider in every():
         for env in provider.env:
-            assert env.name in readme, env.name
+            assert env.name in docs, env.name
 
 
-def test_the_readme_documents_every_quick_option() -> None:
+def test_the_docs_document_every_quick_option() -> None:
     from costcalc.core import inputs
 
-    readme = (ROOT / "README.md").read_text()
+    docs = documentation()
     for spec in inputs.INPUTS:
-        assert spec.flag in readme, spec.flag
+        assert spec.flag in docs, spec.flag
 
 
-def test_the_readme_names_every_option_of_every_command() -> None:
+def test_the_docs_name_every_option_of_every_command() -> None:
     from costcalc.cli import build_parser
 
-    readme = (ROOT / "README.md").read_text()
+    docs = documentation()
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     assert sub.choices
@@ -51,4 +59,4 @@ def test_the_readme_names_every_option_of_every_command() -> None:
         for action in command._actions:
             for option in action.option_strings:
                 if option.startswith("--") and option != "--help":
-                    assert option in readme, f"costcalc {name} {option}"
+                    assert option in docs, f"costcalc {name} {option}"
