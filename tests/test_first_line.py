@@ -1,6 +1,6 @@
 """What the eye meets first (issue 37): `costcalc quick`'s first line is the verdict, in a pipe
 at 80 columns with stderr joined to stdout (`2>&1`), for every `costcalc quick` example in the
-README and for the answers that carry notes, warnings or saved settings.
+README and docs/ and for the answers that carry notes, warnings or saved settings.
 
 Real processes: the order in which stdout and stderr reach one pipe is only seen from outside.
 """
@@ -21,21 +21,28 @@ VERDICT = re.compile(r"^(Buy|Rent|No verdict|No comparable)\b")
 """How every verdict begins (costcalc.present.display.verdict)."""
 
 
-def readme_quick_examples() -> list[list[str]]:
-    """Every `costcalc quick` command line in the README's code blocks, as argv after 'quick'
-    (continued lines joined, comments and a leading `VAR=value` dropped)."""
-    text = (ROOT / "README.md").read_text("utf-8")
-    found = []
-    for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M):
-        for command in block.replace("\\\n", " ").splitlines():
-            if "costcalc quick" not in command:
-                continue
-            words = shlex.split(command.split("costcalc quick", 1)[1], comments=True)
-            found.append(words)
+DOCUMENTED = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""Where a user reads examples: the README and every page of docs/."""
+
+
+def documented_quick_examples() -> list[list[str]]:
+    """Every `costcalc quick` command line in the code blocks of the README and docs/, as argv
+    after 'quick' (continued lines joined, comments and a leading `VAR=value` dropped), each
+    once."""
+    found: list[list[str]] = []
+    for page in DOCUMENTED:
+        text = page.read_text("utf-8")
+        for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M):
+            for command in block.replace("\\\n", " ").splitlines():
+                if "costcalc quick" not in command:
+                    continue
+                words = shlex.split(command.split("costcalc quick", 1)[1], comments=True)
+                if words not in found:
+                    found.append(words)
     return found
 
 
-EXAMPLES = readme_quick_examples()
+EXAMPLES = documented_quick_examples()
 
 WITH_NOTES = [
     ["--gpu", "A100 80GB"],  # the card it was read as, and that it does not work in a desktop
@@ -58,9 +65,12 @@ def quick_2to1(argv: list[str]) -> list[str]:
     return done.stdout.splitlines()
 
 
-def test_the_readme_has_quick_examples() -> None:
+def test_the_docs_have_quick_examples() -> None:
     assert len(EXAMPLES) >= 5
     assert ["--bench", "latest", "--items", "1000000"] in EXAMPLES
+    # The README's reference case (Dettmers), the first answer a newcomer reads, is one of them.
+    reference = ["--gpu", "rtx3090", "--util", "0.15", "--desktop-price", "2200"]
+    assert any(argv[: len(reference)] == reference for argv in EXAMPLES)
 
 
 def save_settings(text: str) -> None:
@@ -74,10 +84,10 @@ def save_settings(text: str) -> None:
 
 @pytest.mark.parametrize("saved", [False, True], ids=["fresh home", "saved settings"])
 @pytest.mark.parametrize("argv", EXAMPLES, ids=" ".join)
-def test_every_readme_example_starts_with_the_verdict(argv: list[str], saved: bool) -> None:
+def test_every_documented_example_starts_with_the_verdict(argv: list[str], saved: bool) -> None:
     """As a new user runs it, and as one who has used the app (its settings fill what the
     example leaves out, which the answer says, after the verdict)."""
-    if "--bench" in argv:  # the README's bench example reads a bench saved before it
+    if "--bench" in argv:  # the bench example (docs/bench.md) reads a bench saved before it
         from costcalc.bench.store import save_result
         from tests.bench_results import gpu_bench
 

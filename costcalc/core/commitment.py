@@ -16,7 +16,7 @@ committed-use discount) is a price per hour owed for every hour of its term, use
   (3 years against 1) is shown, costed the same way, but never decides the verdict: whoever
   buys it pays for years they said they would not use.
 
-Rule kept here: pure arithmetic; README "How the verdict is reached" states the same formula.
+Rule kept here: pure arithmetic; docs/method.md ("Commitments") states the same formula.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ of date depends on what kind of figure it is, not on who publishes it: a marketp
 spot reading moves within days, a derived estimate rests on inputs that move within weeks, a
 published list price (or an on-demand price read from a price page or API) holds for months, and
 a desktop card's street price for half a year. Every front end (the CLI's tables and verdict,
-`--json`'s `stale`, the app, `prices --ages`, the README) reads this table, and every place that
+`--json`'s `stale`, the app, `prices --ages`, docs/quick.md) reads this table, and every place that
 says "stale" prints LEGEND (or its part that applies) beside it.
 """
 
