@@ -43,9 +43,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from msgspec.structs import replace
 
 from costcalc.core.models import GpuSpec
 from costcalc.core.predict import Calibration, Predictor
+from costcalc.core.records import plain
 from costcalc.store.bundled import load_calibration, load_catalog, load_predictor
 from scripts.fit import (
     MEASUREMENTS_CSV,
@@ -442,12 +444,11 @@ def write_calibration(
     pairs: Sequence[Pair],
 ) -> None:
     banded = with_bands(fitted, by_source, MIN_PAIRS)
-    kinds = {
-        k: c.model_copy(update={"basis": basis(k, by_source)}) for k, c in banded.kinds.items()
-    }
+    kinds = {k: replace(c, **{"basis": basis(k, by_source)}) for k, c in banded.kinds.items()}
     previous = load_calibration().accuracy_leave_one_gpu_out
-    cal = banded.model_copy(
-        update={
+    cal = replace(
+        banded,
+        **{
             "as_of": date.today(),
             "sources": {"measurements": "scripts/speed_measurements.csv (see its header)"},
             "kinds": kinds,
@@ -456,9 +457,9 @@ def write_calibration(
             "pairs_by_generation": pairs_by_generation(pairs),
             "min_trusted_pairs": MIN_PAIRS,
             "biased_cells": biased_cells(by_source, BIAS_LIMIT_PCT / 100, MIN_PAIRS),
-        }
+        },
     )
-    doc: dict[str, Any] = cal.model_dump(mode="json")
+    doc: dict[str, Any] = plain(cal)
     doc = _rounded(doc)
     CALIBRATION.write_text(HEADER + yaml.safe_dump(doc, sort_keys=False, width=100), "utf-8")
     print(f"\nwrote {CALIBRATION}")

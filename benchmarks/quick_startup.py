@@ -29,6 +29,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from msgspec.structs import replace
+
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ("quick", "--gpu", "rtx3090", "--util", "0.15")
 
@@ -134,8 +136,7 @@ def engine_throughput(n_offers: int, repeats: int) -> None:
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     base = data.book.offers
     offers: list[CloudOffer] = [
-        base[i % len(base)].model_copy(update={"usd_per_hour": 0.5 + i * 1e-4})
-        for i in range(n_offers)
+        replace(base[i % len(base)], **{"usd_per_hour": 0.5 + i * 1e-4}) for i in range(n_offers)
     ]
     now = datetime(2026, 11, 22, tzinfo=timezone.utc)
     workload = Workload(run_hours=10)

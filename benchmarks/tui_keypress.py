@@ -28,6 +28,8 @@ import statistics
 import time
 from datetime import datetime, timezone
 
+from msgspec.structs import replace
+
 NOW = datetime(2026, 11, 20, tzinfo=timezone.utc)
 
 
@@ -44,7 +46,7 @@ def many_offers(count: int):  # type: ignore[no-untyped-def]
                 break
             region = offer.region if i == 0 else f"{offer.region}-{i}"
             price = offer.usd_per_hour * (1 + 0.01 * (i % 7))
-            offers.append(offer.model_copy(update={"region": region, "usd_per_hour": price}))
+            offers.append(replace(offer, **{"region": region, "usd_per_hour": price}))
         i += 1
     data.book.offers = offers
     return data

@@ -32,6 +32,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace
+
 NOW = datetime(2026, 11, 20, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parent.parent
 UTILISATIONS = tuple(u / 100 for u in range(5, 97, 3))
@@ -106,10 +108,8 @@ async def measure(size: tuple[int, int], draws: int, ref: str) -> None:
     sizes = await plot_sizes(size)
     data = load_app_data()
     settings = Settings(gpu="rtx3090")
-    calcs = [
-        evaluate(settings.model_copy(update={"utilisation": u}), data, NOW) for u in UTILISATIONS
-    ]
-    again = evaluate(settings.model_copy(update={"utilisation": UTILISATIONS[-1]}), data, NOW)
+    calcs = [evaluate(replace(settings, **{"utilisation": u}), data, NOW) for u in UTILISATIONS]
+    again = evaluate(replace(settings, **{"utilisation": UTILISATIONS[-1]}), data, NOW)
 
     def offers_of(calc: Any) -> list[Any]:
         return plotted(calc, calc.comparison.offers[1])  # a selected offer and the cheapest

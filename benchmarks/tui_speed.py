@@ -27,7 +27,6 @@ import time
 CHILD = r"""
 import os, sys, time
 started = float(sys.argv[1])
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # as `costcalc` itself starts
 import asyncio
 from costcalc.tui.app import make_app
 from costcalc.tui.screens import main as main_screen

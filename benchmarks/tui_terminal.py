@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from msgspec.structs import replace
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (140, 45)
 POLL_S = 0.004
@@ -67,11 +69,11 @@ def write_many_offers(count: int = OFFERS) -> int:
                 break
             region = offer.region if i == 0 else f"{offer.region}-{i}"
             price = offer.usd_per_hour * (1 + 0.01 * (i % 7))
-            offers.append(offer.model_copy(update={"region": region, "usd_per_hour": price}))
+            offers.append(replace(offer, **{"region": region, "usd_per_hour": price}))
         i += 1
     path = refreshed_path("runpod")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_refreshed(path, snapshot.model_copy(update={"offers": offers}))
+    write_refreshed(path, replace(snapshot, **{"offers": offers}))
     return len(load_app_data().book.offers)
 
 

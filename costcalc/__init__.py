@@ -1,3 +1,12 @@
 """costcalc: rent cloud GPUs or buy a desktop? Cost per run, break-even, kWh and CO2."""
 
+from os import path as _path
+
 __version__ = "0.1.0"
+
+# The repository keeps the price feeds in its top-level providers/ (and the price snapshot in
+# prices/, see costcalc/data/__init__.py); a wheel installs them inside this package, as
+# costcalc/providers (pyproject.toml's force-include). Run from a checkout (an editable install,
+# the tests), the package also looks beside itself, where the repository keeps them.
+if not _path.isdir(_path.join(__path__[0], "providers")):
+    __path__.append(_path.dirname(_path.abspath(__path__[0])))

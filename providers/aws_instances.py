@@ -8,28 +8,31 @@ from __future__ import annotations
 
 import functools
 from datetime import date
+from typing import Annotated
 
-from costcalc.core.models import Field, Frozen
+from msgspec import field
+
+from costcalc.core.records import Meta, Record
 from costcalc.edge.resources import load_yaml_resource
 
 
-class InstanceGpus(Frozen):
+class InstanceGpus(Record, frozen=True, kw_only=True):
     """The GPUs one instance type carries."""
 
-    gpu: str = Field(pattern=r"^[a-z0-9_]+$", description="GPU catalog key.")
-    gpu_count: int = Field(ge=1)
+    gpu: Annotated[str, Meta(pattern=r"^[a-z0-9_]+$")]
+    """GPU catalog key."""
+    gpu_count: Annotated[int, Meta(ge=1)]
 
 
-class AwsInstanceTable(Frozen):
+class AwsInstanceTable(Record, frozen=True, kw_only=True):
     """costcalc/data/aws_instances.yaml."""
 
-    schema_version: int = Field(default=1, ge=1, le=1)
+    schema_version: Annotated[int, Meta(ge=1, le=1)] = 1
     source: str
     as_of: date
     instances: dict[str, InstanceGpus]
-    skipped: dict[str, str] = Field(
-        default_factory=dict, description="GPU instance types left out, with the reason."
-    )
+    skipped: dict[str, str] = field(default_factory=dict)
+    """GPU instance types left out, with the reason."""
 
 
 @functools.cache

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.base import EnvVar, FeedProvider, Progress
-from costcalc.providers.common import FeedError, expect, load_json, price
+
+from .aws_instances import gpu_instances
+from .base import EnvVar, FeedProvider, Progress
+from .common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

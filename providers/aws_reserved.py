@@ -23,11 +23,14 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers import aws_ondemand
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.base import EnvVar, FeedProvider, Progress, Skip
-from costcalc.providers.common import FeedError, price
+
+from . import aws_ondemand
+from .aws_instances import gpu_instances
+from .base import EnvVar, FeedProvider, Progress, Skip
+from .common import FeedError, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -87,9 +90,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
         )
         if row is None:
             continue
-        row = row.model_copy(
-            update={"name": row.name + reserved_suffix(years), "term_years": years}
-        )
+        row = replace(row, **{"name": row.name + reserved_suffix(years), "term_years": years})
         found.setdefault((row.region, row.name), row)
     if not found:
         raise FeedError("no GPU reserved-instance prices in the Price List CSV")

@@ -20,15 +20,19 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
+
 from costcalc.core.constants import INTERRUPTION_BUCKETS
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.base import EnvVar, FeedProvider, Progress
-from costcalc.providers.common import FeedError, expect, load_json, named, price
+
+from .aws_instances import gpu_instances
+from .base import EnvVar, FeedProvider, Progress
+from .common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
-    from costcalc.providers.aws_spot_advisor import Advice
+
+    from .aws_spot_advisor import Advice
 
 NAME = "aws-spot"
 URL_ENV = "COSTCALC_AWS_SPOT_URL"
@@ -113,15 +117,16 @@ def with_advice(rows: list[OfferRow], advice: dict[tuple[str, str], Advice]) -> 
             merged.append(row)
             continue
         merged.append(
-            row.model_copy(
-                update={
+            replace(
+                row,
+                **{
                     "savings_pct": tip.savings_pct,
                     "interruption_bucket": tip.bucket,
                     "limits": f"interruption frequency {INTERRUPTION_BUCKETS[tip.bucket]} "
                     "(Spot Instance Advisor, last 30 days)",
                     "vcpus": tip.vcpus,
                     "ram_gb": tip.ram_gb,
-                }
+                },
             )
         )
     return merged
@@ -133,7 +138,7 @@ def fetch(client: HttpClient) -> bytes:
 
 def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot:
     """Observed spot prices, with the Spot Instance Advisor's savings and interruption buckets."""
-    from costcalc.providers import aws_spot_advisor
+    from . import aws_spot_advisor
 
     progress(f"downloading {url()}")
     rows = named(url(), lambda: parse(fetch(client)))

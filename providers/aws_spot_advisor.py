@@ -16,12 +16,12 @@ Rule kept here: parse is pure and keeps Linux figures for the GPU types we map; 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from costcalc.core.models import Field, Frozen
-from costcalc.core.record import is_validation_error
-from costcalc.providers.aws_instances import gpu_instances
-from costcalc.providers.common import FeedError, expect, load_json
+from costcalc.core.records import Meta, Record, ValidationError, problem, validated
+
+from .aws_instances import gpu_instances
+from .common import FeedError, expect, load_json
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -33,13 +33,14 @@ MAX_BYTES = 32 * 1024 * 1024
 types in three regions are 19 kB, /work/shared/data/spot-advisor-data.gpu-fragment.json)."""
 
 
-class Advice(Frozen):
+class Advice(Record, frozen=True, kw_only=True):
     """The advisor's figures for one instance type in one region (Linux)."""
 
-    savings_pct: float = Field(ge=0, le=100)
-    bucket: int = Field(ge=0, le=4, description="Interruption frequency bucket (r).")
-    vcpus: int | None = Field(default=None, ge=1)
-    ram_gb: float | None = Field(default=None, gt=0)
+    savings_pct: Annotated[float, Meta(ge=0, le=100)]
+    bucket: Annotated[int, Meta(ge=0, le=4)]
+    """Interruption frequency bucket (r)."""
+    vcpus: Annotated[int, Meta(ge=1)] | None = None
+    ram_gb: Annotated[float, Meta(gt=0)] | None = None
 
 
 def url() -> str:
@@ -63,18 +64,17 @@ def parse(payload: bytes | str) -> dict[tuple[str, str], Advice]:
             size = sizes.get(name)
             size = size if isinstance(size, dict) else {}
             try:
-                advice[(region, name)] = Advice.model_validate(
+                advice[(region, name)] = validated(
+                    Advice,
                     {
                         "savings_pct": figures.get("s"),
                         "bucket": figures.get("r"),
                         "vcpus": size.get("cores"),
                         "ram_gb": size.get("ram_gb"),
-                    }
+                    },
                 )
-            except ValueError as exc:
-                if not is_validation_error(exc):
-                    raise
-                field = exc.errors()[0]["loc"][0]
+            except ValidationError as exc:
+                field = problem(exc).split(":")[0]
                 raise FeedError(
                     f"implausible advisor figure for {name} in {region}: {field} "
                     f"({figures.get('s')!r} % saved, bucket {figures.get('r')!r})"

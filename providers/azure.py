@@ -36,15 +36,19 @@ import os
 import re
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
+from msgspec import field
+
 from costcalc.core.engine import HOURS_PER_YEAR
-from costcalc.core.models import Field, Frozen, OfferRow, PriceSnapshot
+from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.core.records import Meta, Record
 from costcalc.edge.resources import load_yaml_resource
-from costcalc.providers.aws_instances import InstanceGpus
-from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
-from costcalc.providers.common import FeedError, Parsed, expect, load_json, price
+
+from .aws_instances import InstanceGpus
+from .base import EnvVar, FeedProvider, Fetched, Progress
+from .common import FeedError, Parsed, expect, load_json, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -72,16 +76,15 @@ def reserved_suffix(years: int) -> str:
     return f" ({years}-yr reserved)"
 
 
-class AzureSizeTable(Frozen):
+class AzureSizeTable(Record, frozen=True, kw_only=True):
     """costcalc/data/azure_sizes.yaml."""
 
-    schema_version: int = Field(default=1, ge=1, le=1)
+    schema_version: Annotated[int, Meta(ge=1, le=1)] = 1
     source: str
     as_of: date
     sizes: dict[str, InstanceGpus]
-    skipped: dict[str, str] = Field(
-        default_factory=dict, description="GPU VM sizes left out, with the reason."
-    )
+    skipped: dict[str, str] = field(default_factory=dict)
+    """GPU VM sizes left out, with the reason."""
 
 
 @functools.cache

@@ -12,14 +12,17 @@ table and the settings it reads are fields here, so no other file lists them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
 from costcalc.core.offers import Snapshot, offers_from_price_snapshot
 from costcalc.edge.resources import PRICES_PACKAGE
-from costcalc.providers.gpu_names import Choice
+
+from .gpu_names import Choice
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -27,8 +30,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class EnvVar:
+class EnvVar(Struct, frozen=True):
     """An environment variable a provider reads: a URL override or a credential."""
 
     name: str
@@ -47,8 +49,7 @@ class EnvVar:
         return (self.name, *self.aliases)
 
 
-@dataclass(frozen=True)
-class Fetched:
+class Fetched(Struct, frozen=True):
     """A fetched snapshot and the GPU names the feed offered that no table maps: skipped, and
     reported once in the refresh's result (`refresh --json` counts them)."""
 
@@ -56,8 +57,7 @@ class Fetched:
     unknown_gpus: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Skip:
+class Skip(Struct, frozen=True):
     """A refresh with nothing to fetch (no public source, or no credentials), and why."""
 
     hint: str = ""
@@ -114,8 +114,7 @@ class Provider(Protocol):
 Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Fetched | Skip"]
 
 
-@dataclass(frozen=True)
-class FeedProvider:
+class FeedProvider(Struct, frozen=True, eq=False):
     """A provider whose snapshot is a PriceSnapshot: the shape almost every provider has."""
 
     name: str
@@ -126,11 +125,10 @@ class FeedProvider:
     short: str = ""
     guaranteed_gpu: bool = True
     env: tuple[EnvVar, ...] = ()
-    # The tables are dicts: left out of the hash, so a provider stays a hashable value.
-    gpu_names: Mapping[str, Choice] = field(default_factory=dict, hash=False)
+    gpu_names: Mapping[str, Choice] = field(default_factory=dict)
     """What its feed calls each GPU -> the catalog key (read through gpu_names.GpuNames); a
     curated table writes catalog keys itself and needs none."""
-    ignored_gpus: Mapping[str, str] = field(default_factory=dict, hash=False)
+    ignored_gpus: Mapping[str, str] = field(default_factory=dict)
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE
@@ -147,7 +145,7 @@ class FeedProvider:
             found = offers_from_price_snapshot(snapshot)
         if self.guaranteed_gpu:
             return found
-        return [o.model_copy(update={"guaranteed": False}) for o in found]
+        return [replace(o, **{"guaranteed": False}) for o in found]
 
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from costcalc.core.models import CloudOffer, ColabSnapshot
 from costcalc.core.offers import Snapshot, offers_from_colab
-from costcalc.providers.base import FeedProvider
+
+from .base import FeedProvider
 
 
 def _offers(snapshot: Snapshot) -> list[CloudOffer]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from costcalc.core.models import OfferRow
@@ -25,8 +26,7 @@ class FeedError(ValueError):
     """A payload that cannot be trusted: wrong format, wrong shape or implausible figures."""
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(Struct, frozen=True):
     """What a parser found: the offers, and the GPU names (or VM sizes) it skipped because no
     table maps them (providers/gpu_names.py), so the refresh can report them."""
 

@@ -6,6 +6,6 @@ so `costcalc refresh` reports the table as curated, with its age. Prices are per
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="coreweave", label="CoreWeave", snapshot_file="coreweave.yaml")

@@ -7,6 +7,6 @@ Prices are per VM: the page's per-GPU price times the GPUs of the VM type.
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="crusoe", label="Crusoe", snapshot_file="crusoe.yaml")

@@ -21,7 +21,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow
-from costcalc.providers.common import FeedError, expect, load_json, price
+
+from .common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -19,12 +19,14 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
+
 from costcalc.core.models import FxRates
-from costcalc.providers.common import FeedError, as_text, named
+
+from .common import FeedError, as_text, named
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -59,8 +61,7 @@ rates (or the bundled ones) is a wrong file, not a market."""
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
-@dataclass(frozen=True)
-class ReferenceRates:
+class ReferenceRates(Struct, frozen=True):
     day: date
     per_eur: dict[str, float]
 

@@ -8,6 +8,6 @@ it as curated, with its age.
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="gcp", label="Google Cloud", short="GCP", snapshot_file="gcp.yaml")

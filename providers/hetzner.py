@@ -9,6 +9,6 @@ table as curated, with its age.
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="hetzner", label="Hetzner", snapshot_file="hetzner.yaml")

@@ -6,6 +6,6 @@ table as curated, with its age.
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="jarvislabs", label="Jarvislabs", snapshot_file="jarvislabs.yaml")

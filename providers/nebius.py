@@ -6,6 +6,6 @@ refresh` reports the table as curated, with its age.
 
 from __future__ import annotations
 
-from costcalc.providers.base import FeedProvider
+from .base import FeedProvider
 
 PROVIDER = FeedProvider(name="nebius", label="Nebius", snapshot_file="nebius.yaml")

@@ -24,9 +24,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
-from costcalc.providers.common import FeedError, Parsed, expect, load_json, price
-from costcalc.providers.gpu_names import Choice, GpuNames
+
+from .base import EnvVar, FeedProvider, Fetched, Progress
+from .common import FeedError, Parsed, expect, load_json, price
+from .gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient

@@ -10,9 +10,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from costcalc.core.models import PriceSnapshot
-from costcalc.providers import digitalocean
-from costcalc.providers.base import EnvVar, FeedProvider, Progress, Skip
+
+from . import digitalocean
+from .base import EnvVar, FeedProvider, Progress, Skip
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -29,14 +32,15 @@ def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnaps
         return Skip(f"set {digitalocean.TOKEN_ENVS[0]} to fetch DigitalOcean GPU Droplet prices")
     progress(f"downloading {digitalocean.url()}")
     fetched = digitalocean.fetch(client, bearer)
-    droplets = [r.model_copy(update={"fetched_at": now, "price_kind": "observed"}) for r in fetched]
+    droplets = [replace(r, **{"fetched_at": now, "price_kind": "observed"}) for r in fetched]
     curated = load_yaml_resource(PRICES_PACKAGE, SNAPSHOT_FILE, PriceSnapshot)
-    return curated.model_copy(
-        update={
+    return replace(
+        curated,
+        **{
             "source": f"{curated.source}; GPU Droplets: DigitalOcean API /v2/sizes, fetched by "
             "costcalc refresh",
             "offers": curated.offers + tuple(droplets),
-        }
+        },
     )
 
 

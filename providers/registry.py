@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from costcalc.core.errors import CostcalcError
 
 if TYPE_CHECKING:
-    from costcalc.providers.base import Provider
+    from .base import Provider
 
 MODULES: dict[str, str] = {
     "paperspace": ".paperspace",

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
+
 from costcalc.core.models import OfferRow, PriceSnapshot
-from costcalc.providers.base import EnvVar, FeedProvider, Fetched, Progress
-from costcalc.providers.common import FeedError, Parsed, expect, load_json, named, price
-from costcalc.providers.gpu_names import Choice, GpuNames
+
+from .base import EnvVar, FeedProvider, Fetched, Progress
+from .common import FeedError, Parsed, expect, load_json, named, price
+from .gpu_names import Choice, GpuNames
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -87,8 +89,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return values[low] + (values[high] - values[low]) * (position - low)
 
 
-@dataclass
-class _Group:
+class _Group(Struct):
     """The verified, reliable offers of one GPU model and count."""
 
     shown: str

@@ -23,6 +23,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from msgspec.structs import replace
+
+from costcalc.core.records import plain
+
 ROOT = Path(__file__).resolve().parent.parent
 FEED_NOTE_FX = "rebuilt from its live feed by scripts/bundle_prices.py"
 """The rates file has no notes field: its header says it was fetched."""
@@ -57,9 +61,10 @@ def header(
 
 def bundle_provider(name: str, prices_dir: Path, now: datetime) -> None:
     """Copy one refreshed snapshot into prices_dir, marked as fetched from a feed."""
+    from costcalc.providers import registry
+
     from costcalc.core.models import PriceSnapshot
     from costcalc.edge.resources import dump_yaml, load_yaml_file, write_atomic
-    from costcalc.providers import registry
     from costcalc.store.freshness import FEED_NOTE
     from costcalc.store.snapshots import refreshed_path
 
@@ -68,8 +73,8 @@ def bundle_provider(name: str, prices_dir: Path, now: datetime) -> None:
     assert isinstance(snapshot, PriceSnapshot)  # every live feed writes a PriceSnapshot
     note = f"{FEED_NOTE} on {now:%Y-%m-%d} by scripts/bundle_prices.py."
     old = snapshot.notes
-    marked = snapshot.model_copy(update={"notes": f"{note} {old}" if old else note})
-    text = dump_yaml(marked.model_dump(mode="json", exclude_defaults=True))
+    marked = replace(snapshot, **{"notes": f"{note} {old}" if old else note})
+    text = dump_yaml(plain(marked, omit_defaults=True))
     head = header(
         provider.snapshot_file,
         provider.label,
@@ -88,7 +93,9 @@ def bundle_fx(prices_dir: Path) -> None:
 
     rates = load_yaml_file(fx_path(), FxRates)
     # a bundled file has no fetched_at: the rates are of their as_of day
-    text = dump_yaml(rates.model_dump(mode="json", exclude_defaults=True, exclude={"fetched_at"}))
+    data = plain(rates, omit_defaults=True)
+    data.pop("fetched_at", None)
+    text = dump_yaml(data)
     head = header(
         FX_FILE,
         "Euro reference rates",
@@ -102,10 +109,11 @@ def bundle_fx(prices_dir: Path) -> None:
 
 def freshness_report(prices_dir: Path, now: datetime, width: int | None) -> str:
     """The freshness table of the snapshots in prices_dir (not the installed ones)."""
+    from costcalc.providers.registry import PROVIDERS
+
     from costcalc.core.models import DesktopDefaults, ElectricityData, FxRates
     from costcalc.core.offers import LoadedSnapshot, PriceBook
     from costcalc.edge.resources import load_yaml_file
-    from costcalc.providers.registry import PROVIDERS
     from costcalc.store import freshness
     from costcalc.store.loaders import load_app_data
 
@@ -128,8 +136,9 @@ def rebuild(prices_dir: Path) -> tuple[int, list[str]]:
     """Refresh every provider and the exchange rates into the (temporary) home, credentials
     unset, so a keyed feed is skipped; copy what passed. The exit status (0, or 1 when a feed
     failed) and one line per provider."""
-    from costcalc.feeds.refresh import run_refresh
     from costcalc.providers import ecb
+
+    from costcalc.feeds.refresh import run_refresh
 
     report = run_refresh()
     lines = []

@@ -68,8 +68,9 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 RETRIEVED = "2026-11-28"
 """When the snapshots were read (the fetch of each repository)."""
@@ -155,8 +156,7 @@ def classify_licence(text: str) -> str:
 # --- NVIDIA DeepLearningExamples --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(Struct, frozen=True):
     """One workload of a README: matched on the headings above a table."""
 
     pattern: str
@@ -164,8 +164,7 @@ class Variant:
     seq_len: int | None = None
 
 
-@dataclass(frozen=True)
-class Readme:
+class Readme(Struct, frozen=True):
     path: str
     source: str
     kind: str
@@ -498,8 +497,7 @@ README: tuple[Readme, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Struct, frozen=True):
     line: int
     headings: tuple[str, ...]
     """The headings inside the training section above the table, outermost first."""
@@ -632,8 +630,7 @@ def batch_of(cell: str, header: str, wanted: str, readme: Readme) -> int | None:
     return values[order.index(wanted)]
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(Struct, frozen=True):
     model: str
     kind: str
     unit: str

@@ -15,9 +15,11 @@ import itertools
 import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import GpuSpec
@@ -66,8 +68,7 @@ REFERENCE_WIDTHS = {"transformer": 768.0, "generic": 768.0}
 small, the reference transformer costcalc's bench trains on a GPU (costcalc/bench/workloads.py)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Measurement:
+class Measurement(Struct, frozen=True):
     """One row of speed_measurements.csv: a workload's throughput on one GPU."""
 
     group: str
@@ -80,8 +81,7 @@ class Measurement:
     workload: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
+class Pair(Struct, frozen=True):
     """Two GPUs measured on the same workload: target speed / source speed."""
 
     source: GpuSpec
@@ -233,18 +233,19 @@ def prepared(cal: Calibration) -> Calibration:
     """`cal` with what the fit does not fit but reads from files: the measured matmul rates
     (burst and sustained) and the reference widths and batches of the splits."""
     kinds = {
-        kind: kind_cal.model_copy(
-            update={
+        kind: replace(
+            kind_cal,
+            **{
                 "reference_width": REFERENCE_WIDTHS.get(kind),
                 "reference_batch": REFERENCE_BATCHES.get(kind),
-            }
+            },
         )
         for kind, kind_cal in cal.kinds.items()
     }
     rates = read_matmul_rates(MATMUL_CSV.read_text("utf-8"))
     sustained = read_sustained(SUSTAINED_CSV.read_text("utf-8"))
-    return cal.model_copy(
-        update={"matmul_tflops": rates, "sustained_tflops": sustained, "kinds": kinds, **HELD}
+    return replace(
+        cal, **{"matmul_tflops": rates, "sustained_tflops": sustained, "kinds": kinds, **HELD}
     )
 
 
@@ -361,29 +362,31 @@ def params_of(cal: Calibration) -> dict[str, float]:
 def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
     """`cal` with `params` in place; generic work takes the transformer split.
 
-    model_copy does not validate: callers check `feasible` first."""
+    replace does not validate: callers check `feasible` first."""
     efficiency = dict(cal.cuda_core_efficiency)
     for architecture in PRE_TENSOR_ARCHITECTURES:
         efficiency[architecture] = params["pre_volta_efficiency"]
     kinds = dict(cal.kinds)
     for kind in (*FITTED_KINDS, "generic"):
         source = "transformer" if kind == "generic" else kind
-        split = Split.model_construct(
+        split = Split(
             math=params[f"{source}.math"],
             elementwise=params[f"{source}.elementwise"],
             overhead=params[f"{source}.overhead"],
         )
-        kinds[kind] = kinds[kind].model_copy(update={"fp32": split})
-    sixteen = cal.sixteen_bit.model_copy(
-        update={
+        kinds[kind] = replace(kinds[kind], **{"fp32": split})
+    sixteen = replace(
+        cal.sixteen_bit,
+        **{
             "math_time": math.exp(params["log_math_time_16bit"]),
             "elementwise_time": math.exp(params["log_elementwise_time_16bit"]),
             "overhead_time": math.exp(params["log_overhead_time_16bit"]),
-        }
+        },
     )
     held = {name: params[name] for name in HELD if name in params}  # freed by adding to START
-    return cal.model_copy(
-        update={
+    return replace(
+        cal,
+        **{
             **held,
             "power_exponent": params["power_exponent"],
             "tf32_efficiency": params["tf32_efficiency"],
@@ -391,7 +394,7 @@ def with_params(cal: Calibration, params: dict[str, float]) -> Calibration:
             "cuda_core_efficiency": efficiency,
             "sixteen_bit": sixteen,
             "kinds": kinds,
-        }
+        },
     )
 
 
@@ -592,13 +595,14 @@ def with_bands(
 
     kinds: dict[str, KindCalibration] = {}
     for kind, kind_cal in cal.kinds.items():
-        kinds[kind] = kind_cal.model_copy(
-            update={
+        kinds[kind] = replace(
+            kind_cal,
+            **{
                 "band_fp32": _round(band(kind, "fp32")),
                 "band_16bit": _round(band(kind, "16bit")),
-            }
+            },
         )
-    return cal.model_copy(update={"kinds": kinds})
+    return replace(cal, **{"kinds": kinds})
 
 
 def pairs_by_generation(pairs: Sequence[Pair]) -> dict[str, int]:

@@ -167,14 +167,16 @@ def isolated_home(
 def parsed_bundled_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """The parse cache's entries for the bundled data files, made once per session in a
     throwaway home: parsing them again in every test's fresh home cost 0.4-0.9 s a test."""
-    from costcalc.store.loaders import load_app_data
+    from costcalc.edge.resources import load_yaml_resource
+    from costcalc.store.loaders import bundled_files
 
     home = tmp_path_factory.mktemp("warm-home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COSTCALC_HOME", str(home))
-        load_app_data()
+        for package, name, model in bundled_files():
+            load_yaml_resource(package, name, model)
     return {
-        entry.name: entry.read_bytes() for entry in (home / "cache" / "parsed").glob("*.pickle")
+        entry.name: entry.read_bytes() for entry in (home / "cache" / "parsed").glob("*.msgpack")
     }
 
 

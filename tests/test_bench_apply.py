@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.bench.store import load_result, save_result
 from costcalc.cli import main
@@ -23,6 +24,7 @@ from costcalc.core.bench_apply import (
 )
 from costcalc.core.bench_results import BenchResult
 from costcalc.core.models import StepProfile
+from costcalc.core.records import to_json
 from costcalc.store.bundled import load_catalog, load_predictor
 from tests.bench_results import gpu_bench, h100_filled_bench, h100_launch_bound_bench
 
@@ -101,8 +103,8 @@ def test_a_pair_the_bench_would_take_outside_the_band_keeps_the_predictors_speed
     # split stays inside it for every GPU): GPUs with little bandwidth for their FLOPS (an L4
     # has a tenth of the H100's) are where such a split would leave the band
     heavy = StepProfile(compute_share=0.02, memory_share=0.97, overhead_share=0.01)
-    bench = filled.model_copy(
-        update={"workloads": (cnn.model_copy(update={"profile": heavy}), *filled.workloads[1:])}
+    bench = replace(
+        filled, **{"workloads": (replace(cnn, **{"profile": heavy}), *filled.workloads[1:])}
     )
     found = effects(bench, H100, "cnn", "fp16", None, catalog, predictor)
     assert found.speed is not None and found.profile == heavy
@@ -169,7 +171,7 @@ def test_quick_with_the_launch_bound_h100_bench_prices_the_board_power(
 
 
 def test_a_result_saved_before_the_bench_filled_the_device_still_loads(tmp_path: Path) -> None:
-    doc = json.loads(h100_launch_bound_bench().model_dump_json())
+    doc = json.loads(to_json(h100_launch_bound_bench()))
     del doc["idle_w"]
     for w in doc["workloads"]:  # the keys the previous bench did not write
         for key in ("description", "model", "dtype_source", "sized_by", "sizes", "power"):

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ OFFER = CloudOffer(
     gpu="t4",
     usd_per_hour=0.2,
     spot=True,
-    fetched_at="2026-11-01T00:00:00Z",
+    fetched_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
     source="test",
 )
 
@@ -52,7 +53,7 @@ def make_files(home: Path) -> dict[str, Path]:
     bench = save_result(gpu_bench())
     history.record([OFFER], OFFER.fetched_at)
     assert main(["quick", "--gpu", "rtx3090", "--json"]) == 0  # fills the parse cache
-    cache = sorted((locations.cache_dir() / "parsed").glob("*.pickle"))[0]
+    cache = sorted((locations.cache_dir() / "parsed").glob("*.msgpack"))[0]
     return {
         "config.yaml": locations.config_file(),
         "prices.yaml": prices,

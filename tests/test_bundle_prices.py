@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from werkzeug import Response
 
 from costcalc.cli import main
@@ -85,8 +86,8 @@ def test_ages_only_reads_the_directory_it_is_given(
     prices_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     snapshot = load_yaml_file(prices_copy / "nebius.yaml", PriceSnapshot)
-    moved = snapshot.model_copy(
-        update={"offers": tuple(o.model_copy(update={"fetched_at": None}) for o in snapshot.offers)}
+    moved = replace(
+        snapshot, **{"offers": tuple(replace(o, **{"fetched_at": None}) for o in snapshot.offers)}
     )
     from costcalc.edge.resources import write_model_yaml
 

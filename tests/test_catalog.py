@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.core.catalog import GpuCatalog, compact, token_key
 from costcalc.core.errors import UnknownGpu
@@ -58,8 +59,8 @@ def test_an_ambiguous_name_is_refused_with_both_candidates() -> None:
     specs = [catalog.get("rtx3090"), catalog.get("rtx3080")]
     clash = GpuCatalog(
         [
-            specs[0].model_copy(update={"aliases": ("ampere",)}),
-            specs[1].model_copy(update={"aliases": ("ampere",)}),
+            replace(specs[0], **{"aliases": ("ampere",)}),
+            replace(specs[1], **{"aliases": ("ampere",)}),
         ]
     )
     with pytest.raises(UnknownGpu) as caught:

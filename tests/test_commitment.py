@@ -11,6 +11,7 @@ import pytest
 from costcalc.core import commitment
 from costcalc.core.compare import compare
 from costcalc.core.models import CloudOffer, Workload
+from costcalc.core.records import validated
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop
 from costcalc.store.loaders import load_app_data
 
@@ -38,7 +39,7 @@ def offer(usd: float, term: int | None = None, gpu: str = "rtx3090") -> CloudOff
 def run(data: AppData, offers: list[CloudOffer], u: float, horizon: float = 3.0, **w: object):  # type: ignore[no-untyped-def]
     desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, price_usd=2200)
     a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=0.12, horizon_years=horizon)
-    workload = Workload.model_validate(w)
+    workload = validated(Workload, w)
     speed = data.predictor.speed_fn(workload.kind, workload.dtype)
     return compare(desktop, a, workload, offers, data.catalog, data.grid, NOW, speed=speed)
 

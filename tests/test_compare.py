@@ -10,6 +10,7 @@ from costcalc.core import engine
 from costcalc.core.compare import compare
 from costcalc.core.models import CloudOffer, Workload
 from costcalc.core.offers import custom_offer
+from costcalc.core.records import validated
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop
 from costcalc.present import display as fmt
 from costcalc.store.bundled import load_catalog
@@ -36,13 +37,13 @@ def offer(gpu: str, usd: float, count: int = 1, **extra: object) -> CloudOffer:
         "source": "test",
     }
     fields.update(extra)
-    return CloudOffer.model_validate(fields)
+    return validated(CloudOffer, fields)
 
 
 def run(data: AppData, offers: list[CloudOffer], u: float = 0.15, **workload: object):  # type: ignore[no-untyped-def]
     desktop = build_desktop(data.catalog.get("rtx3090"), data.desktop_defaults, price_usd=2200)
     a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=0.12)
-    w = Workload.model_validate(workload)
+    w = validated(Workload, workload)
     speed = data.predictor.speed_fn(w.kind, w.dtype)
     return compare(desktop, a, w, offers, data.catalog, data.grid, NOW, speed=speed)
 

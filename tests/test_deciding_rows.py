@@ -15,10 +15,10 @@ it cannot outlive the gap.
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timezone
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.core.offers import PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
@@ -82,7 +82,7 @@ def test_the_check_catches_a_stale_or_single_source_row(data: AppData) -> None:
     assert rows and not problems(rows)
     a_year_later = datetime(2027, 11, 27, tzinfo=timezone.utc)
     assert len(problems(rows, a_year_later)) == len(rows)
-    alone = [dataclasses.replace(r, readings="one source") for r in rows]
+    alone = [replace(r, readings="one source") for r in rows]
     assert len(problems(alone)) == len(rows)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from werkzeug import Request, Response
 
 from costcalc.cli import main
@@ -223,7 +224,7 @@ def test_an_old_snapshot_with_repeated_rows_does_not_refuse_a_correct_refresh(
     from costcalc.core.models import PriceSnapshot
 
     snapshot = load_refreshed(path, PriceSnapshot)
-    write_refreshed(path, snapshot.model_copy(update={"offers": snapshot.offers * 4}))
+    write_refreshed(path, replace(snapshot, **{"offers": snapshot.offers * 4}))
     code, _out, err = refresh(capsys, "--provider", "aws-spot")
     assert code == 0, err
 

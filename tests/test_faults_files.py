@@ -21,13 +21,14 @@ import time
 from pathlib import Path
 
 import pytest
+from costcalc.providers.registry import PROVIDERS
 from werkzeug import Response
 
 from costcalc.cli import main
 from costcalc.core.models import PriceSnapshot
+from costcalc.core.records import plain
 from costcalc.edge.resources import MAX_NODES, DataFileError, check_yaml_shape, load_yaml_text
 from costcalc.feeds.refresh import MAX_FIELD_CHARS
-from costcalc.providers.registry import PROVIDERS
 from costcalc.store import snapshots
 from costcalc.store.snapshots import load_bundled, load_refreshed, load_snapshot, refreshed_path
 from tests.conftest import FEEDS, FeedRoutes
@@ -289,7 +290,7 @@ def test_the_bundled_files_are_well_inside_the_limits() -> None:
         snapshot = load_bundled(provider)
         if isinstance(snapshot, PriceSnapshot):
             for row in snapshot.offers:
-                texts = [v for v in row.model_dump().values() if isinstance(v, str)]
+                texts = [v for v in plain(row).values() if isinstance(v, str)]
                 assert max(map(len, texts)) <= MAX_FIELD_CHARS, (provider.name, row.name)
 
 

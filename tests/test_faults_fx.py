@@ -11,6 +11,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from werkzeug import Response
 
 from costcalc.cli import main
@@ -74,8 +75,8 @@ def test_a_stored_wrong_rate_falls_back_to_the_bundled_rates(
     """A file stored before each rate was checked (GBP at 0.000001) made every UK user's
     `quick` exit 2; now it is reported and the bundled rates are used."""
     bundled = load_fx().rates
-    wrong = bundled.model_copy(
-        update={"as_of": date(2026, 10, 9), "per_eur": {**bundled.per_eur, "GBP": 0.000001}}
+    wrong = replace(
+        bundled, **{"as_of": date(2026, 10, 9), "per_eur": {**bundled.per_eur, "GBP": 0.000001}}
     )
     write_refreshed(fx_path(), wrong)
     loaded = load_fx()

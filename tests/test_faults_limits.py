@@ -12,10 +12,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from msgspec import Struct
 
 from costcalc.core.errors import DataFileError
 from costcalc.edge import locations
@@ -75,8 +75,7 @@ MEASURE = (
 peak of this test process's own children would include every earlier one."""
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Struct, frozen=True):
     code: int
     seconds: float
     peak_mb: float
@@ -315,9 +314,8 @@ def test_a_55_mb_lambda_answer_is_refused_as_it_streams(
     """61 s and 1.2 GB before it was refused: the whole body was read, then parsed."""
     import os
 
-    from werkzeug import Response
-
     from costcalc.providers import lambda_cloud
+    from werkzeug import Response
 
     sent: list[int] = []
     tls_feed_server.serve(

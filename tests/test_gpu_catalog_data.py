@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from costcalc.core.models import GpuCatalogFile, GpuSpec
+from costcalc.core.records import validated
 
 REQUIRED_KEYS = {
     "consumer": [
@@ -155,7 +156,7 @@ def token_set(name: str) -> frozenset[str]:
 
 def load_catalog() -> GpuCatalogFile:
     text = importlib.resources.files("costcalc.data").joinpath("gpus.yaml").read_text("utf-8")
-    return GpuCatalogFile.model_validate(yaml.safe_load(text))
+    return validated(GpuCatalogFile, yaml.safe_load(text))
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core.models import CloudOffer
@@ -67,7 +68,7 @@ def test_a_failed_refresh_write_leaves_no_partial_rows() -> None:
     history.record([offer("g4dn.xlarge", 0.2, T0)], T0)
 
     good = offer("g5.xlarge", 0.4, T0)
-    unbindable = offer("g6.xlarge", 0.3, T0).model_copy(update={"usd_per_hour": object()})
+    unbindable = replace(offer("g6.xlarge", 0.3, T0), usd_per_hour=object())
     with pytest.raises(history.HistoryError):
         history.record([good, unbindable], T0 + timedelta(hours=1))
     assert {s.name for s in history.query()} == {"g4dn.xlarge"}  # nothing of the failed refresh

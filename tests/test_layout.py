@@ -129,6 +129,37 @@ def test_no_import_cycle_at_any_depth() -> None:
     assert cycles(import_graph()) == []
 
 
+def layer_of(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_each_layer_imports_only_itself_and_the_layers_below() -> None:
+    """The order `lint-imports` checks (pyproject.toml), checked here too because a checkout
+    keeps providers/ at the repository's top level, where lint-imports' graph does not look."""
+    place = {layer: i for i, layer in enumerate(LAYERS)}
+    upward = [
+        f"{name} -> {target}"
+        for name, targets in import_graph().items()
+        for target in targets
+        if (mine := layer_of(name)) and (theirs := layer_of(target)) and place[theirs] < place[mine]
+    ]
+    assert upward == []
+
+
+def test_the_layer_check_sees_providers_and_an_upward_import() -> None:
+    graph = import_graph()
+    assert "costcalc.providers.registry" in graph
+    assert any(layer_of(t) == "core" for t in graph["costcalc.providers.base"])
+    assert layer_of("costcalc.store.x") == "store" and layer_of("costcalc.data") is None
+
+
+def test_providers_know_neither_textual_nor_torch() -> None:
+    for path in sorted((ROOT / "providers").glob("*.py")):
+        imported = {t.split(".")[0] for t in runtime_imports(path, "costcalc.providers.x", False)}
+        assert not imported & {"textual", "torch", "rich"}, path.name
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
@@ -145,6 +176,20 @@ def test_nothing_imports_the_top_level_directories_as_packages() -> None:
                 if target.split(".")[0] in ("providers", "prices"):
                     offenders.append(f"{path.relative_to(ROOT)}: {target}")
     assert offenders == []
+
+
+@pytest.mark.subprocess
+def test_the_repository_holds_no_link_and_no_pickle() -> None:
+    """A link is two paths to one file and breaks on a Windows checkout; a pickle can run code
+    when it is read. Neither is committed."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    if not listed:
+        pytest.skip("not a git checkout")
+    links = [line.split("\t")[1] for line in listed if line.startswith("120000")]
+    pickles = [line.split("\t")[1] for line in listed if line.endswith((".pickle", ".pkl"))]
+    assert links == [] and pickles == []
 
 
 @pytest.mark.subprocess

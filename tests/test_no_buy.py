@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core.scenario import Scenario, evaluate
@@ -155,7 +156,7 @@ def test_every_named_build_works_and_may_be_bought() -> None:
         for alt in calc.alternatives:
             if alt.circuit is None:  # a server: not a desktop build
                 continue
-            other = scenario.model_copy(update={"gpu": alt.gpu, "gpu_count": alt.gpu_count})
+            other = replace(scenario, **{"gpu": alt.gpu, "gpu_count": alt.gpu_count})
             built = evaluate(other, data, now, circuit=alt.circuit)
             assert built.fit is not None and built.fit.feasibility.fits is True, alt
             assert built.decision not in NO_BUY, alt

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core.errors import CostcalcError, UnknownGpu
@@ -74,14 +75,15 @@ def test_a_faster_target_never_takes_longer(kind: str, dtype: str) -> None:
     base = load_catalog().get("rtx3090")
     times = []
     for scale in (0.5, 1.0, 1.5, 2.0, 4.0):
-        faster = base.model_copy(
-            update={
+        faster = replace(
+            base,
+            **{
                 "key": f"x{int(scale * 10)}",
                 "fp32_tflops": base.fp32_tflops * scale,
                 "fp16_tensor_tflops": (base.fp16_tensor_tflops or 1) * scale,
                 "bandwidth_gbs": base.bandwidth_gbs * scale,
                 "board_power_w": base.board_power_w * scale,
-            }
+            },
         )
         times.append(predict_seconds(60.0, "t4", faster, kind=kind, dtype=dtype).seconds)
     assert times == sorted(times, reverse=True)
@@ -89,7 +91,7 @@ def test_a_faster_target_never_takes_longer(kind: str, dtype: str) -> None:
 
 def test_a_power_starved_card_runs_below_its_boost_clock() -> None:
     t4 = load_catalog().get("t4")
-    unstarved = t4.model_copy(update={"key": "t4_at_250w", "board_power_w": 250.0})
+    unstarved = replace(t4, **{"key": "t4_at_250w", "board_power_w": 250.0})
     assert load_predictor().speedup(t4, unstarved, "transformer", "fp32") > 1.1
 
 
@@ -482,7 +484,7 @@ def test_power_limited_cards_run_16_bit_matmuls_at_their_sustained_rate() -> Non
     # a 70 W Turing card runs no more than the T4's TFLOPS per watt; a 250 W one is not held
     t4 = catalog.get("t4")
     assert predictor.sustained_per_w["7.5"] == pytest.approx(24.5 / 70)
-    bigger = t4.model_copy(update={"key": "t4_unmeasured"})
+    bigger = replace(t4, **{"key": "t4_unmeasured"})
     assert predictor.rates(bigger, "fp16", "cnn").math_tflops == pytest.approx(24.5)
     titan = catalog.get("titan_rtx")
     assert predictor.sustained_limit(titan, predictor.rates(titan, "fp16", "cnn").path) > 90
@@ -884,17 +886,15 @@ def test_new_catalog_rows_move_no_other_gpus_speed() -> None:
     catalog = load_catalog()
     specs = list(catalog)
     l4, t4 = catalog.get("l4"), catalog.get("t4")
-    frugal = l4.model_copy(update={"key": "frugal_ada", "fp32_tflops": 60.0, "board_power_w": 70})
+    frugal = replace(l4, **{"key": "frugal_ada", "fp32_tflops": 60.0, "board_power_w": 70})
     calibration = load_calibration()
     before = Predictor.build(specs, calibration).speedup(t4, l4, "transformer", "fp16")
-    after = Predictor.build(
-        [*specs, frugal, frugal.model_copy(update={"key": "frugal_2"})], calibration
-    )
+    after = Predictor.build([*specs, frugal, replace(frugal, **{"key": "frugal_2"})], calibration)
     assert after.speedup(t4, l4, "transformer", "fp16") == before
     # without the fitted figures the same rows would have moved the L4 (the defect this guards)
-    bare = calibration.model_copy(update={"family_tflops_per_w": {}})
+    bare = replace(calibration, **{"family_tflops_per_w": {}})
     moved = Predictor.build(
-        [*specs, *[frugal.model_copy(update={"key": f"f{i}"}) for i in range(9)]], bare
+        [*specs, *[replace(frugal, **{"key": f"f{i}"}) for i in range(9)]], bare
     )
     assert moved.speedup(t4, l4, "transformer", "fp16") != before
 
@@ -939,9 +939,7 @@ def test_a_biased_cell_is_found_from_held_out_errors_and_worded_both_ways() -> N
     assert biased_cells(held, 0.25, 30) == ()
     assert biased_cells(held, 0.10, len(ada) + 1) == ()
     predictor = load_predictor()
-    slow = predictor.with_calibration(
-        predictor.calibration.model_copy(update={"biased_cells": found})
-    )
+    slow = predictor.with_calibration(replace(predictor.calibration, **{"biased_cells": found}))
     catalog = load_catalog()
     line = slow.known_bias([catalog.get("rtx3090"), catalog.get("rtx4090")], "cnn", "fp16")
     assert line is not None and "Ada cards 20% too slow" in line

@@ -22,6 +22,7 @@ from costcalc.core.models import (
     PriceSnapshot,
     RegionNames,
 )
+from costcalc.core.records import validated
 from costcalc.edge.resources import PRICES_PACKAGE
 
 # The GPU catalog's keys (hard-coded until the catalog module exposes them).
@@ -65,37 +66,37 @@ def _header(relpath: str) -> str:
 
 @pytest.fixture(scope="module")
 def snapshots() -> dict[str, PriceSnapshot]:
-    return {k: PriceSnapshot.model_validate(_load(v)) for k, v in PRICE_FILES.items()}
+    return {k: validated(PriceSnapshot, _load(v)) for k, v in PRICE_FILES.items()}
 
 
 @pytest.fixture(scope="module")
 def colab() -> ColabSnapshot:
-    return ColabSnapshot.model_validate(_load("colab.yaml"))
+    return validated(ColabSnapshot, _load("colab.yaml"))
 
 
 @pytest.fixture(scope="module")
 def desktop() -> DesktopDefaults:
-    return DesktopDefaults.model_validate(_load("desktop.yaml"))
+    return validated(DesktopDefaults, _load("desktop.yaml"))
 
 
 @pytest.fixture(scope="module")
 def carbon() -> CarbonData:
-    return CarbonData.model_validate(_load("carbon.yaml"))
+    return validated(CarbonData, _load("carbon.yaml"))
 
 
 @pytest.fixture(scope="module")
 def electricity() -> ElectricityData:
-    return ElectricityData.model_validate(_load("electricity.yaml"))
+    return validated(ElectricityData, _load("electricity.yaml"))
 
 
 @pytest.fixture(scope="module")
 def fx() -> FxRates:
-    return FxRates.model_validate(_load("fx.yaml"))
+    return validated(FxRates, _load("fx.yaml"))
 
 
 @pytest.fixture(scope="module")
 def region_names() -> RegionNames:
-    return RegionNames.model_validate(_load("regions.yaml"))
+    return validated(RegionNames, _load("regions.yaml"))
 
 
 # ----------------------------------------------------------------------------- provenance
@@ -612,8 +613,8 @@ def test_region_aliases_point_at_known_codes(
 
 def test_curated_euro_prices_convert_at_the_bundled_ecb_rate() -> None:
     """A euro price and the rates file must not disagree on what a euro is (issue 25)."""
-    fx = FxRates.model_validate(_load("fx.yaml"))
-    hetzner = PriceSnapshot.model_validate(_load("hetzner.yaml"))
+    fx = validated(FxRates, _load("fx.yaml"))
+    hetzner = validated(PriceSnapshot, _load("hetzner.yaml"))
     for o in hetzner.offers:
         assert o.price_in_currency is not None, o.name
         rate = o.usd_per_hour / o.price_in_currency

@@ -41,14 +41,14 @@ def test_negative_price_is_refused(tmp_path: Path) -> None:
     path.write_text(GOOD.replace("1.89", "-1.89"))
     with pytest.raises(DataFileError) as caught:
         load_yaml_file(path, PriceSnapshot)
-    assert "offers.0.usd_per_hour" in str(caught.value)
+    assert "offers[0].usd_per_hour" in str(caught.value)
 
 
 def test_cache_follows_the_file_text(tmp_path: Path) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
     assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 1.89
-    assert list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"))
+    assert list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.msgpack"))
     path.write_text(GOOD.replace("1.89", "2.50"))
     assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 2.50
 
@@ -57,7 +57,7 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
     load_yaml_file(path, PriceSnapshot)
-    for cached in (locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"):
+    for cached in (locations.cache_dir() / "parsed").glob("PriceSnapshot-*.msgpack"):
         cached.write_text("{ not a record")
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
 
@@ -84,7 +84,7 @@ def test_refreshed_snapshot_wins_and_a_corrupt_one_falls_back(tmp_path: Path) ->
 
 
 def cache_entries() -> list[Path]:
-    return list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.pickle"))
+    return list((locations.cache_dir() / "parsed").glob("PriceSnapshot-*.msgpack"))
 
 
 def test_an_edited_cache_entry_is_never_trusted(tmp_path: Path) -> None:
@@ -95,18 +95,19 @@ def test_an_edited_cache_entry_is_never_trusted(tmp_path: Path) -> None:
     load_yaml_file(path, PriceSnapshot)
     (entry,) = cache_entries()
     seal, payload = entry.read_bytes().split(b"\n", 1)
-    forged = payload.replace(b"A6000", b"A9000")  # the same length: still a loadable pickle
+    forged = payload.replace(b"A6000", b"A9000")  # the same length: still loadable msgpack
     assert forged != payload
     entry.write_bytes(seal + b"\n" + forged)
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
 
 
 def test_a_cache_entry_holds_records_never_code(tmp_path: Path) -> None:
-    """A sealed entry whose pickle names anything but costcalc's records and dates is ignored,
-    and nothing in it runs."""
+    """A correctly sealed entry holding a pickle that would run a command when unpickled is
+    data that does not decode as the model: it is ignored, the text is parsed again, and
+    nothing in it runs. An old pickle entry beside it is never opened."""
     import pickle
 
-    from costcalc.edge.prebuilt import digest
+    from costcalc.edge.resources import digest
 
     class Boom:
         def __reduce__(self) -> tuple[object, tuple[str]]:
@@ -116,33 +117,31 @@ def test_a_cache_entry_holds_records_never_code(tmp_path: Path) -> None:
     path.write_text(GOOD)
     load_yaml_file(path, PriceSnapshot)
     (entry,) = cache_entries()
-    classes = {"costcalc.core.models:PriceSnapshot": "x"}
-    payload = pickle.dumps((classes, pickle.dumps(Boom())))
+    payload = pickle.dumps(Boom())
     entry.write_bytes(digest(payload).encode() + b"\n" + payload)
+    entry.with_suffix(".pickle").write_bytes(digest(payload).encode() + b"\n" + payload)
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
     assert not (tmp_path / "ran").exists()
 
 
-def test_a_cache_entry_of_a_changed_record_class_is_read_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An entry written before a record class changed its fields is not used: the record it
-    holds would lack the new field."""
-    from costcalc.core.models import OfferRow
-    from costcalc.edge import prebuilt
+def test_a_cache_entry_the_model_refuses_is_read_again(tmp_path: Path) -> None:
+    """An entry is decoded with every type and bound checked: one sealed by anyone who can
+    write the cache, holding a negative price or the shape of another model, is ignored."""
+    import msgspec
+
+    from costcalc.edge.resources import digest
 
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
-    load_yaml_file(path, PriceSnapshot)
-    assert len(cache_entries()) == 1
-    read = prebuilt.unpack
-    used: list[object] = []
-    monkeypatch.setattr(prebuilt, "unpack", lambda *a: used.append(read(*a)) or used[-1])
-    load_yaml_file(path, PriceSnapshot)
-    assert isinstance(used[-1], PriceSnapshot)  # the entry serves while the classes match
-    monkeypatch.setattr(OfferRow, "__record_signature__", "changed", raising=False)
-    assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 1.89
-    assert used[-1] is None  # read from the text again, not from the entry
+    first = load_yaml_file(path, PriceSnapshot)
+    (entry,) = cache_entries()
+    payload = entry.read_bytes().split(b"\n", 1)[1]
+    assert msgspec.msgpack.decode(payload, type=PriceSnapshot) == first  # what is kept: data
+    data = msgspec.msgpack.decode(payload)
+    data["offers"][0]["usd_per_hour"] = -1.0
+    for forged in (msgspec.msgpack.encode(data), msgspec.msgpack.encode({"rates": {}})):
+        entry.write_bytes(digest(forged).encode() + b"\n" + forged)
+        assert load_yaml_file(path, PriceSnapshot) == first
 
 
 def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
@@ -151,15 +150,15 @@ def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
     cache = tmp_path / "parsed"
     cache.mkdir()
     for i in range(CACHE_ENTRIES + 10):
-        entry = cache / f"Model-0-{i:04d}.pickle"
+        entry = cache / f"Model-0-{i:04d}.msgpack"
         entry.write_text("x")
         os.utime(entry, (i, i))
-    (cache / ".Model-0-x.pickle.abc.tmp").write_text("half")
-    os.utime(cache / ".Model-0-x.pickle.abc.tmp", (0, 0))
+    (cache / ".Model-0-x.msgpack.abc.tmp").write_text("half")
+    os.utime(cache / ".Model-0-x.msgpack.abc.tmp", (0, 0))
     prune_cache(cache)
     kept = sorted(p.name for p in cache.iterdir())
     assert len(kept) == CACHE_ENTRIES
-    assert kept[0] == "Model-0-0010.pickle"  # the oldest ten are gone, and the stale temp file
+    assert kept[0] == "Model-0-0010.msgpack"  # the oldest ten are gone, and the stale temp file
 
 
 def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(

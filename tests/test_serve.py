@@ -29,11 +29,11 @@ import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec import Struct, field
 
 from costcalc.cli.serve import MAX_SESSIONS
 from costcalc.cli.webserver import MAX_COLUMNS, MAX_ROWS
@@ -54,8 +54,7 @@ def free_port() -> int:
         return port
 
 
-@dataclass
-class Served:
+class Served(Struct):
     """A running `costcalc serve`: its port, the token of the URL it printed, what it said."""
 
     port: int

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core import staleness
@@ -62,7 +63,7 @@ def test_the_provider_does_not_decide() -> None:
 
 
 def test_committed_prices_follow_the_list_rule() -> None:
-    committed = offer(100).model_copy(update={"price_kind": "committed"})
+    committed = replace(offer(100), price_kind="committed")
     assert staleness.stale_kind(committed) == "list" and staleness.is_stale(committed, NOW)
 
 

@@ -90,11 +90,11 @@ def test_a_home_starts_with_the_sessions_parse_cache_and_loading_uses_it(
     parsed_bundled_files: dict[str, bytes],
 ) -> None:
     parsed = locations.cache_dir() / "parsed"
-    before = {entry.name: entry.read_bytes() for entry in parsed.glob("*.pickle")}
+    before = {entry.name: entry.read_bytes() for entry in parsed.glob("*.msgpack")}
     assert before == parsed_bundled_files
     load_app_data()
-    after = {entry.name for entry in parsed.glob("*.pickle")}
-    assert after == set(before)  # nothing parsed anew (the bundled files load prebuilt)
+    after = {entry.name for entry in parsed.glob("*.msgpack")}
+    assert after == set(before)  # nothing parsed anew: every bundled file is in the cache
 
 
 def test_a_test_that_moves_to_another_home_finds_the_cache_there_too(
@@ -103,7 +103,9 @@ def test_a_test_that_moves_to_another_home_finds_the_cache_there_too(
     monkeypatch.setenv("COSTCALC_HOME", str(tmp_path / "second-home"))
     parsed = locations.cache_dir() / "parsed"
     assert parsed.parent.parent == tmp_path / "second-home"
-    assert {entry.name for entry in parsed.glob("*.pickle")} == set(parsed_bundled_files)
+    written = {entry.name for entry in parsed.glob("*.msgpack")}
+    assert any(name.startswith("GpuCatalogFile-") for name in written)
+    assert written <= set(parsed_bundled_files)
 
 
 def test_a_child_process_finds_the_cache_on_disk_before_any_call(
@@ -121,13 +123,20 @@ def test_a_child_process_finds_the_cache_on_disk_before_any_call(
 
 
 @pytest.mark.cold_cache
-def test_a_cold_cache_test_starts_with_no_parse_cache() -> None:
-    """...and the bundled files load prebuilt (costcalc/data/prebuilt.pickle): nothing is parsed
-    or cached for them, so a fresh home stays empty."""
+def test_a_cold_cache_test_starts_with_no_parse_cache(
+    parsed_bundled_files: dict[str, bytes],
+) -> None:
+    """...and its first load parses the bundled files and caches each of them, as a user's
+    first run does: the same entries the session made."""
+    from costcalc.store.loaders import clear_caches
+
     parsed = locations.cache_dir() / "parsed"
     assert not parsed.exists()
+    clear_caches()  # what this process read of the bundled files before
     load_app_data()
-    assert not list(parsed.glob("*"))
+    written = {entry.name for entry in parsed.glob("*.msgpack")}
+    assert any(name.startswith("GpuCatalogFile-") for name in written)
+    assert written <= set(parsed_bundled_files)
 
 
 @pytest.mark.parametrize(

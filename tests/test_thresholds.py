@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core.models import CloudOffer
@@ -220,7 +221,7 @@ def test_the_price_bisection_costs_every_offer_as_the_engine_does() -> None:
         assert year.__name__ == "fast", result.offer  # no copy needed: the formula held
         kinds.add((result.offer.billing_increment_s >= 86_400, result.offer.spot))
         for price in (0.0, 0.5, result.offer.usd_per_hour * 3):
-            priced = result.offer.model_copy(update={"usd_per_hour": price})
+            priced = replace(result.offer, **{"usd_per_hour": price})
             busy = a.utilisation * HOURS_PER_YEAR
             want = cloud_year(priced, busy, result.effective_speed, a.horizon_years)[1]
             assert year(price) == pytest.approx(want, rel=1e-12, abs=1e-9)

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core import inputs, tiers
@@ -40,8 +41,8 @@ MARKET = offer("market", provider="vast", tier="marketplace", price_kind="observ
 SPOT = offer("spot estimate", provider="aws-spot", spot=True, price_kind="estimate")
 FREE = offer("free", provider="colab", usd_per_hour=0.0, guaranteed=False)
 PLAN = offer("plan", provider="colab", usd_per_hour=0.0, monthly_fee_usd=9.99)
-COMMITTED = offer("g6e.xlarge (1-yr reserved)", provider="aws-reserved").model_copy(
-    update={"term_years": 1}  # a commitment: paid for every hour of its term
+COMMITTED = replace(  # a commitment: paid for every hour of its term
+    offer("g6e.xlarge (1-yr reserved)", provider="aws-reserved"), term_years=1
 )
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from costcalc.bench.device import empty_cache, is_out_of_memory
 from costcalc.bench.timing import measure
@@ -23,8 +24,7 @@ PLATEAU_GAIN = 1.05
 """A doubling that adds less than 5 % items/s means the device is full."""
 
 
-@dataclass(frozen=True)
-class Filled:
+class Filled(Struct, frozen=True):
     batch_size: int
     sized_by: SizedBy
     sizes: tuple[SizePoint, ...]

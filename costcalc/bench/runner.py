@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
+
+from msgspec import Struct
 
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
@@ -23,8 +24,7 @@ from costcalc.core.memfit import fit_line
 Progress = Callable[[str, float], None]
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Struct, frozen=True):
     """Sizes, repeats and budgets of one bench mode on one kind of device."""
 
     size: str

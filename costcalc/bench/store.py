@@ -11,6 +11,7 @@ from pathlib import Path
 
 from costcalc.core.bench_results import BenchResult
 from costcalc.core.errors import CostcalcError, DataFileError
+from costcalc.core.records import to_json
 
 LATEST = "latest"
 MAX_RESULT_BYTES = 1024 * 1024
@@ -28,7 +29,7 @@ def save_result(result: BenchResult, directory: Path | None = None) -> Path:
     from costcalc.edge.resources import write_atomic
 
     path = (directory or bench_dir()) / result_file_name(result)
-    write_atomic(path, result.model_dump_json(indent=2) + "\n")
+    write_atomic(path, to_json(result) + "\n")
     return path
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
+from msgspec import Struct
 
 from costcalc.bench.device import synchronize
 from costcalc.core.bench_results import Spread
@@ -21,8 +21,7 @@ NOISY_CV = 0.10
 """Repeats whose coefficient of variation exceeds this are flagged as noisy."""
 
 
-@dataclass(frozen=True)
-class StepTiming:
+class StepTiming(Struct, frozen=True):
     """A user's step timed the careful way."""
 
     step_s: float

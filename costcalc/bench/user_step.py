@@ -14,10 +14,11 @@ import inspect
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, cast
+
+from msgspec import Struct
 
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
@@ -69,8 +70,7 @@ def _memory(fn: Callable[[int], object], device: str, size: int) -> float:
     return memory_at(fn, device, size, 0)
 
 
-@dataclass(frozen=True)
-class Precision:
+class Precision(Struct, frozen=True):
     dtype: str
     source: Literal["given", "detected"]
     warning: str | None = None

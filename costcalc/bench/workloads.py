@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import torch
+from msgspec import Struct
 from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
@@ -21,8 +21,7 @@ from costcalc.bench.models import Gpt, resnet
 AUTOCAST = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
 
-@dataclass(frozen=True)
-class CnnSize:
+class CnnSize(Struct, frozen=True):
     image: int
     width: int
     depths: tuple[int, ...]
@@ -35,8 +34,7 @@ class CnnSize:
         return f"ResNet-{depth}-style, width {self.width}, {self.image} px"
 
 
-@dataclass(frozen=True)
-class GptSize:
+class GptSize(Struct, frozen=True):
     d_model: int
     heads: int
     layers: int
@@ -79,8 +77,7 @@ GPT_SIZES = {
 REFERENCES = ("resnet_cnn", "gpt_lm")
 
 
-@dataclass
-class Reference:
+class Reference(Struct):
     """A reference model ready to train at any batch size on one device and dtype."""
 
     name: str
@@ -201,8 +198,7 @@ MATH_OPS = {
 """The operators whose output dtype says in which precision a step does its math."""
 
 
-@dataclass(frozen=True)
-class StepOps:
+class StepOps(Struct, frozen=True):
     kernels: int
     """Operators one step dispatches: roughly the kernels it launches."""
     math_dtype: str | None

@@ -9,7 +9,6 @@ loads textual, torch or requests. Results go to stdout, diagnostics to stderr; e
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
@@ -84,52 +83,14 @@ def build_parser(only: str | None = None, *, summaries: bool = False) -> argpars
     return parser
 
 
-ONE_SHOT = frozenset(("quick", "gpus", "prices", "history", "predict", "desktops"))
-"""Commands that answer and exit (not the app, a refresh or a bench, which run for long)."""
-
-
 def _command_in(argv: Sequence[str]) -> str | None:
     """The subcommand a command line names, if its first word is one."""
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def console() -> NoReturn:
-    """The `costcalc` executable (and `python -m costcalc`): the process is ours, so this is
-    where its environment may be set, once, before anything else runs.
-
-    pydantic looks for plugins by scanning every installed distribution's entry points on the
-    first model it builds: a fifth of `costcalc quick`'s start-up, for observability hooks a
-    command-line run never uses. Set the variable yourself (e.g. to 0) to keep plugins on.
-
-    A one-shot command (ONE_SHOT) runs without the cyclic garbage collector: everything it
-    builds lives until it prints and exits, and the collector's passes over the freshly
-    imported modules and loaded data cost a tenth of `quick`'s run. For the same reason it
-    ends without the interpreter's teardown (`_end`). The app (`tui`, or no command) starts
-    without the collector too, and takes it back once its first screen is up (cli/tui.py:
-    make_app's collector_paused); it ends as a process always has."""
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    command = _command_in(sys.argv[1:])
-    if command in (*ONE_SHOT, "tui", None):
-        gc.disable()
-    if command in ONE_SHOT:
-        _end(main())
+    """The `costcalc` executable (and `python -m costcalc`)."""
     sys.exit(main())
-
-
-def _end(code: int) -> NoReturn:
-    """End a one-shot command's process as exiting would, without freeing its modules and
-    objects one by one first (a sixth of `costcalc quick`'s time, for memory the system takes
-    back at once): exit handlers run and output is flushed, then the process ends. When
-    flushing fails (a closed pipe), the interpreter's own exit reports it, as it always has."""
-    import atexit
-
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        sys.exit(code)
-    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

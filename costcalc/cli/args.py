@@ -97,7 +97,7 @@ def scenario_and_saved(
     from costcalc.core.scenario import Scenario, validate_scenario
     from costcalc.store.settings import load_saved
 
-    wanted = set(Scenario.model_fields if fields is None else fields)
+    wanted = set(Scenario.__struct_fields__ if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))
     environ = getattr(ns, "environ", None)  # main passes it in; os.environ when built elsewhere
     env = inputs.env_layer(os.environ if environ is None else environ)

@@ -115,7 +115,9 @@ def run(ns: argparse.Namespace) -> int:
         result = run_bench(ns.device, ns.mode, progress, dtype=ns.dtype)
     saved = store.save_result(result) if ns.save else None
     if ns.json:
-        print(result.model_dump_json(indent=2))
+        from costcalc.core.records import to_json
+
+        print(to_json(result))
     else:
         from costcalc.bench.report import to_text
 

@@ -94,7 +94,9 @@ def run(ns: argparse.Namespace) -> int:
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
-        dump = scenario.model_dump(mode="json", include=set(FIELDS))
+        from costcalc.core.records import plain
+
+        dump = {k: v for k, v in plain(scenario).items() if k in FIELDS}
         scenario_json = {**dump, "gpus": [g.key for g in gpus], "counts": list(counts)}
         print(
             desktops_report.to_json(result, hw, scenario=scenario_json, warnings=data.book.warnings)

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from costcalc.cli import output
+from costcalc.core.records import plain
 
 GPUS_PRIORITY = (
     "key",
@@ -59,9 +60,7 @@ def run_gpus(ns: argparse.Namespace) -> int:
 
     specs = [s for s in load_catalog() if ns.segment in (None, s.segment)]
     if ns.json:
-        print(
-            json.dumps([{**s.model_dump(mode="json"), **_price_json(s)} for s in specs], indent=2)
-        )
+        print(json.dumps([{**plain(s), **_price_json(s)} for s in specs], indent=2))
         return 0
     from costcalc.present.report import Plain, render_table
 

@@ -164,9 +164,11 @@ def _print_times(
         }
         for p in found
     ]
+    from costcalc.core.records import plain
+
     return _emit(
         ns,
-        [p.model_dump(exclude={"profile"}) for p in found],
+        [{k: v for k, v in plain(p).items() if k != "profile"} for p in found],
         f"{ns.seconds:g} s on {source.name}, {ns.kind} work in {ns.dtype}{ns.at}:",
         (Plain("seconds", "seconds"), Plain("band", "low-high"), Plain("speedup", "speed-up")),
         cells,

@@ -34,8 +34,6 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import gc
-
     from costcalc.tui.app import make_app
 
     served: dict[str, Any] = {}
@@ -43,6 +41,5 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.edge import locations
 
         served = {"persist": False, "export_dir": locations.exports_dir()}
-    # paused by `console` for the start-up: the app takes it back once its first screen is up
-    make_app(collector_paused=not gc.isenabled(), **served).run()
+    make_app(**served).run()
     return 0

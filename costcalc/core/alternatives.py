@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from msgspec import Struct
+
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.feasibility import Feasibility, check_build
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware
 from costcalc.core.models import GpuSpec
-from costcalc.core.struct import dataclass
 
 PriceFn = Callable[[GpuSpec, int], float | None]
 """The default price of n of this GPU with their base system; None: the card has no price."""
@@ -27,8 +28,7 @@ ThroughputFn = Callable[[GpuSpec, int], float]
 """The throughput of n of this GPU relative to the build asked about."""
 
 
-@dataclass(frozen=True, slots=True)
-class Alternative:
+class Alternative(Struct, frozen=True):
     """A build that works, near the one asked about."""
 
     gpu: str
@@ -44,8 +44,7 @@ class Alternative:
     """What it would take, in words: '2x RTX 4090 on your 120 V/15 A circuit'."""
 
 
-@dataclass(frozen=True, slots=True)
-class Asked:
+class Asked(Struct, frozen=True):
     """The build asked about, as the alternatives need it."""
 
     spec: GpuSpec

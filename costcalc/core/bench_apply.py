@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
 from costcalc.core.models import GpuSpec, StepProfile
@@ -26,7 +29,6 @@ from costcalc.core.predict import (
     SpeedFn,
     precision_class,
 )
-from costcalc.core.struct import dataclass
 
 LAUNCH_BOUND_SHARE = 0.2
 """A step that spends more than this share launching kernels is too small for its device (the
@@ -116,8 +118,7 @@ def scaled_profile(
     )
 
 
-@dataclass(frozen=True)
-class BenchSpeed:
+class BenchSpeed(Struct, frozen=True):
     """Speeds from a measured split, each GPU pair held to the predictor's band (both at
     `batch` per GPU: the split has been scaled to it)."""
 
@@ -179,8 +180,7 @@ def load_w_for(bench: BenchResult, kind: str) -> float | None:
     return w.power.load_w if w is not None and w.power is not None else None
 
 
-@dataclass(frozen=True)
-class BenchEffects:
+class BenchEffects(Struct, frozen=True):
     """Everything a saved bench changes in one comparison, for one desktop GPU."""
 
     max_batch: dict[str, int]
@@ -255,4 +255,4 @@ def explain_speed(
             )
             profile = None
     why = predictor.explain(source, target, kind, dtype, profile, batch)
-    return why.model_copy(update={"notes": (*notes, *why.notes)})
+    return replace(why, **{"notes": (*notes, *why.notes)})

@@ -5,61 +5,73 @@ Rule kept here: models only, no torch and no files, so the pure core can read a 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from costcalc.core.constants import Kind
-from costcalc.core.models import Field, Frozen, StepProfile, UtcDatetime
+from costcalc.core.models import StepProfile, UtcDatetime
+from costcalc.core.records import Meta, Record
 
 SCHEMA_VERSION = 1
 
 
-class Spread(Frozen):
+class Spread(Record, frozen=True, kw_only=True):
     """How repeatable a timing was: median and spread of the repeats."""
 
-    median_s: float = Field(ge=0)
-    iqr_s: float = Field(ge=0, description="Interquartile range of the repeats.")
-    cv: float = Field(ge=0, description="Coefficient of variation (stdev / mean).")
-    repeats: int = Field(ge=1)
-    noisy: bool = Field(description="True when the spread is too wide to trust one figure.")
+    median_s: Annotated[float, Meta(ge=0)]
+    iqr_s: Annotated[float, Meta(ge=0)]
+    """Interquartile range of the repeats."""
+    cv: Annotated[float, Meta(ge=0)]
+    """Coefficient of variation (stdev / mean)."""
+    repeats: Annotated[int, Meta(ge=1)]
+    noisy: bool
+    """True when the spread is too wide to trust one figure."""
 
 
-class Environment(Frozen):
-    device: str = Field(description="'cuda', 'mps' or 'cpu'.")
-    device_name: str = Field(description="GPU or CPU model.")
-    gpu_key: str | None = Field(default=None, description="Catalog key when the GPU is known.")
+class Environment(Record, frozen=True, kw_only=True):
+    device: str
+    """'cuda', 'mps' or 'cpu'."""
+    device_name: str
+    """GPU or CPU model."""
+    gpu_key: str | None = None
+    """Catalog key when the GPU is known."""
     device_memory_gb: float | None = None
     driver: str | None = None
     torch_version: str
     cuda_version: str | None = None
     cpu_model: str
-    threads: int = Field(ge=1, description="torch intra-op threads used.")
+    threads: Annotated[int, Meta(ge=1)]
+    """torch intra-op threads used."""
     python_version: str
     platform: str
 
 
-class MatmulProbe(Frozen):
+class MatmulProbe(Record, frozen=True, kw_only=True):
     dtype: str
-    size: int = Field(description="Best square matrix size (n x n @ n x n).")
-    tflops: float = Field(ge=0)
+    size: int
+    """Best square matrix size (n x n @ n x n)."""
+    tflops: Annotated[float, Meta(ge=0)]
     spread: Spread
 
 
-class PowerReading(Frozen):
+class PowerReading(Record, frozen=True, kw_only=True):
     """Board watts over a sustained window of one workload, and the idle draw before the run."""
 
-    load_w: float = Field(gt=0, description="Mean draw over the window: energy / time.")
-    idle_w: float | None = Field(default=None, ge=0, description="Draw before any work ran.")
-    window_s: float = Field(gt=0, description="Seconds the workload ran back to back.")
-    method: Literal["energy counter", "sampling"] = Field(
-        description="NVML's total-energy counter (Volta and later), else the mean of samples."
-    )
+    load_w: Annotated[float, Meta(gt=0)]
+    """Mean draw over the window: energy / time."""
+    idle_w: Annotated[float, Meta(ge=0)] | None = None
+    """Draw before any work ran."""
+    window_s: Annotated[float, Meta(gt=0)]
+    """Seconds the workload ran back to back."""
+    method: Literal["energy counter", "sampling"]
+    """NVML's total-energy counter (Volta and later), else the mean of samples."""
 
 
-class SizePoint(Frozen):
+class SizePoint(Record, frozen=True, kw_only=True):
     """One size tried while filling the device: its batch and what it reached."""
 
-    batch_size: int = Field(ge=1)
-    items_per_s: float = Field(ge=0, description="0 when the batch ran out of memory.")
+    batch_size: Annotated[int, Meta(ge=1)]
+    items_per_s: Annotated[float, Meta(ge=0)]
+    """0 when the batch ran out of memory."""
 
 
 SizedBy = Literal["plateau", "memory", "time budget", "limit", "given"]
@@ -76,34 +88,35 @@ SIZED_BY_WORDS: dict[str, str] = {
 }
 
 
-class WorkloadResult(Frozen):
+class WorkloadResult(Record, frozen=True, kw_only=True):
     name: str
     kind: Kind
     dtype: str
-    description: str | None = Field(
-        default=None, description="What one step ran, e.g. 'forward + backward + AdamW'."
-    )
-    model: str | None = Field(default=None, description="The model and its size, in words.")
-    dtype_source: Literal["given", "detected", "default"] | None = Field(
-        default=None, description="Where the dtype came from (a user step's autocast is seen)."
-    )
-    sized_by: SizedBy | None = Field(
-        default=None, description="Why the bench settled on batch_size; None: not sized."
-    )
-    sizes: tuple[SizePoint, ...] = Field(default=(), description="The sizes tried, in order.")
+    description: str | None = None
+    """What one step ran, e.g. 'forward + backward + AdamW'."""
+    model: str | None = None
+    """The model and its size, in words."""
+    dtype_source: Literal["given", "detected", "default"] | None = None
+    """Where the dtype came from (a user step's autocast is seen)."""
+    sized_by: SizedBy | None = None
+    """Why the bench settled on batch_size; None: not sized."""
+    sizes: tuple[SizePoint, ...] = ()
+    """The sizes tried, in order."""
     power: PowerReading | None = None
-    batch_size: int = Field(ge=1)
-    items_per_s: float = Field(gt=0)
-    step_s: float = Field(gt=0)
+    batch_size: Annotated[int, Meta(ge=1)]
+    items_per_s: Annotated[float, Meta(gt=0)]
+    step_s: Annotated[float, Meta(gt=0)]
     spread: Spread
-    flops_per_item: float | None = Field(default=None, ge=0)
-    kernels_per_step: int | None = Field(default=None, ge=0)
-    memory_base_bytes: float | None = Field(
-        default=None, description="Memory fit a in a + b x batch (weights, grads, optimizer)."
-    )
-    memory_per_item_bytes: float | None = Field(default=None, description="Memory fit b.")
-    max_batch: int | None = Field(default=None, description="Largest batch that fits here.")
-    max_batch_method: str | None = Field(default=None, description="'search' or 'memory fit'.")
+    flops_per_item: Annotated[float, Meta(ge=0)] | None = None
+    kernels_per_step: Annotated[int, Meta(ge=0)] | None = None
+    memory_base_bytes: float | None = None
+    """Memory fit a in a + b x batch (weights, grads, optimizer)."""
+    memory_per_item_bytes: float | None = None
+    """Memory fit b."""
+    max_batch: int | None = None
+    """Largest batch that fits here."""
+    max_batch_method: str | None = None
+    """'search' or 'memory fit'."""
     profile: StepProfile | None = None
 
     @property
@@ -114,23 +127,25 @@ class WorkloadResult(Frozen):
         return self.sized_by in ("plateau", "memory", "given")
 
 
-class BenchResult(Frozen):
+class BenchResult(Record, frozen=True, kw_only=True):
     schema_version: Literal[1] = 1
     created_at: UtcDatetime
     mode: Literal["quick", "full", "step"]
     device: str
     environment: Environment
-    matmul_tflops: dict[str, float] = Field(description="Best dense matmul TFLOPS per dtype.")
+    matmul_tflops: dict[str, float]
+    """Best dense matmul TFLOPS per dtype."""
     matmul: tuple[MatmulProbe, ...] = ()
-    bandwidth_gbs: float = Field(ge=0, description="Device copy, read + write counted.")
+    bandwidth_gbs: Annotated[float, Meta(ge=0)]
+    """Device copy, read + write counted."""
     bandwidth_spread: Spread | None = None
-    launch_overhead_us: float = Field(ge=0, description="Per-kernel launch overhead.")
+    launch_overhead_us: Annotated[float, Meta(ge=0)]
+    """Per-kernel launch overhead."""
     workloads: tuple[WorkloadResult, ...]
-    power_w: float | None = Field(
-        default=None,
-        description="Board watts under load: the highest workload's sustained draw (NVML).",
-    )
-    idle_w: float | None = Field(default=None, ge=0, description="Board watts before the run.")
+    power_w: float | None = None
+    """Board watts under load: the highest workload's sustained draw (NVML)."""
+    idle_w: Annotated[float, Meta(ge=0)] | None = None
+    """Board watts before the run."""
     energy_j: float | None = None
-    duration_s: float = Field(ge=0)
+    duration_s: Annotated[float, Meta(ge=0)]
     warnings: tuple[str, ...] = ()

@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 
+from msgspec import Struct
+
 from costcalc.core.errors import UnknownGpu
 from costcalc.core.models import GpuSpec
-from costcalc.core.struct import dataclass
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
 _MEMORY = r"^(\d+)(?:gb|g|gib)$"  # compiled by `re` when first used
@@ -57,8 +58,7 @@ def _names_of(spec: GpuSpec) -> Iterable[str]:
     yield from spec.aliases
 
 
-@dataclass(frozen=True)
-class CardPrice:
+class CardPrice(Struct, frozen=True):
     """What one card costs to buy, and what that figure is."""
 
     usd: float

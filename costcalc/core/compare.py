@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from msgspec import Struct
+
 from costcalc.core import commitment, engine
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.grid import GridIndex
@@ -37,7 +39,6 @@ from costcalc.core.models import (
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
 from costcalc.core.staleness import is_stale_result, stale_kind
-from costcalc.core.struct import dataclass
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""
@@ -54,8 +55,7 @@ LESS_MEMORY = "less memory"
 FEWER_GPUS = "fewer GPUs"
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
+class Rules(Struct, frozen=True):
     """What makes an offer a fair alternative to the desktop, and how spot risk is priced."""
 
     memory_gb: float
@@ -70,8 +70,7 @@ class Rules:
     """Time to get capacity back and reload after an interruption."""
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(Struct, frozen=True):
     desktop: DesktopResult
     desktop_run: RunCost | None
     offers: tuple[OfferResult, ...]

@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from costcalc.core import engine
 from costcalc.core.alternatives import Alternative
 from costcalc.core.catalog import GpuCatalog
@@ -35,6 +38,7 @@ from costcalc.core.models import (
 )
 from costcalc.core.predict import SpeedFn
 from costcalc.core.scenario import (
+    AT_THE_WALL,
     AppData,
     Calculation,
     Scenario,
@@ -43,14 +47,12 @@ from costcalc.core.scenario import (
     scale_fn,
     speed_batch,
 )
-from costcalc.core.struct import dataclass, replace
 
 MAX_GPUS = 8
 """Largest GPU count asked about: past the assumed board's seven slots anyway."""
 
 
-@dataclass(frozen=True, slots=True)
-class BuildResult:
+class BuildResult(Struct, frozen=True):
     """One build, n x one card, every figure the comparison shows."""
 
     spec: GpuSpec
@@ -102,8 +104,7 @@ class BuildResult:
         return self.cloud.break_even_days if self.cloud is not None else None
 
 
-@dataclass(frozen=True)
-class DesktopsComparison:
+class DesktopsComparison(Struct, frozen=True):
     builds: tuple[BuildResult, ...]
     """Fitting builds first (cheapest per hour of work first), then unknown, then non-fitting."""
     best: BuildResult | None
@@ -179,7 +180,7 @@ def compare_builds(
     data = replace(data, hardware=hw)
     calcs = [
         evaluate(
-            scenario.model_copy(update={"gpu": spec.key, "gpu_count": n}),
+            replace(scenario, **{"gpu": spec.key, "gpu_count": n}),
             data,
             now,
             circuit=circuit_key,
@@ -276,7 +277,7 @@ def _notes(
     scenario: Scenario,
 ) -> list[str]:
     notes = []
-    if "psu_efficiency" not in scenario.model_fields_set:
+    if scenario.psu_efficiency == AT_THE_WALL:  # the default, as quick and the app count
         notes.append(
             f"watts counted as drawn at the wall (PSU efficiency {psu_efficiency:.0%}), as in "
             "`quick` and the app; --psu-efficiency 0.9 adds the losses of an 80 PLUS Gold PSU "

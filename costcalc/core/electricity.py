@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from datetime import date
 
+from msgspec import Struct
+
 from costcalc.core.fx import Converter, UnknownCurrency, format_unit_price
 from costcalc.core.models import ElectricityData, ElectricityPrice
 from costcalc.core.regions import RegionIndex, country_of
-from costcalc.core.struct import dataclass
 
 DEFAULT = "default"
 """The `region` of a HouseholdPrice that is costcalc's default, not a region's price."""
 
 
-@dataclass(frozen=True)
-class HouseholdPrice:
+class HouseholdPrice(Struct, frozen=True):
     """The price a home desktop pays per kWh, and where it comes from."""
 
     region: str

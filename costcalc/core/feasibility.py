@@ -18,15 +18,15 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from msgspec import Struct
+
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware
 from costcalc.core.models import GpuSpec
-from costcalc.core.struct import dataclass
 
 CheckName = Literal["slots", "cooling", "psu", "circuit"]
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(Struct, frozen=True):
     name: CheckName
     ok: bool | None
     """None: a figure the check needs is not on file."""
@@ -37,8 +37,7 @@ class Check:
     left open."""
 
 
-@dataclass(frozen=True, slots=True)
-class Feasibility:
+class Feasibility(Struct, frozen=True):
     checks: tuple[Check, ...]
     slots_needed: int | None
     dc_load_w: float

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from datetime import date
 
+from msgspec import Struct
+
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import FxRates
-from costcalc.core.struct import dataclass
 
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "KRW": "₩"}
 """Currencies shown with a symbol; the rest are shown with their code ('CHF 1,234')."""
@@ -76,8 +77,7 @@ class Converter:
         return self.convert(amount_usd, "USD", currency)
 
 
-@dataclass(frozen=True)
-class Money:
+class Money(Struct, frozen=True):
     """The currency amounts are shown in: USD amounts times `per_usd`, with its symbol."""
 
     code: str = "USD"

@@ -9,10 +9,11 @@ has one, is kept beside it and only ever used when asked for by name (`on_basis`
 
 from __future__ import annotations
 
+from msgspec import Struct
+
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import CarbonBasis, CarbonData, GridIntensity
 from costcalc.core.regions import RegionIndex
-from costcalc.core.struct import dataclass
 
 
 def provider_family(provider: str) -> str:
@@ -20,8 +21,7 @@ def provider_family(provider: str) -> str:
     return provider.split("-", 1)[0]
 
 
-@dataclass(frozen=True)
-class OfferGrid:
+class OfferGrid(Struct, frozen=True):
     gco2_per_kwh: float
     pue: float
     source: str

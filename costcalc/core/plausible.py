@@ -25,9 +25,10 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+from msgspec import Struct
+
 from costcalc.core.catalog import GpuCatalog, card_price
 from costcalc.core.models import CloudOffer, GpuSpec
-from costcalc.core.struct import dataclass
 
 if TYPE_CHECKING:
     from costcalc.core.ranges import CrossReading
@@ -95,8 +96,7 @@ MIN_COMPARED = 3
 worth judging a whole feed by."""
 
 
-@dataclass(frozen=True)
-class Readings:
+class Readings(Struct, frozen=True):
     """Prices per GPU-hour seen elsewhere, by GPU and by (GPU, count)."""
 
     by_gpu: dict[str, list[float]]
@@ -135,8 +135,7 @@ def class_range(spec: GpuSpec) -> tuple[float, float]:
     return SEGMENT_USD_PER_GPU_HOUR[spec.segment]
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(Struct, frozen=True):
     """The cheapest and the dearest shipped price of a GPU (per GPU-hour) or of a class of GPUs
     (per GB/s of memory bandwidth), what each one is, how many providers ship the prices and
     whether one of them
@@ -150,8 +149,7 @@ class Span:
     peer: bool
 
 
-@dataclass(frozen=True)
-class ShippedPrices:
+class ShippedPrices(Struct, frozen=True):
     """What the bundled snapshots and their cross-checks (prices/readings.yaml) say each GPU
     and each class of GPUs (segment and architecture) costs: the ground a fresh price is judged
     on when it is the only reading of its GPU."""
@@ -230,8 +228,7 @@ Bound = Literal["count", "class", "street price", "shipped prices", "shipped cla
 its card's street price, the shipped prices of its GPU, of its class, or the other readings."""
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(Struct, frozen=True):
     """A floor or a ceiling on the price per GPU-hour, the rule it comes from and its ground in
     words ('its $1,207 used price of 2026-09-30 earned back in 3 years ...')."""
 
@@ -240,8 +237,7 @@ class Limit:
     ground: str
 
 
-@dataclass(frozen=True)
-class Doubt:
+class Doubt(Struct, frozen=True):
     """Why a price is not believable: the rule it broke and one line that names the figure,
     the range expected and its ground."""
 
@@ -394,8 +390,7 @@ def believable(
     return kept, notes
 
 
-@dataclass(frozen=True)
-class FeedShift:
+class FeedShift(Struct, frozen=True):
     """How a fresh feed's prices compare with its last good snapshot's, offer by offer."""
 
     ratio: float

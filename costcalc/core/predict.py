@@ -44,13 +44,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Struct, field
 
 from costcalc.core.constants import DTYPES, KINDS, Dtype, Kind
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.models import Field, Frozen, GpuSpec, StepProfile
-from costcalc.core.record import model_validator
-from costcalc.core.struct import dataclass, field
+from costcalc.core.models import GpuSpec, StepProfile
+from costcalc.core.records import Meta, Record
 
 PRE_TENSOR_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
 PRE_AMPERE_ARCHITECTURES = (*PRE_TENSOR_ARCHITECTURES, "Volta", "Turing")
@@ -77,178 +78,161 @@ SpeedFn = Callable[[GpuSpec, GpuSpec], float]
 # --------------------------------------------------------------------------- calibration
 
 
-class Split(Frozen):
+class Split(Record, frozen=True, kw_only=True):
     """How an FP32 step of a kind of work spends its time on the reference GPU."""
 
-    math: float = Field(ge=0, lt=1, description="Share in matmuls and convolutions.")
-    elementwise: float = Field(ge=0, lt=1, description="Share in element-wise kernels.")
-    overhead: float = Field(ge=0, lt=1, description="Share of fixed overhead.")
+    math: Annotated[float, Meta(ge=0, lt=1)]
+    """Share in matmuls and convolutions."""
+    elementwise: Annotated[float, Meta(ge=0, lt=1)]
+    """Share in element-wise kernels."""
+    overhead: Annotated[float, Meta(ge=0, lt=1)]
+    """Share of fixed overhead."""
 
-    @model_validator(mode="after")
-    def _leaves_memory(self) -> Split:
+    def __post_init__(self) -> None:
         if self.math + self.elementwise + self.overhead >= 1:
             raise ValueError("math + elementwise + overhead must leave a memory share")
-        return self
 
     @property
     def memory(self) -> float:
         return 1 - self.math - self.elementwise - self.overhead
 
 
-class KindCalibration(Frozen):
+class KindCalibration(Record, frozen=True, kw_only=True):
     fp32: Split
-    band_fp32: tuple[float, float] = Field(
-        description="Low and high multipliers of the prediction for fp32/tf32 (LOO 10-90 %)."
-    )
-    band_16bit: tuple[float, float] = Field(description="The same for fp16/bf16.")
-    basis: str = Field(description="What the figures were fitted on, or why they are priors.")
-    reference_width: float | None = Field(
-        default=None,
-        gt=0,
-        description="Model width (d_model) of the typical workload the split is stated for.",
-    )
-    reference_batch: float | None = Field(
-        default=None,
-        gt=0,
-        description="Batch per GPU the split is stated for; None: the split ignores the batch.",
-    )
+    band_fp32: tuple[float, float]
+    """Low and high multipliers of the prediction for fp32/tf32 (LOO 10-90 %)."""
+    band_16bit: tuple[float, float]
+    """The same for fp16/bf16."""
+    basis: str
+    """What the figures were fitted on, or why they are priors."""
+    reference_width: Annotated[float, Meta(gt=0)] | None = None
+    """Model width (d_model) of the typical workload the split is stated for."""
+    reference_batch: Annotated[float, Meta(gt=0)] | None = None
+    """Batch per GPU the split is stated for; None: the split ignores the batch."""
 
 
-class SixteenBit(Frozen):
+class SixteenBit(Record, frozen=True, kw_only=True):
     """How each part's time on the reference GPU changes from FP32 to 16-bit mixed precision,
     beyond the change of the math rate itself."""
 
-    math_time: float = Field(gt=0, description="x the rate ratio: real layers vs the peak.")
-    elementwise_time: float = Field(gt=0)
-    memory_time: float = Field(gt=0, description="16-bit activations: half the bytes.")
-    overhead_time: float = Field(gt=0, description="Casts and loss scaling add kernels.")
+    math_time: Annotated[float, Meta(gt=0)]
+    """x the rate ratio: real layers vs the peak."""
+    elementwise_time: Annotated[float, Meta(gt=0)]
+    memory_time: Annotated[float, Meta(gt=0)]
+    """16-bit activations: half the bytes."""
+    overhead_time: Annotated[float, Meta(gt=0)]
+    """Casts and loss scaling add kernels."""
 
 
-class CellBias(Frozen):
+class CellBias(Record, frozen=True, kw_only=True):
     """A generation x kind x precision cell whose held-out predictions lean one way: the median
     signed error of the predicted time (leave-one-source-out) beyond the accuracy run's limit,
     over enough pairs to be a pattern rather than noise."""
 
-    generation: str = Field(description="GPU generation of the target (predict.generation).")
+    generation: str
+    """GPU generation of the target (predict.generation)."""
     kind: str
-    precision: Literal["fp32", "16bit"] = Field(description="fp32/tf32, or fp16/bf16.")
-    error: float = Field(
-        gt=-1, description="Median signed error of the predicted time; negative: too short."
-    )
-    pairs: int = Field(ge=1, description="Held-out pairs the median is over.")
+    precision: Literal["fp32", "16bit"]
+    """fp32/tf32, or fp16/bf16."""
+    error: Annotated[float, Meta(gt=-1)]
+    """Median signed error of the predicted time; negative: too short."""
+    pairs: Annotated[int, Meta(ge=1)]
+    """Held-out pairs the median is over."""
 
 
-class Calibration(Frozen):
+class Calibration(Record, frozen=True, kw_only=True):
     """costcalc/data/predict_calibration.yaml."""
 
     schema_version: Literal[3] = 3
     as_of: date
     sources: dict[str, str]
-    reference_gpu: str = Field(description="GPU key the per-kind splits are stated on.")
-    tensor_efficiency: dict[Literal["full_rate", "half_rate"], float] = Field(
-        description="Share of the tensor peak matmuls reach where no GPU of the class is measured."
-    )
-    tf32_efficiency: float = Field(
-        gt=0, le=1.5, description="TF32 tensor matmuls relative to FP16/BF16 on the same cores."
-    )
-    tf32_convolution_efficiency: float | None = Field(
-        default=None,
-        gt=0,
-        le=1.5,
-        description="The same for FP32 convolutions run as TF32 (cnn, rnn); None: the above.",
-    )
-    cuda_core_efficiency: dict[str, float] = Field(
-        description="Share of the FP32 (non-tensor) peak reached, by architecture."
-    )
-    emulated_bf16_efficiency: float = Field(
-        gt=0, le=1, description="BF16 matmuls before Ampere, as a share of the FP32 rate."
-    )
-    power_exponent: float = Field(
-        ge=0, le=1, description="Sustained clock = (power excess) ** -exponent for starved cards."
-    )
-    family_tflops_per_w: dict[str, float] = Field(
-        default_factory=dict,
-        description="Each family's fitted typical FP32 TFLOPS per watt; others from the catalog.",
-    )
-    tf32_convolution_kinds: tuple[str, ...] = Field(
-        description="Kinds whose FP32 convolutions run as TF32 on Ampere+ (PyTorch default)."
-    )
+    reference_gpu: str
+    """GPU key the per-kind splits are stated on."""
+    tensor_efficiency: dict[Literal["full_rate", "half_rate"], float]
+    """Share of the tensor peak matmuls reach where no GPU of the class is measured."""
+    tf32_efficiency: Annotated[float, Meta(gt=0, le=1.5)]
+    """TF32 tensor matmuls relative to FP16/BF16 on the same cores."""
+    tf32_convolution_efficiency: Annotated[float, Meta(gt=0, le=1.5)] | None = None
+    """The same for FP32 convolutions run as TF32 (cnn, rnn); None: the above."""
+    cuda_core_efficiency: dict[str, float]
+    """Share of the FP32 (non-tensor) peak reached, by architecture."""
+    emulated_bf16_efficiency: Annotated[float, Meta(gt=0, le=1)]
+    """BF16 matmuls before Ampere, as a share of the FP32 rate."""
+    power_exponent: Annotated[float, Meta(ge=0, le=1)]
+    """Sustained clock = (power excess) ** -exponent for starved cards."""
+    family_tflops_per_w: dict[str, float] = field(default_factory=dict)
+    """Each family's fitted typical FP32 TFLOPS per watt; others from the catalog."""
+    tf32_convolution_kinds: tuple[str, ...]
+    """Kinds whose FP32 convolutions run as TF32 on Ampere+ (PyTorch default)."""
     sixteen_bit: SixteenBit
     kinds: dict[str, KindCalibration]
-    accuracy: dict[str, dict[str, float]] = Field(
-        description="Leave-one-source-out figures of this fit, per kind x precision."
-    )
-    accuracy_leave_one_gpu_out: dict[str, dict[str, float]] = Field(
-        default_factory=dict, description="Leave-one-GPU-out figures, per kind x precision."
-    )
-    pairs_by_generation: dict[str, int] = Field(
-        default_factory=dict,
-        description="Measured pairs with a GPU of each generation: what its predictions rest on.",
-    )
-    min_trusted_pairs: int = Field(
-        default=30, ge=0, description="Fewer pairs than this and predict says so."
-    )
-    biased_cells: tuple[CellBias, ...] = Field(
-        default=(),
-        description="Cells whose held-out predictions lean one way; predict says so for them.",
-    )
-    width_exponent: float = Field(
-        default=0.0,
-        ge=0,
-        le=2,
-        description="Matmul time relative to the rest grows as (width / reference) ** this.",
-    )
-    matmul_tflops: dict[str, dict[str, float]] = Field(
-        default_factory=dict,
-        description="Measured torch.mm TFLOPS per GPU key and precision (fp32/tf32/fp16/bf16).",
-    )
-    cuda_convolution_gain: float = Field(
-        default=1.0,
-        gt=0,
-        le=3,
-        description="CNN convolutions on CUDA cores over the FP32 matmul rate (Winograd).",
-    )
-    sustained_tflops: dict[str, float] = Field(
-        default_factory=dict,
-        description="Per GPU key: dense FP16 tensor TFLOPS measured under sustained load.",
-    )
+    accuracy: dict[str, dict[str, float]]
+    """Leave-one-source-out figures of this fit, per kind x precision."""
+    accuracy_leave_one_gpu_out: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Leave-one-GPU-out figures, per kind x precision."""
+    pairs_by_generation: dict[str, int] = field(default_factory=dict)
+    """Measured pairs with a GPU of each generation: what its predictions rest on."""
+    min_trusted_pairs: Annotated[int, Meta(ge=0)] = 30
+    """Fewer pairs than this and predict says so."""
+    biased_cells: tuple[CellBias, ...] = ()
+    """Cells whose held-out predictions lean one way; predict says so for them."""
+    width_exponent: Annotated[float, Meta(ge=0, le=2)] = 0.0
+    """Matmul time relative to the rest grows as (width / reference) ** this."""
+    matmul_tflops: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Measured torch.mm TFLOPS per GPU key and precision (fp32/tf32/fp16/bf16)."""
+    cuda_convolution_gain: Annotated[float, Meta(gt=0, le=3)] = 1.0
+    """CNN convolutions on CUDA cores over the FP32 matmul rate (Winograd)."""
+    sustained_tflops: dict[str, float] = field(default_factory=dict)
+    """Per GPU key: dense FP16 tensor TFLOPS measured under sustained load."""
 
 
 # --------------------------------------------------------------------------- results
 
 
-class Prediction(Frozen):
-    seconds: float = Field(description="Predicted time on the target GPU.")
+class Prediction(Record, frozen=True, kw_only=True):
+    seconds: float
+    """Predicted time on the target GPU."""
     low_s: float
     high_s: float
-    source: str = Field(description="Source GPU key.")
-    target: str = Field(description="Target GPU key.")
+    source: str
+    """Source GPU key."""
+    target: str
+    """Target GPU key."""
     kind: str
     dtype: str
-    speedup: float = Field(description="Target throughput / source throughput.")
-    profile: StepProfile = Field(description="Time split on the source GPU that was scaled.")
-    batch: float | None = Field(
-        default=None, description="Batch per GPU the split was set for; None: the reference."
-    )
+    speedup: float
+    """Target throughput / source throughput."""
+    profile: StepProfile
+    """Time split on the source GPU that was scaled."""
+    batch: float | None = None
+    """Batch per GPU the split was set for; None: the reference."""
 
 
-class SpeedPart(Frozen):
+class SpeedPart(Record, frozen=True, kw_only=True):
     """One part of a step in a prediction: its time shares and the rates that scale it."""
 
     part: Part
-    source_share: float = Field(description="Share of the step on the source GPU.")
-    target_share: float = Field(description="Share of the step on the target GPU.")
-    weight: float = Field(description="Mean of the two shares: the exponent of the ratio.")
-    source_rate: float | None = Field(description="Achievable rate on the source; None: fixed.")
+    source_share: float
+    """Share of the step on the source GPU."""
+    target_share: float
+    """Share of the step on the target GPU."""
+    weight: float
+    """Mean of the two shares: the exponent of the ratio."""
+    source_rate: float | None
+    """Achievable rate on the source; None: fixed."""
     target_rate: float | None
-    unit: str = Field(description="'TFLOPS', 'GB/s' or '' for overhead.")
-    rate_ratio: float = Field(description="target_rate / source_rate (1 for overhead).")
-    factor: float = Field(description="rate_ratio ** weight: this part's speed-up.")
-    source_path: str = Field(description="How the source's rate was set, in words.")
+    unit: str
+    """'TFLOPS', 'GB/s' or '' for overhead."""
+    rate_ratio: float
+    """target_rate / source_rate (1 for overhead)."""
+    factor: float
+    """rate_ratio ** weight: this part's speed-up."""
+    source_path: str
+    """How the source's rate was set, in words."""
     target_path: str
 
 
-class SpeedBreakdown(Frozen):
+class SpeedBreakdown(Record, frozen=True, kw_only=True):
     """Why a predicted speed-up is what it is: the product of the parts' factors."""
 
     source: str
@@ -258,17 +242,16 @@ class SpeedBreakdown(Frozen):
     speedup: float
     band: tuple[float, float]
     parts: tuple[SpeedPart, ...]
-    notes: tuple[str, ...] = Field(description="Fallbacks and limits that shaped the rates.")
-    batch: float | None = Field(
-        default=None, description="Batch per GPU the split was scaled to; None: its reference."
-    )
+    notes: tuple[str, ...]
+    """Fallbacks and limits that shaped the rates."""
+    batch: float | None = None
+    """Batch per GPU the split was scaled to; None: its reference."""
 
 
 # --------------------------------------------------------------------------- achievable rates
 
 
-@dataclass(frozen=True, slots=True)
-class MathPath:
+class MathPath(Struct, frozen=True):
     """The peak a framework's matmuls use on one GPU for one precision, and why."""
 
     peak_tflops: float
@@ -285,8 +268,7 @@ class MathPath:
         return "FP32 CUDA cores"
 
 
-@dataclass(frozen=True, slots=True)
-class Rates:
+class Rates(Struct, frozen=True):
     """Achievable rates of one GPU for one kind and precision (the scalable parts)."""
 
     math_tflops: float
@@ -444,9 +426,9 @@ def as_profile(times: Times) -> StepProfile:
 # --------------------------------------------------------------------------- the predictor
 
 
-@dataclass(frozen=True)
-class Predictor:
-    """The calibrated model plus what it needs from the catalog; speeds cached per GPU pair."""
+class Predictor(Struct, frozen=True, eq=False):
+    """The calibrated model plus what it needs from the catalog; speeds cached per GPU pair (so
+    a predictor equals itself only: its caches fill as it is asked)."""
 
     calibration: Calibration
     reference: GpuSpec
@@ -457,14 +439,10 @@ class Predictor:
     sustained_per_w: Mapping[str, float] = field(default_factory=dict)
     """Per compute capability: the most sustained FP16 tensor TFLOPS per board watt measured on
     a card of the family (calibration.sustained_tflops): no card of it holds more."""
-    _cache: dict[tuple[str, str, str, str, float | None], float] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    _rates: dict[tuple[str, str, str], Rates] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _cache: dict[tuple[str, str, str, str, float | None], float] = field(default_factory=dict)
+    _rates: dict[tuple[str, str, str], Rates] = field(default_factory=dict)
     _times: dict[tuple[str, str, str, float | None, float | None], Times] = field(
-        default_factory=dict, compare=False, repr=False
+        default_factory=dict
     )
 
     @classmethod

@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timezone
-from typing import Literal
+from typing import Annotated, Literal
 
-from costcalc.core.models import CloudOffer, Field, Frozen, Text
-from costcalc.core.struct import dataclass
+from msgspec import Struct
+
+from costcalc.core.models import CloudOffer
+from costcalc.core.records import Meta, Record
 from costcalc.core.thresholds import Thresholds
 
 _LABEL = r"\s*\([^()]*\)\s*$"  # compiled by `re` when first used
@@ -31,24 +33,25 @@ Point = tuple[str, datetime, float, Origin]
 """A reading from outside the price book: (offer name, when, $/h, where it comes from)."""
 
 
-class CrossReading(Frozen):
+class CrossReading(Record, frozen=True, kw_only=True):
     """Another dated source's figure for a bundled offer's price (prices/readings.yaml)."""
 
     provider: str
-    name: Text
-    region: Text
+    name: str
+    region: str
     gpu: str
-    gpu_count: int = Field(default=1, ge=1)
-    usd_per_hour: float = Field(gt=0)
-    observed: date = Field(description="The date the figure was true.")
-    source: Text
+    gpu_count: Annotated[int, Meta(ge=1)] = 1
+    usd_per_hour: Annotated[float, Meta(gt=0)]
+    observed: date
+    """The date the figure was true."""
+    source: str
 
 
-class ReadingsFile(Frozen):
+class ReadingsFile(Record, frozen=True, kw_only=True):
     """prices/readings.yaml: other dated readings of the bundled offers' prices."""
 
     schema_version: Literal[1] = 1
-    source: Text
+    source: str
     as_of: date
     readings: tuple[CrossReading, ...]
 
@@ -68,8 +71,7 @@ def cross_points(offer: CloudOffer, found: Iterable[CrossReading]) -> list[Point
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(Struct, frozen=True):
     """One dated price of the offer."""
 
     usd_per_hour: float
@@ -85,8 +87,7 @@ class Reading:
         return self.origin == "history"
 
 
-@dataclass(frozen=True, slots=True)
-class PriceRange:
+class PriceRange(Struct, frozen=True):
     readings: tuple[Reading, ...]
     """Oldest first; one per distinct (date, price)."""
     low: float

@@ -17,6 +17,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
+from msgspec import Struct
+from msgspec.structs import force_setattr, replace
+
 from costcalc.core import tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.commitment import term_label
@@ -49,17 +52,17 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, SpeedFn, default_dtype
-from costcalc.core.record import After, Field, Frozen, is_validation_error, model_validator
+from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
-from costcalc.core.struct import dataclass, replace
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from costcalc.core.alternatives import Alternative, Asked
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
+
+AT_THE_WALL = 1.0
+"""The default PSU efficiency: watts are counted as drawn at the wall."""
 
 DEFAULT_GPU = "rtx3090"
 """The reference desktop of the canonical break-even example (DOMAIN.md section 1): the app's
@@ -71,159 +74,98 @@ def _tiers_once(value: tuple[TierName, ...]) -> tuple[TierName, ...]:
     return tuple(t for t in TIER_NAMES if t in value)
 
 
-class Scenario(Frozen):
+class Scenario(Record, frozen=True, kw_only=True):
     """Every input of the comparison. Field names are the keys of the settings file."""
 
     # -- the desktop
-    gpu: str | None = Field(
-        default=None, description="Desktop GPU: a catalog key or any name the catalog resolves."
-    )
-    gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
-    desktop_price_usd: float | None = Field(
-        default=None,
-        ge=0,
-        le=100_000_000,
-        description="Whole machine, up front, in the chosen currency (default: GPU street price "
-        "+ base system).",
-    )
-    base: BaseTier | None = Field(
-        default=None,
-        description="Base system around the GPUs: lean, standard or workstation (default: lean "
-        "for 1 GPU, standard for 2, workstation for 3-4).",
-    )
-    used: bool = Field(
-        default=False,
-        description="Price the cards on the second-hand market (where a dated used price exists).",
-    )
-    gpu_watts: float | None = Field(
-        default=None, ge=0, le=3000, description="Draw of one GPU under load, W (default: TDP)."
-    )
-    system_watts: float | None = Field(
-        default=None, ge=0, le=5000, description="Draw of the rest of the system under load, W."
-    )
-    idle_watts: float | None = Field(
-        default=None, ge=0, le=5000, description="Whole-system idle draw, W (with always_on)."
-    )
-    psu_efficiency: float = Field(
-        default=1.0, ge=0.5, le=1, description="1 counts watts at the wall; 0.9 adds PSU losses."
-    )
-    resale_share: float = Field(
-        default=0.0, ge=0, lt=1, description="Share of the price you get back after the horizon."
-    )
-    horizon_years: float = Field(
-        default=3.0, ge=0.1, le=20, description="Years you will use the desktop."
-    )
-    embodied: bool = Field(
-        default=False, description="Add the desktop's manufacturing carbon over its life."
-    )
+    gpu: str | None = None
+    """Desktop GPU: a catalog key or any name the catalog resolves."""
+    gpu_count: Annotated[int, Meta(ge=1, le=16)] = 1
+    """GPUs in the desktop."""
+    desktop_price_usd: Annotated[float, Meta(ge=0, le=100_000_000)] | None = None
+    """Whole machine, up front, in the chosen currency (default: GPU street price + base system)."""
+    base: BaseTier | None = None
+    """Base system around the GPUs: lean, standard or workstation (default: lean for 1 GPU, standard
+    for 2, workstation for 3-4)."""
+    used: bool = False
+    """Price the cards on the second-hand market (where a dated used price exists)."""
+    gpu_watts: Annotated[float, Meta(ge=0, le=3000)] | None = None
+    """Draw of one GPU under load, W (default: TDP)."""
+    system_watts: Annotated[float, Meta(ge=0, le=5000)] | None = None
+    """Draw of the rest of the system under load, W."""
+    idle_watts: Annotated[float, Meta(ge=0, le=5000)] | None = None
+    """Whole-system idle draw, W (with always_on)."""
+    psu_efficiency: Annotated[float, Meta(ge=0.5, le=1)] = AT_THE_WALL
+    """1 counts watts at the wall; 0.9 adds PSU losses."""
+    resale_share: Annotated[float, Meta(ge=0, lt=1)] = 0.0
+    """Share of the price you get back after the horizon."""
+    horizon_years: Annotated[float, Meta(ge=0.1, le=20)] = 3.0
+    """Years you will use the desktop."""
+    embodied: bool = False
+    """Add the desktop's manufacturing carbon over its life."""
     # -- how it is used
-    utilisation: float = Field(
-        default=0.15,
-        ge=MIN_UTILISATION,
-        le=1,
-        description="Share of all hours the GPU works (0.1-100 %).",
-    )
-    always_on: bool = Field(
-        default=False, description="The machine idles between jobs instead of being off."
-    )
+    utilisation: Annotated[float, Meta(ge=MIN_UTILISATION, le=1)] = 0.15
+    """Share of all hours the GPU works (0.1-100 %)."""
+    always_on: bool = False
+    """The machine idles between jobs instead of being off."""
     # -- where it runs
-    home_region: str | None = Field(
-        default=None,
-        description="Home region: country, state or cloud region; sets the electricity price "
-        "and the grid's carbon (default: US).",
-    )
-    usd_per_kwh: float | None = Field(
-        default=None,
-        ge=0,
-        le=1000,
-        description="Your electricity price per kWh, in the chosen currency (default: the home "
-        "region's household price).",
-    )
-    currency: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z]{3}$",
-        description="Currency of every amount shown and typed (default: the home region's, "
-        "else USD).",
-    )
+    home_region: str | None = None
+    """Home region: country, state or cloud region; sets the electricity price and the grid's carbon
+    (default: US)."""
+    usd_per_kwh: Annotated[float, Meta(ge=0, le=1000)] | None = None
+    """Your electricity price per kWh, in the chosen currency (default: the home region's household
+    price)."""
+    currency: Annotated[str, Meta(pattern=r"^[A-Za-z]{3}$")] | None = None
+    """Currency of every amount shown and typed (default: the home region's, else USD)."""
     # -- the run
-    run_hours: float | None = Field(
-        default=None,
-        ge=0.001,
-        le=1_000_000,
-        description="Hours one training run takes on the desktop.",
-    )
-    items_per_run: float | None = Field(
-        default=None, ge=1, le=1e15, description="Items (samples) one run processes."
-    )
-    memory_gb: float | None = Field(
-        default=None, ge=0.1, le=10_000, description="GPU memory the run needs, GB."
-    )
-    kind: Kind = Field(default="generic", description="Workload kind used to compare GPUs.")
-    dtype: Dtype | Literal["auto"] = Field(
-        default="auto",
-        description="Training precision used to compare GPUs; auto: mixed precision (fp16) on "
-        "a desktop GPU with tensor cores, fp32 otherwise.",
-    )
-    batch: int | None = Field(
-        default=None,
-        ge=1,
-        le=1_000_000,
-        description="Batch per GPU of the run: at a small batch a step's fixed cost (launches, "
-        "the host) weighs more and a big GPU gains less (cnn work; default: the speed model's "
-        "reference batch).",
-    )
-    bench: str | None = Field(
-        default=None, description="A saved bench result to use: 'latest' or a file path."
-    )
+    run_hours: Annotated[float, Meta(ge=0.001, le=1_000_000)] | None = None
+    """Hours one training run takes on the desktop."""
+    items_per_run: Annotated[float, Meta(ge=1, le=1e15)] | None = None
+    """Items (samples) one run processes."""
+    memory_gb: Annotated[float, Meta(ge=0.1, le=10_000)] | None = None
+    """GPU memory the run needs, GB."""
+    kind: Kind = "generic"
+    """Workload kind used to compare GPUs."""
+    dtype: Dtype | Literal["auto"] = "auto"
+    """Training precision used to compare GPUs; auto: mixed precision (fp16) on a desktop GPU with
+    tensor cores, fp32 otherwise."""
+    batch: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
+    """Batch per GPU of the run: at a small batch a step's fixed cost (launches, the host) weighs
+    more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
+    bench: str | None = None
+    """A saved bench result to use: 'latest' or a file path."""
     # -- the offers
-    cloud_prices: tuple[float, ...] = Field(
-        default=(),
-        description="Your own offers on the desktop's GPUs, per hour, in the chosen currency.",
-    )
-    providers: tuple[str, ...] = Field(
-        default=(), description="Only offers from these providers; empty: all."
-    )
-    offer_kind: OfferKind = Field(default="all", description="all, spot or on-demand offers.")
-    exclude_tiers: Annotated[tuple[TierName, ...], After(_tiers_once)] = Field(
-        default=(),
-        description="Leave out offers in these tiers (community, marketplace, spot, free, ...).",
-    )
-    cloud_regions: tuple[str, ...] = Field(
-        default=(), description="Only offers in these cloud regions; empty: all."
-    )
-    cloud_gpus: tuple[str, ...] = Field(
-        default=(),
-        description="Only offers with these GPUs; a family name matches every variant (a100).",
-    )
-    min_memory_gb: float | None = Field(
-        default=None, ge=0, le=10_000, description="Only offers with at least this memory per GPU."
-    )
-    offer_match: str | None = Field(
-        default=None,
-        max_length=200,
-        description="Only offers whose provider, name, GPU or region contain these words; "
-        "| separates alternatives ('a100|h100', 'rtx 4090|l40s').",
-    )
-    scale_out: bool = Field(
-        default=False,
-        description="Let offers with more GPUs than the desktop be the verdict (their speed "
-        "assumes the sourced multi-GPU scaling).",
-    )
-    spot_checkpoint_minutes: float = Field(
-        default=5, ge=0, le=600, description="Time one checkpoint takes to write (spot risk)."
-    )
-    spot_restart_minutes: float = Field(
-        default=30, ge=0, le=1440, description="Time to resume after a spot interruption."
-    )
+    cloud_prices: tuple[float, ...] = ()
+    """Your own offers on the desktop's GPUs, per hour, in the chosen currency."""
+    providers: tuple[str, ...] = ()
+    """Only offers from these providers; empty: all."""
+    offer_kind: OfferKind = "all"
+    """all, spot or on-demand offers."""
+    exclude_tiers: tuple[TierName, ...] = ()
+    """Leave out offers in these tiers (community, marketplace, spot, free, ...)."""
+    cloud_regions: tuple[str, ...] = ()
+    """Only offers in these cloud regions; empty: all."""
+    cloud_gpus: tuple[str, ...] = ()
+    """Only offers with these GPUs; a family name matches every variant (a100)."""
+    min_memory_gb: Annotated[float, Meta(ge=0, le=10_000)] | None = None
+    """Only offers with at least this memory per GPU."""
+    offer_match: Annotated[str, Meta(max_length=200)] | None = None
+    """Only offers whose provider, name, GPU or region contain these words; | separates alternatives
+    ('a100|h100', 'rtx 4090|l40s')."""
+    scale_out: bool = False
+    """Let offers with more GPUs than the desktop be the verdict (their speed assumes the sourced
+    multi-GPU scaling)."""
+    spot_checkpoint_minutes: Annotated[float, Meta(ge=0, le=600)] = 5
+    """Time one checkpoint takes to write (spot risk)."""
+    spot_restart_minutes: Annotated[float, Meta(ge=0, le=1440)] = 30
+    """Time to resume after a spot interruption."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _older_settings(cls, data: Any) -> Any:
-        return upgrade_settings(data)
+    def __post_init__(self) -> None:
+        force_setattr(self, "exclude_tiers", _tiers_once(self.exclude_tiers))
 
     def changed(self) -> dict[str, Any]:
         """The inputs that differ from the defaults."""
-        return self.model_dump(exclude_defaults=True)
+        return plain(self, omit_defaults=True)
 
 
 def upgrade_settings(data: Any) -> Any:
@@ -238,25 +180,15 @@ def upgrade_settings(data: Any) -> Any:
 def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) -> Scenario:
     """A scenario from plain values, or CostcalcError with one line naming the first bad input."""
     try:
-        return cls.model_validate(values)
-    except ValueError as exc:
-        if not is_validation_error(exc):
-            raise
-        raise CostcalcError(first_error(exc)) from None
-
-
-def first_error(exc: ValidationError) -> str:
-    """The one line every front end shows for invalid inputs: the first bad one and why."""
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "inputs"
-    return f"{where}: {first['msg']}"
+        return validated(cls, upgrade_settings(values))
+    except ValidationError as exc:
+        raise CostcalcError(problem(exc)) from None
 
 
 # --------------------------------------------------------------------------- data
 
 
-@dataclass
-class AppData:
+class AppData(Struct):
     """Everything a comparison needs from disk, loaded once (costcalc.store.loaders reads it)."""
 
     catalog: GpuCatalog
@@ -291,8 +223,7 @@ def by_gpu_count(table: dict[int, T], gpu_count: int) -> T:
     return table[sizes[-1]]
 
 
-@dataclass(frozen=True)
-class BaseChoice:
+class BaseChoice(Struct, frozen=True):
     """The base system a desktop is priced on, and why that one."""
 
     tier: BaseTier
@@ -485,8 +416,7 @@ def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
 # --------------------------------------------------------------------------- the answer
 
 
-@dataclass(frozen=True)
-class Calculation:
+class Calculation(Struct, frozen=True):
     """Everything the CLI and the app show, computed at once from one scenario."""
 
     scenario: Scenario
@@ -604,13 +534,14 @@ def evaluate(
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
-    resolved = scenario.model_copy(
-        update={
+    resolved = replace(
+        scenario,
+        **{
             "gpu": spec.key,
             "home_region": assumptions.home_region,
             "dtype": dtype,
             "batch": batch,
-        }
+        },
     )
     return Calculation(
         scenario=resolved,
@@ -789,8 +720,7 @@ def bench_effects(
     return found
 
 
-@dataclass(frozen=True)
-class DesktopFit:
+class DesktopFit(Struct, frozen=True):
     """Whether the desktop physically works, checked against one wall circuit."""
 
     feasibility: Feasibility

@@ -14,15 +14,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from msgspec import Struct
+
 from costcalc.core.models import CloudOffer, OfferResult
 from costcalc.core.offers import age_days
-from costcalc.core.struct import dataclass
 
 StaleKind = Literal["market", "estimate", "list", "street"]
 
 
-@dataclass(frozen=True)
-class StaleRule:
+class StaleRule(Struct, frozen=True):
     kind: StaleKind
     what: str
     """How the legend names the prices it covers."""

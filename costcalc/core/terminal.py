@@ -34,42 +34,16 @@ def fill(line: str, width: int | None, hang: str | None = None) -> list[str]:
     kept = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", _KEEP), line)
     if hang is None:
         hang = indent + "  " if indent else ""
-    lines = wrap(kept, max(width, len(hang) + 10), hang)
+    import textwrap  # only when a line is longer than the width
+
+    lines = textwrap.wrap(
+        kept,
+        max(width, len(hang) + 10),
+        subsequent_indent=hang,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
     return [part.replace(_KEEP, " ") for part in lines] or [line]
-
-
-_SPACE = str.maketrans(dict.fromkeys("\t\n\x0b\x0c\r ", " "))
-
-
-def wrap(text: str, width: int, subsequent_indent: str = "") -> list[str]:
-    """`textwrap.wrap(text, width, subsequent_indent=..., break_long_words=False,
-    break_on_hyphens=False)`: the same greedy fill, line for line, without importing textwrap,
-    whose word-splitting pattern is compiled at import (a sixtieth of `costcalc quick`'s
-    start-up, for a pattern these options never use). tests/test_terminal.py holds it to
-    textwrap's."""
-    if width <= 0:
-        raise ValueError(f"invalid width {width!r} (must be > 0)")
-    text = text.expandtabs(8).translate(_SPACE)
-    chunks = [chunk for chunk in re.split("( +)", text) if chunk]
-    chunks.reverse()
-    lines: list[str] = []
-    while chunks:
-        indent = subsequent_indent if lines else ""
-        room = width - len(indent)
-        if chunks[-1].strip() == "" and lines:  # a line never starts with the space between
-            del chunks[-1]
-        current: list[str] = []
-        used = 0
-        while chunks and used + len(chunks[-1]) <= room:
-            used += len(chunks[-1])
-            current.append(chunks.pop())
-        if chunks and len(chunks[-1]) > room and not current:  # too long for any line: alone
-            current.append(chunks.pop())
-        if current and current[-1].strip() == "":
-            del current[-1]
-        if current:
-            lines.append(indent + "".join(current))
-    return lines
 
 
 def fill_all(lines: Sequence[str], width: int | None) -> list[str]:

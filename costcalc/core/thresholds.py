@@ -19,18 +19,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from costcalc.core import commitment, engine
 from costcalc.core.compare import Comparison, candidates, cloud_year, desktop_break_even_days
 from costcalc.core.decision import NO_BUY, Decision
 from costcalc.core.models import Assumptions, OfferResult
-from costcalc.core.struct import dataclass
 
 PRICE_CEILING_USD_PER_HOUR = 1e6
 """Above this an offer's price is not a threshold anyone will meet: 'no price flips it'."""
 
 
-@dataclass(frozen=True, slots=True)
-class OfferThreshold:
+class OfferThreshold(Struct, frozen=True):
     """Where the desktop pays back against one offer exactly, as that offer's $/h."""
 
     result: OfferResult
@@ -40,8 +41,7 @@ class OfferThreshold:
     desktop's price is unknown)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Thresholds:
+class Thresholds(Struct, frozen=True):
     """The values, one input at a time, at which the verdict flips."""
 
     decision: Decision | None
@@ -125,7 +125,7 @@ def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], floa
         return bill + setup
 
     def exact(p: float) -> float:
-        priced = offer.model_copy(update={"usd_per_hour": p})
+        priced = replace(offer, **{"usd_per_hour": p})
         return cloud_year(priced, busy, result.effective_speed, a.horizon_years)[1]
 
     now = offer.usd_per_hour

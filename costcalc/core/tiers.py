@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from msgspec import Struct
+
 from costcalc.core.constants import CUSTOM_PROVIDER, TIER_NAMES, OfferKind, TierName
 from costcalc.core.models import CloudOffer
-from costcalc.core.struct import dataclass
 
 HOSTS: tuple[TierName, ...] = ("secure", "community", "marketplace")
 PRICING: tuple[TierName, ...] = ("on-demand", "spot", "committed")
@@ -70,8 +71,7 @@ def without(offers: Iterable[CloudOffer], excluded: frozenset[TierName]) -> list
     return [o for o in offers if keeps(o, excluded)]
 
 
-@dataclass(frozen=True)
-class Weighed:
+class Weighed(Struct, frozen=True):
     """Which tiers an answer weighed (among the offers it had) and which it left out."""
 
     hosts: tuple[TierName, ...]

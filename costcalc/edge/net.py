@@ -33,11 +33,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+from msgspec import Struct
+from msgspec.structs import replace
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -78,8 +79,7 @@ def _env_number(
     return value
 
 
-@dataclass(frozen=True)
-class FetchSettings:
+class FetchSettings(Struct, frozen=True):
     """How patient and how trusting a refresh is with a server."""
 
     connect_timeout_s: float = 10.0
@@ -248,8 +248,7 @@ class BadUrl(FetchError):
     """A URL refused before any request: its reason says what is unusual in it."""
 
 
-@dataclass(frozen=True)
-class Address:
+class Address(Struct, frozen=True):
     """A URL as requests will send it: the prepared text, and the scheme, host and port urllib3
     connects to."""
 
@@ -554,8 +553,7 @@ class HttpClient:
         return _reason(exc)
 
 
-@dataclass(frozen=True)
-class _Request:
+class _Request(Struct, frozen=True):
     method: str
     url: str
     headers: Mapping[str, str] | None

@@ -1,8 +1,8 @@
 """Reading data files across the edge: bundled resources, user files and downloaded snapshots,
-always through one guarded reader and the records' validation (pydantic's rules).
+always through one guarded reader and the records' validation (`records.validated`).
 
 Rules kept here:
-- nothing is trusted until `model_validate` accepts it; any failure becomes one DataFileError
+- nothing is trusted until `records.validated` accepts it; any failure becomes one DataFileError
   line that names the file and what to do, never a traceback or a signal;
 - every file is read through `read_user_bytes`: at most the byte limit its reader names (a
   larger file is refused by its size, before a byte is read), UTF-8 (a BOM is fine), and, for
@@ -13,26 +13,33 @@ Rules kept here:
 - writes go to a temp file that is fsynced and renamed over the target, so a crash never leaves
   half a file.
 
-Parsing YAML and validating it cost more than everything else `costcalc quick` does, so neither
-happens for a file seen before: the bundled files ship in their prebuilt form (validated records,
-costcalc.edge.prebuilt), and a user's file, once validated, is kept in the cache directory as its
-records, keyed by a hash of its text, the model and the costcalc version, and sealed with a hash
-of the entry itself. A cache entry whose seal does not match, or whose record classes have
-changed, is ignored; the cache keeps only its newest entries, and a cache that cannot be read or
-written is ignored: it only ever saves time.
+Parsing YAML cost more than everything else `costcalc quick` does, so it happens once per file:
+a file once validated, bundled or the user's, is kept in the cache directory as its records in
+msgpack, keyed by a hash of its text, the model and the costcalc version, and sealed with a hash
+of the entry itself. An entry is data only: it is decoded into the model's records with every
+type and bound checked again, and one whose seal does not match or that does not decode as the
+model is ignored and the file parsed again. The cache keeps only its newest entries, and a cache
+that cannot be read or written is ignored: it only ever saves time.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import os
+import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from costcalc.core.errors import QUOTED_CHARS, QUOTED_MOST, DataFileError, quoted
-from costcalc.core.record import Frozen, is_validation_error
-from costcalc.edge import prebuilt
-from costcalc.edge.prebuilt import digest as digest  # re-exported: snapshots seal with it
+import msgspec
+
+from costcalc.core.errors import QUOTED_MOST, DataFileError
+from costcalc.core.records import ValidationError, plain, problem, validated
+
+try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,7 +47,7 @@ if TYPE_CHECKING:
 PRICES_PACKAGE = "costcalc.data.prices"
 """Where the bundled, dated price snapshot ships: the repository's prices/ inside the package."""
 
-M = TypeVar("M", bound=Frozen)
+M = TypeVar("M", bound=msgspec.Struct)
 
 MAX_FILE_BYTES = 17 * 1024 * 1024
 """Largest data file read: a stored snapshot (at most 16 MiB, snapshots.MAX_SNAPSHOT_BYTES) and
@@ -221,40 +228,43 @@ def parse_yaml(text: str | bytes, where: str, max_nodes: int = MAX_NODES) -> Any
 
 def validate(data: Any, model: type[M], where: str) -> M:
     try:
-        return model.model_validate(data)
-    except ValueError as exc:
-        if not is_validation_error(exc):
-            raise
-        first = exc.errors()[0]
-        loc = ".".join(_key(part) for part in first["loc"]) or "(top level)"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise DataFileError(f"{where}: {loc}: {_clipped(first['msg'])}{more}") from exc
-
-
-def _key(part: object) -> str:
-    """A key of the file as an error names it: as written, or quoted when it is long."""
-    text = str(part)
-    return text if len(text) <= QUOTED_CHARS and text.isprintable() else quoted(text)
+        return validated(model, data)
+    except ValidationError as exc:
+        raise DataFileError(f"{where}: {_clipped(problem(exc))}") from exc
 
 
 def _clipped(message: str) -> str:
-    """A validator's message, cut where one that repeats a whole value would run on (costcalc's
-    own quote through `quoted`; this is for any that does not): twice what a message may quote,
-    so the fixed words around a quote stay."""
+    """A validation message, cut where one that repeats a whole value or key would run on:
+    twice what a message may quote (costcalc.core.errors.quoted), so the words around it stay."""
     most = 2 * QUOTED_MOST
     return message if len(message) <= most else message[: most - 1] + "…"
+
+
+def digest(data: bytes) -> str:
+    """A 128-bit BLAKE2b of `data`, in hex: seals cached and stored files."""
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def package_bytes(package: str, name: str) -> bytes:
+    """A file shipped inside `package` (ModuleNotFoundError, OSError when it is not there)."""
+    __import__(package)
+    init = getattr(sys.modules[package], "__file__", None)
+    if init is not None:
+        path = os.path.join(os.path.dirname(init), name)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError), open(path, "rb") as file:
+            return file.read()
+    from importlib import resources  # a zipped install
+
+    return resources.files(package).joinpath(name).read_bytes()
 
 
 def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
     """A YAML file shipped inside a package, validated as `model`."""
     where = f"{package}/{name}"
     try:
-        data = prebuilt.package_bytes(package, name)
+        data = package_bytes(package, name)
     except (OSError, ModuleNotFoundError) as exc:
         raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
-    found = prebuilt.prebuilt(package, name, digest(data), model)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
     return load_yaml_text(decode(data, where), where, model)
 
 
@@ -281,7 +291,7 @@ def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
     return result
 
 
-def _cache_path(text: str | bytes, model: type[Frozen]) -> Path | None:
+def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> Path | None:
     from costcalc import __version__
     from costcalc.edge import locations
 
@@ -290,11 +300,17 @@ def _cache_path(text: str | bytes, model: type[Frozen]) -> Path | None:
     except Exception:  # no usable home directory: run without a cache
         return None
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return directory / f"{model.__name__}-{__version__}-{digest(data)}.pickle"
+    return directory / f"{model.__name__}-{__version__}-{digest(data)}.msgpack"
+
+
+@functools.cache
+def _decoder(model: type[M]) -> msgspec.msgpack.Decoder[M]:
+    return msgspec.msgpack.Decoder(model)
 
 
 def _read_cache(path: Path, model: type[M]) -> M | None:
-    """The cached record when its seal matches; None otherwise (the source is parsed)."""
+    """The cached records when the seal matches and they decode as `model`, every type and
+    bound checked; None otherwise (the source is parsed again)."""
     try:
         with path.open("rb") as handle:
             seal = handle.readline().strip().decode("ascii")
@@ -303,13 +319,16 @@ def _read_cache(path: Path, model: type[M]) -> M | None:
         return None
     if seal != digest(payload):
         return None
-    found: M | None = prebuilt.unpack(payload, model)
+    try:
+        found: M = _decoder(model).decode(payload)
+    except (msgspec.DecodeError, ValueError, TypeError):  # damaged, forged or from another model
+        return None
     return found
 
 
-def _write_cache(path: Path, result: Frozen) -> None:
+def _write_cache(path: Path, result: msgspec.Struct) -> None:
     with contextlib.suppress(OSError):
-        payload = prebuilt.pack(result)
+        payload = msgspec.msgpack.encode(result)
         write_atomic_bytes(path, digest(payload).encode("ascii") + b"\n" + payload)
         prune_cache(path.parent)
 
@@ -317,7 +336,7 @@ def _write_cache(path: Path, result: Frozen) -> None:
 def prune_cache(directory: Path, keep: int = CACHE_ENTRIES) -> None:
     """Keep the newest `keep` parsed files; delete the rest and temp files a crash left."""
     with contextlib.suppress(OSError):
-        found = [*directory.glob("*.pickle"), *directory.glob("*.json")]  # .json: before 0.2
+        found = [*directory.glob("*.msgpack"), *directory.glob("*.pickle")]  # .pickle: before
         entries = sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[keep:]:
             old.unlink(missing_ok=True)
@@ -370,8 +389,8 @@ def write_atomic_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def write_model_yaml(path: Path, model: Frozen) -> None:
-    write_atomic(path, dump_yaml(model.model_dump(mode="json", exclude_defaults=True)))
+def write_model_yaml(path: Path, model: msgspec.Struct) -> None:
+    write_atomic(path, dump_yaml(plain(model, omit_defaults=True)))
 
 
 def _fsync_dir(directory: Path) -> None:

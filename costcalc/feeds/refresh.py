@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import CloudOffer, OfferRow, PriceSnapshot
@@ -37,7 +39,7 @@ from costcalc.core.plausible import (
     feed_shift,
     judge,
 )
-from costcalc.core.record import is_validation_error
+from costcalc.core.records import ValidationError, plain, problem, revalidated
 from costcalc.edge import locations
 from costcalc.present.display import age
 from costcalc.providers import registry
@@ -53,8 +55,6 @@ from costcalc.store.snapshots import (
 )
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from costcalc.core.catalog import GpuCatalog
     from costcalc.edge.net import FetchSettings, HttpClient
 
@@ -75,8 +75,7 @@ NAMES_SHOWN = 10
 """Unknown GPU names a result's message lists; `refresh --json` lists them all."""
 
 
-@dataclass(frozen=True)
-class HeldBack:
+class HeldBack(Struct, frozen=True):
     """One offer of a feed not stored: its price is not believable for its GPU, or its texts are
     too long to store."""
 
@@ -107,8 +106,7 @@ class HeldBack:
         return f"{self.offer} in {self.region}: {self.why}"
 
 
-@dataclass(frozen=True)
-class HeldFeed:
+class HeldFeed(Struct, frozen=True):
     """A whole feed not stored: its prices, offer by offer, far from its last good snapshot's."""
 
     shift: FeedShift
@@ -116,8 +114,7 @@ class HeldFeed:
     """When the snapshot kept was fetched."""
 
 
-@dataclass(frozen=True)
-class ProviderResult:
+class ProviderResult(Struct, frozen=True):
     """What happened to one provider in one refresh."""
 
     provider: str
@@ -150,8 +147,7 @@ class ProviderResult:
 # --------------------------------------------------------------------------- progress events
 
 
-@dataclass(frozen=True)
-class ProviderStarted:
+class ProviderStarted(Struct, frozen=True):
     """A provider's turn began: the `index`-th of `total` (1-based)."""
 
     provider: str
@@ -163,8 +159,7 @@ class ProviderStarted:
         return f"{self.provider}: started ({self.index} of {self.total})"
 
 
-@dataclass(frozen=True)
-class ProviderAsking:
+class ProviderAsking(Struct, frozen=True):
     """A provider began its first download from `host` (each host is told once)."""
 
     provider: str
@@ -174,8 +169,7 @@ class ProviderAsking:
         return f"{self.provider}: asking {self.host}"
 
 
-@dataclass(frozen=True)
-class ProviderSaid:
+class ProviderSaid(Struct, frozen=True):
     """A provider's own progress line ('downloading 6 price lists', 'page 3')."""
 
     provider: str
@@ -185,8 +179,7 @@ class ProviderSaid:
         return f"{self.provider}: {self.text}"
 
 
-@dataclass(frozen=True)
-class ProviderFinished:
+class ProviderFinished(Struct, frozen=True):
     result: ProviderResult
 
     def __str__(self) -> str:
@@ -224,8 +217,7 @@ class HeldWhole(Refused):
         self.held = held
 
 
-@dataclass
-class RefreshReport:
+class RefreshReport(Struct):
     started_at: datetime
     results: list[ProviderResult] = field(default_factory=list)
     history_error: str | None = None
@@ -264,7 +256,7 @@ def check_sizes(snapshot: PriceSnapshot) -> None:
 
 
 def _oversized(row: OfferRow) -> str | None:
-    longest = max((len(v) for v in row.model_dump().values() if isinstance(v, str)), default=0)
+    longest = max((len(v) for v in plain(row).values() if isinstance(v, str)), default=0)
     if longest > MAX_FIELD_CHARS:
         return f"a text of {longest:,} characters (at most {MAX_FIELD_CHARS:,})"
     return None
@@ -361,7 +353,7 @@ def hold_back(
         raise Refused(
             f"implausible prices in {len(held)} of {len(snapshot.offers)} offers, e.g. {held[0]}"
         )
-    return snapshot.model_copy(update={"offers": tuple(kept)}), tuple(held)
+    return replace(snapshot, **{"offers": tuple(kept)}), tuple(held)
 
 
 def _readings(catalog: GpuCatalog) -> Readings:
@@ -379,15 +371,13 @@ def _without_secrets(snapshot: PriceSnapshot) -> PriceSnapshot:
 
     if snapshot.source_url is None:
         return snapshot
-    return snapshot.model_copy(update={"source_url": public_url(snapshot.source_url)})
+    return replace(snapshot, **{"source_url": public_url(snapshot.source_url)})
 
 
 def unstorable(exc: ValidationError) -> str:
     """One line for a feed value the snapshot's model refuses (a control character in a name,
     a negative count): which field, and why."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "the answer"
-    return f"the feed has a value costcalc cannot store ({where}: {first['msg']})"
+    return f"the feed has a value costcalc cannot store ({problem(exc)})"
 
 
 def row_identity(row: OfferRow) -> tuple[object, ...]:
@@ -403,7 +393,7 @@ def deduplicated(snapshot: PriceSnapshot) -> tuple[PriceSnapshot, int]:
     repeated = len(snapshot.offers) - len(kept)
     if not repeated:
         return snapshot, 0
-    return snapshot.model_copy(update={"offers": tuple(kept.values())}), repeated
+    return replace(snapshot, **{"offers": tuple(kept.values())}), repeated
 
 
 def check_not_shrunk(new: PriceSnapshot, previous: PriceSnapshot | None, force: bool) -> None:
@@ -534,12 +524,13 @@ def refresh_fx(client: HttpClient, now: datetime, progress: Progress) -> Provide
         progress(ProviderSaid(ecb.NAME, f"downloading {public_url(ecb.url())}"))
         rates = ecb.fetch(client)
         ecb.check_change(rates, load_fx().rates, now.date())
-        write_refreshed(fx_path(), ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now))
+        fresh = ecb.to_fx_rates(rates, load_bundled_file(FX_FILE, FxRates), now)
+        write_refreshed(fx_path(), revalidated(fresh))
     except (FetchError, FeedError, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # a feed's bug must not stop the refresh
-        if is_validation_error(exc):
-            return failed(unstorable(exc))
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     summary = f"{len(rates.per_eur)} euro reference rates of {rates.day}"
     return ProviderResult(
@@ -564,7 +555,7 @@ def _checked(
 ) -> tuple[PriceSnapshot, int, tuple[HeldBack, ...]]:
     """The snapshot as it may be stored, how many repeated rows it lost and the rows held back;
     Refused when it cannot be trusted as a whole."""
-    snapshot, repeated = deduplicated(_without_secrets(snapshot))
+    snapshot, repeated = deduplicated(_without_secrets(revalidated(snapshot)))
     check_sizes(snapshot)
     previous = _previous(provider)
     check_shift(snapshot, previous, provider, force)
@@ -624,9 +615,9 @@ def _refresh_one(
         return failed(str(exc), exc.held)
     except (FetchError, FeedError, Refused, CostcalcError) as exc:
         return failed(str(exc))
+    except ValidationError as exc:
+        return failed(unstorable(exc))
     except Exception as exc:  # one provider's bug must not stop the others
-        if is_validation_error(exc):
-            return failed(unstorable(exc))
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]

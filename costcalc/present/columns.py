@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+from msgspec import Struct, field
+
 from costcalc.core.commitment import term_label
 from costcalc.core.constants import CUSTOM_PROVIDER, INTERRUPTION_BUCKETS
 from costcalc.core.fx import USD, Money
 from costcalc.core.models import OfferResult
+from costcalc.core.records import plain
 from costcalc.core.staleness import is_stale_result, max_age_days
-from costcalc.core.struct import KW_ONLY, asdict, dataclass, field
 from costcalc.core.tiers import is_free
 from costcalc.present import display
 
@@ -30,8 +32,7 @@ and is never cut."""
 INF = float("inf")
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Struct, frozen=True):
     """What cells need besides the result: the clock (for staleness), the unit of the
     $-per-items column, the currency, the providers' display names and one number format per
     column (`context_for` chooses them from every value in the column)."""
@@ -84,8 +85,7 @@ def unit_text(unit: int) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(Struct, frozen=True):
     """One offer column: what it shows, and where and how wide each table shows it.
 
     Places (`priority`, `cli`, `cli_run`, `app`) are numbers that sort: the tables take the
@@ -99,7 +99,6 @@ class Column:
     sort: Callable[[OfferResult], Any]
     json: Callable[[OfferResult], dict[str, Any]]
     """The JSON fields this column contributes to every offer in `--json`."""
-    _: KW_ONLY
     priority: int
     """Which columns a narrow table keeps: the lowest first (the app and the CLI drop from the
     highest)."""
@@ -363,7 +362,7 @@ COLUMNS: tuple[Column, ...] = (
         "figure",
         cell=_run(lambda run: run.hours, lambda h: f"{h:,.2f} h"),
         sort=_run_sort(lambda run: run.hours),
-        json=lambda r: {"run": asdict(r.run) if r.run is not None else None},
+        json=lambda r: {"run": plain(r.run) if r.run is not None else None},
         when="run",
         blank_when_unfit=True,
         priority=120,
@@ -538,8 +537,7 @@ COMFORT_NAME = 20
 """Names keep this much before a column beyond the first four that decide is let in."""
 
 
-@dataclass(frozen=True)
-class Fitted:
+class Fitted(Struct, frozen=True):
     """The columns that fit a width, in display order, and the width each gets."""
 
     columns: tuple[Column, ...]

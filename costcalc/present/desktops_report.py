@@ -11,10 +11,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from msgspec import Struct
+
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.desktops import BuildResult, DesktopsComparison
 from costcalc.core.hardware import DesktopHardware
-from costcalc.core.struct import asdict, dataclass
+from costcalc.core.records import plain
 from costcalc.core.terminal import fill_all
 from costcalc.present import display
 from costcalc.present.columns import Width
@@ -23,8 +25,7 @@ from costcalc.present.report import cloud_offer_json, finite, render_table
 UNKNOWN = "?"
 
 
-@dataclass(frozen=True)
-class BuildColumn:
+class BuildColumn(Struct, frozen=True):
     key: str
     title: str
     numeric: bool
@@ -318,7 +319,7 @@ def build_json(b: BuildResult) -> dict[str, Any]:
         "psu_needed_w": f.psu_needed_w,
         "psu_max_w": f.psu_max_w,
         "circuit_limit_w": f.circuit.continuous_w if f.circuit is not None else None,
-        "card": b.card.model_dump(mode="json") if b.card is not None else None,
+        "card": plain(b.card) if b.card is not None else None,
     }
 
 
@@ -353,8 +354,8 @@ def to_json(
         "inputs": {
             "scenario": scenario,
             "baseline_gpu": c.baseline.key,
-            "assumptions": c.assumptions.model_dump(),
-            "workload": c.workload.model_dump(),
+            "assumptions": plain(c.assumptions),
+            "workload": plain(c.workload),
         },
         "platform": {
             "board": board.name,
@@ -362,14 +363,14 @@ def to_json(
             "case_positions": board.case_positions,
             "open_air_gap_slots": hw.cooling.open_air_gap_slots,
             "psu_headroom": hw.psus.headroom,
-            "circuit": c.circuit.model_dump(mode="json") if c.circuit is not None else None,
+            "circuit": plain(c.circuit) if c.circuit is not None else None,
             "circuit_source": c.circuit_source,
             "data_as_of": hw.as_of.isoformat(),
         },
         "builds": [build_json(b) for b in c.builds],
         "best": c.best.label if c.best is not None else None,
-        "nearest": [asdict(alt) for alt in c.nearest],
-        "reliability": {k: r.model_dump(mode="json") for k, r in c.reliability.items()},
+        "nearest": [plain(alt) for alt in c.nearest],
+        "reliability": {k: plain(r) for k, r in c.reliability.items()},
         "notes": list(c.notes),
         "warnings": list(warnings),
     }

@@ -8,6 +8,8 @@ figure in the table (a test checks they agree).
 
 from __future__ import annotations
 
+from msgspec import Struct
+
 from costcalc.core import commitment, engine
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.compare import Comparison
@@ -15,12 +17,10 @@ from costcalc.core.fx import USD, Money
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import Assumptions, DesktopBuild, OfferResult, Workload
 from costcalc.core.predict import SpeedBreakdown
-from costcalc.core.struct import dataclass
 from costcalc.present import display as fmt
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(Struct, frozen=True):
     """One figure: a title and the lines that derive it."""
 
     title: str

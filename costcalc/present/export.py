@@ -14,9 +14,10 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
+from msgspec import Struct, field
+
 from costcalc.core.models import OfferResult, RunCost
 from costcalc.core.scenario import Calculation
-from costcalc.core.struct import dataclass, field
 from costcalc.present import columns as cols
 
 Kind = Literal["csv", "markdown"]
@@ -25,8 +26,7 @@ Value = str | float | int | None
 """A CSV cell before writing: text, a number, or nothing (an empty cell)."""
 
 
-@dataclass(frozen=True)
-class ExportRow:
+class ExportRow(Struct, frozen=True):
     """One row of the table: where it sits, its cells as shown, and its figures as numbers."""
 
     part: str

@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Literal
 
+from msgspec import Struct, field
+
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.models import CloudOffer
 from costcalc.core.offers import age_days
 from costcalc.core.staleness import is_stale
-from costcalc.core.struct import dataclass, field
 
 Offers = Literal["all", "on-demand", "spot", "committed"]
 SortKey = Literal["gpu-hour", "hour", "memory", "age", "provider"]
@@ -33,8 +34,7 @@ TERMS = (1, 3)
 """The commitment terms the table has a column for."""
 
 
-@dataclass
-class PriceRow:
+class PriceRow(Struct):
     """One offer of one provider, its regions folded: the cheapest on-demand and spot readings."""
 
     provider: str

@@ -12,6 +12,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from msgspec import Struct
+
 from costcalc.core import engine
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
@@ -19,9 +21,9 @@ from costcalc.core.decision import NO_BUY
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
 from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
+from costcalc.core.records import plain
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
-from costcalc.core.struct import asdict, dataclass
 from costcalc.core.terminal import fill, fill_all
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
@@ -47,8 +49,7 @@ class TableColumn(Protocol):
     def width(self) -> cols.Width: ...
 
 
-@dataclass(frozen=True)
-class Plain:
+class Plain(Struct, frozen=True):
     """A column of a listing that is not an offer table (`gpus`, `prices`)."""
 
     key: str
@@ -687,7 +688,7 @@ def to_json(
         "decision": calc.decision,
         "decision_reason": calc.decision_reason,
         "verdict": verdict_text(calc, labels),
-        "alternatives": [asdict(alt) for alt in calc.alternatives],
+        "alternatives": [plain(alt) for alt in calc.alternatives],
         "thresholds": flips.thresholds_json(found),
         "thresholds_text": flips.threshold_text(found, calc.assumptions, calc.money, labels),
         "price_range": flips.range_json(prices),
@@ -695,13 +696,13 @@ def to_json(
         "saved_settings": saved_note,
         "offers_listed": "all" if top is None else f"top {top} (--all for every offer)",
         "inputs": {
-            "scenario": calc.scenario.model_dump(mode="json"),
-            "desktop": calc.desktop.model_dump(),
-            "assumptions": calc.assumptions.model_dump(),
-            "workload": calc.workload.model_dump(),
+            "scenario": plain(calc.scenario),
+            "desktop": plain(calc.desktop),
+            "assumptions": plain(calc.assumptions),
+            "workload": plain(calc.workload),
         },
-        "desktop": asdict(c.desktop),
-        "desktop_run": asdict(c.desktop_run) if c.desktop_run else None,
+        "desktop": plain(c.desktop),
+        "desktop_run": plain(c.desktop_run) if c.desktop_run else None,
         "offers": [listed(r) for r in rows],
         "best": listed(c.best) if c.best else None,
         "set_aside_stale": [listed(r) for r in c.set_aside],
@@ -718,7 +719,7 @@ def to_json(
             "spot_checkpoint_hours": c.rules.checkpoint_h,
             "spot_restart_hours": c.rules.restart_h,
         },
-        "tiers": asdict(calc.weighed),
+        "tiers": plain(calc.weighed),
         "currency": {
             "code": calc.money.code,
             "per_usd": calc.money.per_usd,

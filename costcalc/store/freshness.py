@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timezone
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, FxRates
 from costcalc.core.offers import LoadedSnapshot, PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale
-from costcalc.core.struct import dataclass, replace
 from costcalc.providers import registry
 
 DESKTOP_CARDS = ("rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "rtx6000_ada", "rtx_pro6000")
@@ -35,8 +37,7 @@ SECOND_READING = "cross-check:"
 """Where a curated row's source text names its second, independent reading."""
 
 
-@dataclass(frozen=True)
-class FileAge:
+class FileAge(Struct, frozen=True):
     """One price file: how many rows, the newest and the oldest, and where they came from."""
 
     provider: str
@@ -48,8 +49,7 @@ class FileAge:
     """'feed' (fetched from the provider's own feed) or 'curated' (transcribed, dated rows)."""
 
 
-@dataclass(frozen=True)
-class DecidingRow:
+class DecidingRow(Struct, frozen=True):
     """The cheapest comparable offer for one desktop card at one utilisation."""
 
     gpu: str

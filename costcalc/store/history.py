@@ -20,9 +20,10 @@ from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from msgspec import Struct, field
+
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import CloudOffer
-from costcalc.core.struct import dataclass, field
 from costcalc.edge import locations
 
 SCHEMA = """
@@ -66,14 +67,12 @@ class HistoryError(CostcalcError):
     """The history database cannot be read or written."""
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(Struct, frozen=True):
     fetched_at: datetime
     usd_per_hour: float
 
 
-@dataclass
-class Series:
+class Series(Struct):
     """How the price of one offer (provider, name, region) moved."""
 
     provider: str

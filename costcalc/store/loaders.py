@@ -12,19 +12,19 @@ import functools
 import os
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.offers import LoadedSnapshot
 from costcalc.core.scenario import AppData
 
 if TYPE_CHECKING:
+    from msgspec import Struct
+
     from costcalc.core.electricity import ElectricityIndex
     from costcalc.core.fx import Converter
     from costcalc.core.grid import GridIndex
     from costcalc.core.models import GpuSpec
     from costcalc.core.predict import Prediction
-    from costcalc.core.record import Frozen
     from costcalc.core.regions import RegionIndex
 
 NOW_ENV = "COSTCALC_NOW"
@@ -73,100 +73,9 @@ def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
     )
 
 
-APP_DATA = "costcalc.store.loaders:AppData"
-"""The bundled files' AppData in the prebuilt form (scripts/prebuild_data.py stores it)."""
-
-
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
-    """The data of every provider (or of the named ones): prebuilt when none of the user's
-    files changes it (`bundled_app_data`), read from the files otherwise."""
-    if providers is None:
-        found = bundled_app_data()
-        if found is not None:
-            return found
-    return read_app_data(providers)
-
-
-def bundled_app_data() -> AppData | None:
-    """The AppData of the bundled files alone, unpickled whole from the prebuilt form (no YAML,
-    no provider module, no index built), when nothing of the user's would change it: no
-    refreshed snapshot or exchange rates, no prices.yaml. None when the user has such a file or
-    the prebuilt form is not current (a bundled file or a class changed since it was built)."""
-    from costcalc.edge import locations, prebuilt
-    from costcalc.providers import registry
-
-    try:
-        stored = set(os.listdir(locations.snapshots_dir_text()))
-    except (FileNotFoundError, NotADirectoryError):  # nothing refreshed yet
-        stored = set()
-    except (OSError, ValueError):  # a home that cannot be read: the files' reader says why
-        return None
-    if locations.exists(locations.price_overrides_file_text()):
-        return None
-
-    def usable(meta: Any) -> bool:
-        return meta["providers"] == registry.names() and not stored.intersection(meta["refreshed"])
-
-    found: AppData | None = prebuilt.prebuilt_value(APP_DATA, AppData, usable)
-    return found
-
-
-class BundledSnapshot(LoadedSnapshot):
-    """A provider's bundled snapshot in the prebuilt AppData: its rows are read (from their
-    own prebuilt entry) the first time they are asked for. `costcalc quick` never asks, as it
-    uses the book's offers, not the rows they came from: the rows were half of the unpickling."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "snapshot":
-            raise AttributeError(name)
-        from costcalc.store.snapshots import load_bundled
-
-        found = self.__dict__["snapshot"] = load_bundled(self.provider)
-        return found
-
-
-def prebuilt_form(data: AppData) -> AppData:
-    """`data` as the prebuilt form stores it: its bundled snapshots as BundledSnapshot."""
-    from costcalc.core.struct import replace
-
-    snapshots: dict[str, LoadedSnapshot] = {}
-    for name, loaded in data.book.snapshots.items():
-        if loaded.origin == "bundled" and loaded.warning is None:
-            lazy = object.__new__(BundledSnapshot)
-            lazy.__dict__.update(provider=loaded.provider, origin="bundled", warning=None)
-            loaded = lazy
-        snapshots[name] = loaded
-    return replace(data, book=replace(data.book, snapshots=snapshots))
-
-
-def app_data_meta() -> dict[str, Any]:
-    """What the prebuilt AppData is stored with: the providers it holds, and the refreshed
-    files that would replace bundled ones (their presence sends a run to the files)."""
-    from costcalc.providers import registry
-    from costcalc.store.snapshots import FX_FILE
-
-    refreshed = [p.snapshot_file for p in registry.every()]
-    return {"providers": registry.names(), "refreshed": (*refreshed, FX_FILE)}
-
-
-def clear_caches() -> None:
-    """Forget what this process has read (the bundled files are read once per process)."""
-    from costcalc.store import bundled
-
-    for cached in (
-        bundled.load_catalog,
-        bundled.load_desktop_hardware,
-        bundled.load_calibration,
-        bundled.load_scaling,
-        bundled.load_predictor,
-        load_region_index,
-    ):
-        cached.cache_clear()
-
-
-def read_app_data(providers: Sequence[str] | None = None) -> AppData:
-    """The data read from the files: the bundled ones (prebuilt one by one), the user's
-    refreshed snapshots and exchange rates, and the user's own prices."""
+    """The data a comparison needs: the bundled files, the user's refreshed snapshots and
+    exchange rates, and the user's own prices (of every provider, or of the named ones)."""
     from costcalc.core.fx import Converter
     from costcalc.store.bundled import (
         load_catalog,
@@ -194,9 +103,24 @@ def read_app_data(providers: Sequence[str] | None = None) -> AppData:
     )
 
 
-def bundled_files() -> list[tuple[str, str, type[Frozen]]]:
-    """Every YAML file the package ships, as (package, name, model): what
-    scripts/prebuild_data.py prebuilds (tests/test_prebuilt.py checks that none is left out)."""
+def clear_caches() -> None:
+    """Forget what this process has read (the bundled files are read once per process)."""
+    from costcalc.store import bundled
+
+    for cached in (
+        bundled.load_catalog,
+        bundled.load_desktop_hardware,
+        bundled.load_calibration,
+        bundled.load_scaling,
+        bundled.load_predictor,
+        load_region_index,
+    ):
+        cached.cache_clear()
+
+
+def bundled_files() -> list[tuple[str, str, type[Struct]]]:
+    """Every YAML file the package ships, as (package, name, model) (tests/test_cache.py checks
+    that none is left out and that each validates)."""
     from costcalc.core.hardware import DesktopHardware
     from costcalc.core.models import GpuCatalogFile, ScalingData
     from costcalc.core.predict import Calibration
@@ -207,7 +131,7 @@ def bundled_files() -> list[tuple[str, str, type[Frozen]]]:
     from costcalc.store.bundled import DATA_PACKAGE
     from costcalc.store.snapshots import BUNDLED_FILES
 
-    data: list[tuple[str, type[Frozen]]] = [
+    data: list[tuple[str, type[Struct]]] = [
         ("gpus.yaml", GpuCatalogFile),
         ("predict_calibration.yaml", Calibration),
         ("scaling.yaml", ScalingData),

@@ -17,11 +17,12 @@ File: `costcalc.edge.locations.price_overrides_file()` (<config dir>/prices.yaml
         gpu_count: 2
         usd_per_hour: 3.60
 
-Rules kept here: the file crosses the edge through pydantic like every other; a malformed file is
-one DataFileError line naming the file (exit 2), and an override that matches no offer is a
-warning, never silently ignored. A price of the user's own is used as written, even one a feed's
-would be held back for (costcalc.core.plausible): it is deliberate, so it is kept, with a warning
-naming the bound it breaks (a typed 0.03 for 0.30 is seen, not silently dropped or obeyed).
+Rules kept here: the file crosses the edge through `records.validated` like every other; a
+malformed file is one DataFileError line naming the file (exit 2), and an override that matches
+no offer is a warning, never silently ignored. A price of the user's own is used as written, even
+one a feed's would be held back for (costcalc.core.plausible): it is deliberate, so it is kept,
+with a warning naming the bound it breaks (a typed 0.03 for 0.30 is seen, not silently dropped
+or obeyed).
 """
 
 from __future__ import annotations
@@ -31,22 +32,15 @@ from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Literal
 
+from msgspec.structs import replace
+
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import CostcalcError, DataFileError, quoted
-from costcalc.core.models import CloudOffer, Field, Frozen
+from costcalc.core.models import CloudOffer
 from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
-from costcalc.core.record import After
+from costcalc.core.records import Meta, Record
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
-
-
-def _known_provider(value: str) -> str:
-    from costcalc.providers.registry import names
-
-    if value not in names():
-        raise ValueError(f"unknown provider {quoted(value)}; choose from {', '.join(names())}")
-    return value
-
 
 MAX_USD_PER_HOUR = 10_000.0
 """Dearest price a user's file may give for one offer: 64 GPUs at over $150 an hour each."""
@@ -62,62 +56,65 @@ MAX_NODES = 100_000
 """YAML values a prices.yaml may hold: MAX_ENTRIES of each kind with every one of their ten
 fields is about 42,000."""
 
-
-def _a_price(value: float) -> float:
-    if 0 < value < MIN_USD_PER_HOUR:
-        raise ValueError(f"{value:g} is too small to be a price per hour; write 0 for free")
-    return value
+UsdPerHour = Annotated[float, Meta(ge=0, le=MAX_USD_PER_HOUR)]
+GpuCount = Annotated[int, Meta(ge=1, le=MAX_GPUS_PER_OFFER)]
 
 
-def _not_ahead(value: date | None) -> date | None:
-    """A price cannot have been true after tomorrow (a time zone ahead of UTC is fine)."""
-    if value is not None and value > date.today() + timedelta(days=1):
-        raise ValueError(f"{value} is in the future; give the date the price was true")
-    return value
+def _check_entry(provider: str, usd_per_hour: float, as_of: date | None) -> None:
+    """What the types cannot say of an entry: a provider costcalc knows, a price that is not a
+    typo, a date that is not ahead (tomorrow is fine: a time zone ahead of UTC)."""
+    from costcalc.providers.registry import names
+
+    if provider not in names():
+        raise ValueError(f"unknown provider {quoted(provider)}; choose from {', '.join(names())}")
+    if 0 < usd_per_hour < MIN_USD_PER_HOUR:
+        raise ValueError(f"{usd_per_hour:g} is too small to be a price per hour; write 0 for free")
+    if as_of is not None and as_of > date.today() + timedelta(days=1):
+        raise ValueError(f"{as_of} is in the future; give the date the price was true")
 
 
-UsdPerHour = Annotated[
-    float,
-    Field(ge=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False),
-    After(_a_price),
-]
-AsOf = Annotated[date | None, After(_not_ahead)]
-ProviderName = Annotated[str, After(_known_provider)]
-GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_OFFER)]
-
-
-class PriceOverride(Frozen):
+class PriceOverride(Record, frozen=True, kw_only=True):
     """A new price for offers costcalc already has."""
 
-    provider: ProviderName
-    name: str = Field(description="Offer name as `costcalc prices` shows it.")
-    region: str | None = Field(default=None, description="Only this region; all when omitted.")
+    provider: str
+    name: str
+    """Offer name as `costcalc prices` shows it."""
+    region: str | None = None
+    """Only this region; all when omitted."""
     usd_per_hour: UsdPerHour
-    as_of: AsOf = Field(default=None, description="When the price was true.")
+    as_of: date | None = None
+    """When the price was true."""
     note: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_entry(self.provider, self.usd_per_hour, self.as_of)
 
-class AddedOffer(Frozen):
+
+class AddedOffer(Record, frozen=True, kw_only=True):
     """An offer costcalc does not have, priced by the user."""
 
-    provider: ProviderName
+    provider: str
     name: str
     region: str
-    gpu: str = Field(description="Any GPU name the catalog accepts.")
+    gpu: str
+    """Any GPU name the catalog accepts."""
     gpu_count: GpuCount = 1
     usd_per_hour: UsdPerHour
     spot: bool = False
-    monthly_fee_usd: float = Field(default=0.0, ge=0, le=1_000_000, allow_inf_nan=False)
-    as_of: AsOf = None
+    monthly_fee_usd: Annotated[float, Meta(ge=0, le=1_000_000)] = 0.0
+    as_of: date | None = None
     note: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_entry(self.provider, self.usd_per_hour, self.as_of)
 
-class PriceOverridesFile(Frozen):
+
+class PriceOverridesFile(Record, frozen=True, kw_only=True):
     """<config dir>/prices.yaml."""
 
     schema_version: Literal[1] = 1
-    overrides: tuple[PriceOverride, ...] = Field(default=(), max_length=MAX_ENTRIES)
-    offers: tuple[AddedOffer, ...] = Field(default=(), max_length=MAX_ENTRIES)
+    overrides: Annotated[tuple[PriceOverride, ...], Meta(max_length=MAX_ENTRIES)] = ()
+    offers: Annotated[tuple[AddedOffer, ...], Meta(max_length=MAX_ENTRIES)] = ()
 
 
 def load_overrides(path: Path | None = None) -> PriceOverridesFile | None:
@@ -162,12 +159,13 @@ def apply_overrides(
             ):
                 hits += 1
                 yours.append((f"overrides[{index}]", offer))
-                result[i] = offer.model_copy(
-                    update={
+                result[i] = replace(
+                    offer,
+                    **{
                         "usd_per_hour": override.usd_per_hour,
                         "fetched_at": _when(override.as_of, file_time),
                         "source": _source(path, override.note),
-                    }
+                    },
                 )
         if not hits and override.provider in providers:
             where = f" in {quoted(override.region)}" if override.region else ""

@@ -4,11 +4,11 @@ The file holds the inputs of a Scenario (costcalc.core.scenario) under their fie
 app's theme. The app writes it on every change; `costcalc quick` reads it as the defaults under
 its flags (`--no-config` ignores it).
 
-Rules kept here: the file crosses the edge through pydantic like every other file. A missing file
-means defaults. One bad key costs that key, not the others: it is left out with one line saying
-why. A file that cannot be read at all (not YAML, not UTF-8, not a mapping) means defaults plus
-one line, and is moved aside to config.yaml.bad before anything is saved over it. Writes are
-atomic (`resources.write_model_yaml`).
+Rules kept here: the file crosses the edge through `records.validated` like every other file. A
+missing file means defaults. One bad key costs that key, not the others: it is left out with one
+line saying why. A file that cannot be read at all (not YAML, not UTF-8, not a mapping) means
+defaults plus one line, and is moved aside to config.yaml.bad before anything is saved over it.
+Writes are atomic (`resources.write_model_yaml`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
+
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError, quoted, quoted_list
-from costcalc.core.record import Field, is_validation_error
+from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
-from costcalc.core.struct import dataclass, field
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, write_model_yaml
 
@@ -36,18 +37,18 @@ MAX_SETTINGS_NODES = 10_000
 a name per chosen provider)."""
 
 
-class Settings(Scenario):
+class Settings(Scenario, frozen=True, kw_only=True):
     """A Scenario plus the choices only the app has."""
 
-    theme: str = Field(default="textual-dark", description="Textual theme name.")
+    theme: str = "textual-dark"
+    """Textual theme name."""
 
     def scenario(self) -> Scenario:
         """The inputs alone, as the CLI and the JSON see them."""
-        return Scenario.model_validate(self.model_dump(exclude={"theme"}))
+        return Scenario(**{name: getattr(self, name) for name in Scenario.__struct_fields__})
 
 
-@dataclass(frozen=True)
-class Saved:
+class Saved(Struct, frozen=True):
     """What a settings file held: the keys that could be used, and a line per problem."""
 
     file: str
@@ -65,7 +66,7 @@ class Saved:
 
     @property
     def settings(self) -> Settings:
-        return Settings.model_validate(self.values)
+        return validated(Settings, self.values)
 
 
 def settings_path() -> Path:
@@ -93,7 +94,7 @@ def load_saved(path: Path | None = None) -> Saved:
     raw = upgrade_settings(raw)
     values: dict[str, Any] = {}
     warnings: list[str] = []
-    known = Settings.model_fields
+    known = Settings.__struct_fields__
     for key, value in raw.items():
         if key not in known:
             warnings.append(f"{path}: unknown setting {quoted(key)} ignored")
@@ -103,12 +104,9 @@ def load_saved(path: Path | None = None) -> Saved:
             if unknown:
                 warnings.append(f"{path}: unknown provider(s) {quoted_list(unknown)} ignored")
         try:
-            Settings.model_validate({key: value})
-        except ValueError as exc:
-            if not is_validation_error(exc):
-                raise
-            message = exc.errors()[0]["msg"]
-            warnings.append(f"{path}: {key}: {message}; the default is used")
+            validated(Settings, {key: value})
+        except ValidationError as exc:
+            warnings.append(f"{path}: {problem(exc)}; the default is used")
             continue
         values[key] = value
     return Saved(str(path), values, tuple(warnings))

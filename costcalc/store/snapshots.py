@@ -13,7 +13,9 @@ import errno
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
+
+from msgspec import Struct
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import DataFileError
@@ -29,8 +31,7 @@ from costcalc.core.models import (
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.core.plausible import ShippedPrices, believable
 from costcalc.core.ranges import ReadingsFile
-from costcalc.core.record import Frozen
-from costcalc.core.struct import dataclass
+from costcalc.core.records import plain
 from costcalc.edge import locations
 from costcalc.edge.resources import (
     MAX_NODES,
@@ -44,18 +45,20 @@ from costcalc.edge.resources import (
     write_atomic,
 )
 from costcalc.providers import registry
-from costcalc.providers.base import Provider
 from costcalc.store.bundled import load_catalog
 from costcalc.store.overrides import apply_user_overrides
 
-M = TypeVar("M", bound=Frozen)
+if TYPE_CHECKING:  # mypy reads the checkout's providers/ as the package `providers`
+    from providers.base import Provider
+
+M = TypeVar("M", bound=Struct)
 
 
 def load_bundled_file(name: str, model: type[M]) -> M:
     return load_yaml_resource(PRICES_PACKAGE, name, model)
 
 
-ProviderRef = Provider | str
+ProviderRef: TypeAlias = "Provider | str"
 """A provider, or its name in the registry."""
 
 
@@ -85,7 +88,7 @@ MAX_SNAPSHOT_NODES = MAX_NODES
 _SEAL = re.compile(rb"\A# costcalc snapshot: (\d+) rows, blake2b ([0-9a-f]{32})\n")
 
 
-def rows_of(model: Frozen) -> int:
+def rows_of(model: Struct) -> int:
     """What a stored snapshot counts: its offers, or its rates."""
     if isinstance(model, PriceSnapshot):
         return len(model.offers)
@@ -100,10 +103,10 @@ def sealed(body: str, rows: int) -> str:
     return f"# costcalc snapshot: {rows} rows, blake2b {digest(body.encode('utf-8'))}\n{body}"
 
 
-def write_refreshed(path: Path, model: Frozen) -> None:
+def write_refreshed(path: Path, model: Struct) -> None:
     """Store a refreshed snapshot sealed with its row count and checksum, atomically; refuse
     one that would be too big for a reader (DataFileError)."""
-    body = dump_yaml(model.model_dump(mode="json", exclude_defaults=True))
+    body = dump_yaml(plain(model, omit_defaults=True))
     size = len(body.encode("utf-8"))
     if size > MAX_SNAPSHOT_BYTES:
         raise DataFileError(
@@ -291,7 +294,7 @@ def load_region_names() -> RegionNames:
 
 FX_FILE = "fx.yaml"
 
-BUNDLED_FILES: tuple[tuple[str, type[Frozen]], ...] = (
+BUNDLED_FILES: tuple[tuple[str, type[Struct]], ...] = (
     ("desktop.yaml", DesktopDefaults),
     ("carbon.yaml", CarbonData),
     ("electricity.yaml", ElectricityData),
@@ -307,8 +310,7 @@ def fx_path() -> Path:
     return locations.snapshots_dir() / FX_FILE
 
 
-@dataclass(frozen=True)
-class LoadedRates:
+class LoadedRates(Struct, frozen=True):
     rates: FxRates
     origin: str
     """'bundled' or the refreshed file's path."""

@@ -38,8 +38,6 @@ Clock = Callable[[], datetime]
 
 SETTLE_AFTER_S = 0.3
 """After the first paint, when the app is idle: see CostcalcApp.settle."""
-COLLECT_AFTER_S = 0.05
-"""After a key's frame, when the collector runs again: see CostcalcApp._collect_after_frame."""
 
 
 class CostcalcApp(App[None]):
@@ -85,10 +83,6 @@ class CostcalcApp(App[None]):
         """Where exports are written (None: the working directory)."""
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
-        self._collector_paused = False
-        """Whether `run` paused the garbage collector until settle."""
-        self._key_paused = False
-        """Whether a key paused the collector until its frame is out (_collect_after_frame)."""
         self._ended = False
         self._keep_bad_config = False
         """Set by make_app when the whole settings file was unreadable: it is moved aside to
@@ -102,7 +96,6 @@ class CostcalcApp(App[None]):
         """Keys go to the main screen first, which handles them in arrival order
         (MainScreen.route_key says why); on a view over it, the same holds (view_key)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self._collect_after_frame()
             screen = self.screen
             if isinstance(screen, MainScreen):
                 handled = await screen.route_key(event)
@@ -138,19 +131,6 @@ class CostcalcApp(App[None]):
             return False
         # The action's result is awaited: a closing screen is gone before the next key.
         return bool(await self.run_action(active.binding.action, active.node))
-
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        """Textual's `run`, with the cyclic garbage collector paused until the first screen is
-        up (settle), unless make_app paused it already: building it allocates hundreds of
-        thousands of objects that all stay, and the collector's passes over them took a fifth
-        of the first paint. (`run_test` keeps the collector as it is.)"""
-        if not self._collector_paused:
-            self._collector_paused = gc.isenabled()
-            gc.disable()
-        try:
-            return super().run(*args, **kwargs)
-        finally:
-            self._end_start_pause()
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.settings)
@@ -192,44 +172,12 @@ class CostcalcApp(App[None]):
             main.warm()
         gc.freeze()
         self._frozen = True
-        self._end_start_pause()
-
-    def _end_start_pause(self) -> None:
-        """Give back the collector paused for the start-up (`run`, make_app), if it was."""
-        if self._collector_paused:
-            self._collector_paused = False
-            gc.enable()
-
-    def _collect_after_frame(self) -> None:
-        """Once the app has settled, a key's answer allocates tens of thousands of objects that
-        stay (a new calculation, its rows): the collector would scan them a dozen times before
-        the frame (4 ms of a keypress). It waits until the frame is out, and a moment more:
-        Textual hands the frame to a writer thread, which a collection holding the interpreter
-        would keep from the terminal for a few ms (COLLECT_AFTER_S)."""
-        if self._frozen and gc.isenabled():
-            gc.disable()
-            self._key_paused = True
-            self.call_after_refresh(self.set_timer, COLLECT_AFTER_S, self._collect_young)
-
-    def _collect_young(self) -> None:
-        if self._end_key_pause():
-            gc.collect(0)
-
-    def _end_key_pause(self) -> bool:
-        """Give back the collector a key paused (`_collect_after_frame`); whether it had."""
-        if not self._key_paused:
-            return False
-        self._key_paused = False
-        gc.enable()
-        return True
 
     def on_unmount(self) -> None:
         self._ended = True
         if self._frozen:  # a test process runs many apps: each leaves the collector as it was
             gc.unfreeze()
             self._frozen = False
-        self._end_key_pause()  # (a key's frame did not come)
-        self._end_start_pause()  # (ended before it settled)
 
     @property
     def main(self) -> MainScreen | None:
@@ -398,20 +346,12 @@ def make_app(
     data: AppData | None = None,
     settings: Settings | None = None,
     now: datetime | None = None,
-    *,
-    collector_paused: bool = False,
     **options: Any,
 ) -> CostcalcApp:
     """The app with real files and clock by default; tests pass fixed data, settings and `now`.
 
     Injected settings are not saved unless `persist=True` is passed; with settings from the
     config file, every change is saved back to it.
-
-    Loading the data (`data` None) pauses the garbage collector until the app has settled, as
-    `CostcalcApp.run` does (a quarter of the load with 5,000 offers went to collections), so the
-    app it returns is meant to be run: it gives the collector back when it settles or ends.
-    `collector_paused`: the caller paused it already (the CLI, for the imports) and hands it to
-    the app in the same way.
     """
     warning = None
     unreadable = False
@@ -426,21 +366,12 @@ def make_app(
             )
     options.setdefault("persist", loaded)
     clock: Clock = utc_now if now is None else (lambda: now)
-    paused = collector_paused or (data is None and gc.isenabled())
-    if paused:
-        gc.disable()
-    try:
-        app = CostcalcApp(
-            load_app_data() if data is None else data,
-            settings,
-            clock,
-            settings_warning=warning,
-            **options,
-        )
-    except BaseException:
-        if paused:
-            gc.enable()
-        raise
+    app = CostcalcApp(
+        load_app_data() if data is None else data,
+        settings,
+        clock,
+        settings_warning=warning,
+        **options,
+    )
     app._keep_bad_config = unreadable
-    app._collector_paused = paused
     return app

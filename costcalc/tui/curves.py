@@ -11,8 +11,10 @@ calculation without changing them costs a dictionary look-up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from costcalc.core import engine
 from costcalc.core.compare import cloud_year, desktop_break_even_days, desktop_result
@@ -31,8 +33,7 @@ CACHED = 64
 """Curves kept: the selected and the cheapest offer for the last few dozen inputs."""
 
 
-@dataclass(frozen=True)
-class Cumulative:
+class Cumulative(Struct, frozen=True):
     """Money spent after each day, buying (net of what the desktop sells for after the
     horizon) versus renting."""
 
@@ -107,8 +108,7 @@ def cumulative_curve(
     return Cumulative(days, desktop, cloud, crossing_day, crossing_usd)
 
 
-@dataclass(frozen=True)
-class ByUtilisation:
+class ByUtilisation(Struct, frozen=True):
     """Break-even days of one offer at each utilisation; None where buying never pays back."""
 
     utilisation: tuple[float, ...]
@@ -123,7 +123,7 @@ def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
     break-even utilisation at every step, which the curve does not need). The user's own
     utilisation is not part of the curve, so moving it alone finds the curve in the cache.
     """
-    any_utilisation = calc.assumptions.model_copy(update={"utilisation": 1.0})
+    any_utilisation = replace(calc.assumptions, **{"utilisation": 1.0})
     return utilisation_curve(calc.desktop, any_utilisation, offer.offer, offer.effective_speed)
 
 
@@ -134,7 +134,7 @@ def utilisation_curve(
     """`by_utilisation` from the values it depends on (`assumptions.utilisation` is ignored)."""
     days: list[float | None] = []
     for u in UTILISATION_STEPS:
-        at_u = assumptions.model_copy(update={"utilisation": u})
+        at_u = replace(assumptions, **{"utilisation": u})
         desktop_at_u, _ = desktop_result(desktop, at_u)
         _, usd_year = cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, assumptions.horizon_years)
         days.append(

@@ -14,8 +14,9 @@ the rows for 5,000 offers takes a few milliseconds: no cell is formatted here.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
 from costcalc.core.models import OfferResult
@@ -35,8 +36,7 @@ SECTION_TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Struct, frozen=True):
     """A line of the table: an offer (a group's head or one of its folded members), a section
     title, or the desktop's own row."""
 
@@ -55,8 +55,7 @@ class Row:
         return self.kind != "section"
 
 
-@dataclass(frozen=True)
-class View:
+class View(Struct, frozen=True):
     pinned: tuple[Row, ...]
     rows: tuple[Row, ...]
     offers: int

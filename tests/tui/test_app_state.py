@@ -7,17 +7,15 @@ import gc
 import threading
 from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 
 from costcalc.bench.store import save_result
 from costcalc.core.bench_apply import bench_label
 from costcalc.store.settings import Settings
-from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.workers import answer
 from tests.bench_results import gpu_bench
-from tests.tui.conftest import FIXED_NOW, MakeApp
+from tests.tui.conftest import MakeApp
 from tests.tui.helpers import record_notifications, wait_until
 
 
@@ -95,68 +93,19 @@ async def test_the_loaded_objects_are_frozen_after_the_first_paint_and_thawed_at
     assert gc.get_freeze_count() == 0
 
 
-def test_run_pauses_the_collector_until_the_app_has_settled(app_factory: MakeApp) -> None:
-    """`run` (what `costcalc` calls, not run_test) pauses the cyclic collector while the first
-    screen is built, takes it back up once settled (frozen), and leaves it as it found it."""
+def test_running_the_app_leaves_the_collector_as_it_found_it(app_factory: MakeApp) -> None:
+    """`run` (what `costcalc` calls, not run_test) never pauses the cyclic collector, and the
+    objects it froze once settled are thawed when it ends."""
     seen: dict[str, bool] = {}
 
     async def auto_pilot(pilot: Pilot[None]) -> None:
         app = pilot.app
-        seen["paused at first"] = not gc.isenabled()
+        seen["running at first"] = gc.isenabled()
         await wait_until(app, lambda: gc.get_freeze_count() > 0)
         seen["running once settled"] = gc.isenabled()
         app.exit()
 
     assert gc.isenabled()
     app_factory().run(headless=True, size=(140, 45), auto_pilot=auto_pilot)
-    assert seen == {"paused at first": True, "running once settled": True}
+    assert seen == {"running at first": True, "running once settled": True}
     assert gc.isenabled() and gc.get_freeze_count() == 0
-
-
-async def test_a_key_leaves_the_collection_until_its_frame_is_out(app_factory: MakeApp) -> None:
-    """Once settled, a key's answer is computed and painted without the collector scanning
-    what it allocates; it runs again once the frame is out."""
-    collections: list[int] = []
-
-    def counted(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    app = app_factory()
-    async with app.run_test(size=(140, 45)) as pilot:
-        main = app.screen
-        assert isinstance(main, MainScreen)
-        await wait_until(app, lambda: gc.get_freeze_count() > 0)
-        answers: list[object] = []
-        main.watch(main, "calc", lambda calc: answers.append((calc, gc.isenabled())), init=False)
-        gc.callbacks.append(counted)
-        try:
-            await pilot.press("u", "4", "0", "enter")
-            await wait_until(app, lambda: answers and gc.isenabled())
-        finally:
-            gc.callbacks.remove(counted)
-        assert main.settings.utilisation == 0.4
-        assert answers[-1][1] is False, "the collector ran while the answer was computed"
-        assert collections, "the collector never ran after the frame"
-
-
-@pytest.mark.parametrize("paused_by", ["make_app", "the caller"])
-async def test_the_app_that_loads_its_data_gives_the_collector_back(paused_by: str) -> None:
-    """make_app loading the data pauses the collector (as run does), or takes it paused from
-    its caller (`costcalc` pauses it for the imports): the app gives it back when it settles,
-    and when it ends before that."""
-    for settle in (True, False):
-        if paused_by == "the caller":
-            gc.disable()
-        app = make_app(
-            now=FIXED_NOW,
-            detect_gpu=False,
-            load_bench=False,
-            collector_paused=paused_by == "the caller",
-        )
-        assert not gc.isenabled()
-        async with app.run_test(size=(140, 45)):
-            if settle:
-                await wait_until(app, lambda: gc.get_freeze_count() > 0)
-                assert gc.isenabled()
-        assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from costcalc.core import engine
+from costcalc.core.records import validated
 from costcalc.core.scenario import AppData, Calculation, evaluate
 from costcalc.store.settings import Settings
 from costcalc.tui import curves
@@ -13,7 +14,7 @@ from tests.tui.conftest import FIXED_NOW
 
 
 def calculate(data: AppData, **settings: object) -> Calculation:
-    return evaluate(Settings.model_validate({"gpu": "rtx3090", **settings}), data, FIXED_NOW)
+    return evaluate(validated(Settings, {"gpu": "rtx3090", **settings}), data, FIXED_NOW)
 
 
 def test_the_cumulative_lines_cross_at_the_tables_break_even(fixed_data: AppData) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from costcalc.core.records import validated
 from costcalc.store.settings import Settings
 from tests.tui.conftest import MakeApp
 from tests.tui.helpers import started
@@ -20,7 +21,7 @@ carry two offers and the desktop."""
 
 
 def settings(**more: object) -> Settings:
-    return Settings.model_validate({"gpu": "rtx3090", "run_hours": 10, **more})
+    return validated(Settings, {"gpu": "rtx3090", "run_hours": 10, **more})
 
 
 def test_two_offers_at_80x24(snap_compare: SnapCompare, fixed_app_factory: MakeApp) -> None:

@@ -7,6 +7,7 @@ import itertools
 import re
 
 import pytest
+from msgspec.structs import replace
 from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
@@ -125,7 +126,7 @@ async def test_the_same_curves_are_not_drawn_again(fixed_app_factory: MakeApp) -
         await pilot.pause()
         assert [p.drawings for p in plots] == counts
         assert all(p.figure is f for p, f in zip(plots, figures, strict=True))
-        other = evaluate(SETTINGS.model_copy(update={"utilisation": 0.6}), app.data, FIXED_NOW)
+        other = evaluate(replace(SETTINGS, **{"utilisation": 0.6}), app.data, FIXED_NOW)
         view.draw(other, other.comparison.best)
         await pilot.pause()
         assert [p.drawings for p in plots] == [n + 1 for n in counts]  # a real change: drawn
@@ -143,7 +144,7 @@ def x_tick_labels(plot: FigurePlot, figure: object, width: int, height: int = 15
 def test_no_x_label_is_dropped_at_any_width(fixed_data: AppData, utilisation: float) -> None:
     """plotext silently leaves out a tick label that would touch another: the ticks are
     chosen so that every one is printed, evenly spaced, with the unit on the last."""
-    calc = evaluate(SETTINGS.model_copy(update={"utilisation": utilisation}), fixed_data, FIXED_NOW)
+    calc = evaluate(replace(SETTINGS, **{"utilisation": utilisation}), fixed_data, FIXED_NOW)
     offers = plotted(calc, calc.comparison.offers[3])
     labels = [short_label(r) for r in offers]
     for plot, figure, unit in (

@@ -7,6 +7,7 @@ import json
 from datetime import datetime, timezone
 
 import pytest
+from msgspec.structs import replace
 from textual.widgets import Static
 
 from costcalc.cli import main
@@ -38,7 +39,7 @@ async def test_the_verdict_panel_shows_the_readings_quick_gives(
         if (o.provider, o.name, o.region) == (best["provider"], best["name"], best["region"])
     )
     when = datetime(2026, 10, 20, tzinfo=timezone.utc)
-    history.record([offer.model_copy(update={"usd_per_hour": 0.39, "fetched_at": when})], when)
+    history.record([replace(offer, **{"usd_per_hour": 0.39, "fetched_at": when})], when)
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     r = doc["price_range"]

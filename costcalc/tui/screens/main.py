@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec.structs import replace
 from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -43,8 +44,8 @@ from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
 from costcalc.core.models import OfferResult
 from costcalc.core.ranges import Point
-from costcalc.core.record import is_validation_error
-from costcalc.core.scenario import AppData, Calculation, evaluate, first_error
+from costcalc.core.records import ValidationError, plain, problem, validated
+from costcalc.core.scenario import AppData, Calculation, evaluate
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
 from costcalc.tui.messages import SettingsChanged
@@ -260,7 +261,7 @@ class MainScreen(Screen[None]):
         calls this once the first screen is up (CostcalcApp.settle)."""
         other = "rtx4090" if self.settings.gpu != "rtx4090" else "rtx3090"
         with contextlib.suppress(CostcalcError):  # the user's own data may lack that GPU
-            self._evaluate(self.settings.model_copy(update={"gpu": other}))
+            self._evaluate(replace(self.settings, **{"gpu": other}))
 
     # ------------------------------------------------------------------ computing
 
@@ -365,13 +366,11 @@ class MainScreen(Screen[None]):
 
     def change(self, update: dict[str, Any]) -> None:
         """Apply `update` to the settings now: the answer is computed in this handler."""
-        merged = inputs.merge(self.settings.model_dump(), update)
+        merged = inputs.merge(plain(self.settings), update)
         try:
-            self.settings = Settings.model_validate(merged)
-        except ValueError as exc:
-            if not is_validation_error(exc):
-                raise
-            self.notify(first_error(exc), title="Not applied", severity="error")
+            self.settings = validated(Settings, merged)
+        except ValidationError as exc:
+            self.notify(problem(exc), title="Not applied", severity="error")
 
     # ------------------------------------------------------------------ fields and focus
 

@@ -26,7 +26,8 @@ from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
 def _short_providers() -> dict[str, str]:
     from costcalc.providers.registry import short_labels
 
-    return short_labels()
+    labels: dict[str, str] = short_labels()
+    return labels
 
 
 def short_label(result: OfferResult) -> str:

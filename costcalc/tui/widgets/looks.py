@@ -3,11 +3,10 @@ thin braille line, the selected offer a thick block line, the cheapest a dotted 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Look:
+class Look(Struct, frozen=True):
     """How one line is drawn: plotext's marker, the legend's sample of it, and its colour."""
 
     marker: str

@@ -13,8 +13,9 @@ Rules kept here:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from msgspec import Struct
+from msgspec.structs import replace
 from plotext import colorize
 from rich.segment import Segment
 from rich.style import Style
@@ -83,8 +84,7 @@ def x_axis(
     return found, labels(found)
 
 
-@dataclass(frozen=True)
-class OfferLine:
+class OfferLine(Struct, frozen=True):
     """One offer as the plots need it: what it is called and the figures its curves use."""
 
     label: str
@@ -224,8 +224,7 @@ def draw_note(plt: Plot, note: str, width: int, height: int) -> None:
         plt.text(line, 0.5, y, alignment="center", color=TEXT)
 
 
-@dataclass(frozen=True)
-class CumulativeFigure:
+class CumulativeFigure(Struct, frozen=True):
     money: Money
     desktop_outlay_usd: float
     """The desktop line's start: its price less resale (curves.desktop_outlay_usd)."""
@@ -317,8 +316,7 @@ def plot_line(plt: Plot, xs: list[float], ys: list[float], look: Look) -> None:
 # --------------------------------------------------------------------------- by utilisation
 
 
-@dataclass(frozen=True)
-class UtilisationFigure:
+class UtilisationFigure(Struct, frozen=True):
     desktop: DesktopBuild
     assumptions: Assumptions
     """With utilisation fixed at 1: the curves do not depend on it (see `utilisation`)."""
@@ -335,7 +333,7 @@ class UtilisationFigure:
         note = no_break_even(calc)
         return cls(
             calc.desktop,
-            a.model_copy(update={"utilisation": 1.0}),
+            replace(a, **{"utilisation": 1.0}),
             a.utilisation,
             offer_lines(offers, labels) if note is None else (),
             note,
