@@ -24,15 +24,18 @@ def register(sub: Any) -> None:
         description=(
             "Compare buying a desktop with the given GPU against renting every cloud offer in "
             "the price snapshot, for the same amount of work at your utilisation. Inputs you "
-            "leave out come from your saved settings (the app's config.yaml) when there are any "
-            "- the first line of the output says which - then from the environment "
-            "(COSTCALC_UTIL, COSTCALC_REGION, ... : COSTCALC_ and the option's name), then from "
-            "the bundled defaults. --no-config ignores the saved settings. A price older than "
-            f"its kind allows is marked {CLOUD_LEGEND}."
+            "leave out come from the environment (COSTCALC_UTIL, COSTCALC_REGION, ... : "
+            "COSTCALC_ and the option's name), then from your config file (config.yaml, which "
+            "you write) when there is one - the first line of the output says which - then "
+            "from the bundled defaults. --no-config ignores the config file. What you change in "
+            "the app is the app's (app-state.yaml): it changes this answer only with "
+            "--as-in-app, and a line after the verdict then names those inputs. A price older "
+            f"than its kind allows is marked {CLOUD_LEGEND}."
         ),
         **output.examples(*EXAMPLES),
     )
     cli_args.add_inputs(p)
+    cli_args.add_as_in_app(p)
     rows = p.add_mutually_exclusive_group()
     rows.add_argument(
         "--top",
@@ -79,7 +82,7 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
-    scenario, note, saved = cli_args.scenario_and_saved(ns)
+    scenario, sources = cli_args.scenario_and_sources(ns)
     data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
     calc = evaluate(scenario, data, now, bench=bench)
@@ -99,14 +102,15 @@ def run(ns: argparse.Namespace) -> int:
                 labels=labels,
                 with_explain=ns.explain,
                 recorded=recorded,
-                saved_note=note,
-                saved=saved,
+                saved_note=sources.note,
+                saved=sources.saved,
+                app_state_note=sources.app_note,
                 exact_top=top is not None and not ns.all,
             )
         )
         return 0
-    if note:
-        print("\n".join(fill(note, width)))
+    if sources.note:
+        print("\n".join(fill(sources.note, width)))
     print(
         report.to_text(
             calc,
@@ -117,7 +121,8 @@ def run(ns: argparse.Namespace) -> int:
             wide=ns.wide,
             short_labels=data.book.short_labels,
             recorded=recorded,
-            saved=saved,
+            saved=sources.saved,
+            after_verdict=sources.app_note,
             brief=ns.brief,
             exact_top=top is not None and not ns.all,
         )
