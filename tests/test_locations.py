@@ -10,7 +10,7 @@ import pytest
 
 from costcalc.edge import locations
 
-PLACES = ["config_file", "price_overrides_file", "snapshots_dir", "history_db"]
+PLACES = ["config_file", "app_state_file", "price_overrides_file", "snapshots_dir", "history_db"]
 
 
 @pytest.mark.parametrize("home", ["{tmp}", "{tmp}/", "{tmp}//x/./y", "~", "~nobody/x", "rel/dir"])
@@ -23,7 +23,7 @@ def test_a_place_as_text_is_the_place_as_a_path(
     as_text = getattr(locations, f"{place}_text")()
     assert Path(as_text) == as_path
     expected = locations.user_path(home.format(tmp=tmp_path))  # as the paths were made before
-    assert as_path.parent in (expected / "config", expected / "data")
+    assert as_path.parent in (expected / "config", expected / "data", expected / "state")
 
 
 def test_a_place_outside_costcalc_home_follows_the_platform(
@@ -37,6 +37,9 @@ def test_a_place_outside_costcalc_home_follows_the_platform(
     )
     assert locations.snapshots_dir_text() == os.path.join(
         platformdirs.user_data_dir("costcalc"), "snapshots"
+    )
+    assert locations.app_state_file() == Path(platformdirs.user_state_dir("costcalc")) / (
+        "app-state.yaml"
     )
 
 

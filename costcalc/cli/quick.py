@@ -24,15 +24,18 @@ def register(sub: Any) -> None:
         description=(
             "Compare buying a desktop with the given GPU against renting every cloud offer in "
             "the price snapshot, for the same amount of work at your utilisation. Inputs you "
-            "leave out come from your saved settings (the app's config.yaml) when there are any "
-            "- the first line of the output says which - then from the environment "
-            "(COSTCALC_UTIL, COSTCALC_REGION, ... : COSTCALC_ and the option's name), then from "
-            "the bundled defaults. --no-config ignores the saved settings. A price older than "
-            f"its kind allows is marked {CLOUD_LEGEND}."
+            "leave out come from the environment (COSTCALC_UTIL, COSTCALC_REGION, ... : "
+            "COSTCALC_ and the option's name), then from your config file (config.yaml, which "
+            "you write) when there is one - a line under the verdict says which - then "
+            "from the bundled defaults. --no-config ignores the config file. What you change in "
+            "the app is the app's (app-state.yaml): it changes this answer only with "
+            "--as-in-app, and a line after the verdict then names those inputs. A price older "
+            f"than its kind allows is marked {CLOUD_LEGEND}."
         ),
         **output.examples(*EXAMPLES),
     )
     cli_args.add_inputs(p)
+    cli_args.add_as_in_app(p)
     rows = p.add_mutually_exclusive_group()
     rows.add_argument(
         "--top",
@@ -77,12 +80,12 @@ def run(ns: argparse.Namespace) -> int:
         from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
-    scenario, note, saved = cli_args.scenario_and_saved(ns)
+    scenario, sources = cli_args.scenario_and_sources(ns)
     data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
     calc = evaluate(scenario, data, now, bench=bench)
     labels = data.book.labels  # the providers loaded, by the book that loaded them
-    code = _answer(ns, calc, data, top, note, saved, labels)
+    code = _answer(ns, calc, data, top, sources, labels)
     # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
     # `2>&1` pipe alike (stdout is flushed before stderr is written).
     sys.stdout.flush()
@@ -97,8 +100,7 @@ def _answer(
     calc: Any,
     data: Any,
     top: int | None,
-    note: str | None,
-    saved: frozenset[str],
+    sources: Any,
     labels: Any,
 ) -> int:
     """Print the answer on stdout: the JSON document, or the text (and --explain)."""
@@ -116,8 +118,9 @@ def _answer(
                 labels=labels,
                 with_explain=ns.explain,
                 recorded=recorded,
-                saved_note=note,
-                saved=saved,
+                saved_note=sources.note,
+                saved=sources.saved,
+                app_state_note=sources.app_note,
                 exact_top=top is not None and not ns.all,
             )
         )
@@ -132,10 +135,11 @@ def _answer(
             wide=ns.wide,
             short_labels=data.book.short_labels,
             recorded=recorded,
-            saved=saved,
+            saved=sources.saved,
+            after_verdict=sources.app_note,
             brief=ns.brief,
             exact_top=top is not None and not ns.all,
-            saved_note=note,
+            saved_note=sources.note,
             after=len(data.book.warnings) + len(output.note_lines(calc.notes)),
         )
     )

@@ -1,8 +1,8 @@
 """Where user files live. The one module that knows; COSTCALC_HOME moves everything.
 
-With COSTCALC_HOME set, config, data (snapshots, history, bench results) and logs all live below
-it, which is what tests and portable installs want. Otherwise the platform's conventions apply
-(XDG on Linux) through platformdirs, imported only when needed.
+With COSTCALC_HOME set, config, data (snapshots, history, bench results), the app's remembered
+state and logs all live below it, which is what tests and portable installs want. Otherwise the
+platform's conventions apply (XDG on Linux) through platformdirs, imported only when needed.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def _directory_text(kind: str) -> str:
         return platformdirs.user_data_dir(APP_NAME)
     if kind == "logs":
         return platformdirs.user_log_dir(APP_NAME)
+    if kind == "state":
+        return platformdirs.user_state_dir(APP_NAME)
     return platformdirs.user_cache_dir(APP_NAME)
 
 
@@ -69,7 +71,7 @@ def _path(text: str) -> Path:
 
 
 def config_dir() -> Path:
-    """Settings (config.yaml) and user price overrides (prices.yaml)."""
+    """The user's own files: settings (config.yaml) and price overrides (prices.yaml)."""
     return _path(_directory_text("config"))
 
 
@@ -99,6 +101,16 @@ def config_file_text() -> str:
 
 def config_file() -> Path:
     return _path(config_file_text())
+
+
+def app_state_file_text() -> str:
+    """What the app remembers between sessions (written by the app only; the user's own
+    settings are config.yaml, which the app never writes)."""
+    return os.path.join(_directory_text("state"), "app-state.yaml")
+
+
+def app_state_file() -> Path:
+    return _path(app_state_file_text())
 
 
 def price_overrides_file_text() -> str:

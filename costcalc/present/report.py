@@ -197,6 +197,7 @@ def to_text(
     short_labels: Mapping[str, str] | None = None,
     recorded: Recorded = (),
     saved: frozenset[str] = frozenset(),
+    after_verdict: str | None = None,
     brief: bool = False,
     exact_top: bool = False,
     saved_note: str | None = None,
@@ -208,7 +209,8 @@ def to_text(
     for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
     gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
     `wide`: tables show every column whatever the width; `recorded`: the user's history of the
-    verdict's offer; `saved`: the inputs saved settings filled; `brief`: the verdict alone;
+    verdict's offer; `saved`: the inputs saved settings filled; `after_verdict`: a line to
+    print right after the verdict (which inputs came from the app); `brief`: the verdict alone;
     `exact_top`: `top` rows in each table, no more (`--top N`; without it, every provider's
     best shows, at least `top` rows; with a run, what keeps the answer and the `after` lines
     the caller prints under it (its notes) within RUN_LINES)."""
@@ -220,6 +222,8 @@ def to_text(
 
     answer = verdict_lines(calc, data, labels, recorded, saved)
     out = prose(*answer, *([f"  {saved_note}"] if saved_note else []))
+    if after_verdict:
+        out += prose(f"  {after_verdict}")
     if brief:
         return "\n".join(out)
     out += prose("", *desktop_lines(calc, data), "")
@@ -661,6 +665,7 @@ def to_json(
     recorded: Recorded = (),
     saved_note: str | None = None,
     saved: frozenset[str] = frozenset(),
+    app_state_note: str | None = None,
     exact_top: bool = False,
 ) -> str:
     """The whole answer as one JSON document, the decision first; `top`: the offers listed (the
@@ -668,7 +673,8 @@ def to_json(
     `top` in each table, no more, as `--top N` asks); `with_explain` adds the
     derivation of the verdict offer's figures ("explain": the lines `--explain` prints);
     `recorded`: the user's history of the verdict's offer; `saved_note`: the line saying which
-    saved settings were used."""
+    saved settings were used; `app_state_note`: with --as-in-app, the line saying which inputs
+    came from what the app remembers."""
     c = calc.comparison
     found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
@@ -694,6 +700,7 @@ def to_json(
         "price_range": flips.range_json(prices),
         "filters": display.filters_text(calc.scenario, saved) or None,
         "saved_settings": saved_note,
+        "app_state": app_state_note,
         "offers_listed": "all" if top is None else f"top {top} (--all for every offer)",
         "inputs": {
             "scenario": plain(calc.scenario),

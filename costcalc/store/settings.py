@@ -1,14 +1,22 @@
-"""The saved settings: what the user told costcalc last time, kept in config.yaml.
+"""The user's settings (config.yaml) and what the app remembers (app-state.yaml), kept apart.
 
-The file holds the inputs of a Scenario (costcalc.core.scenario) under their field names, plus the
-app's theme. The app writes it on every change; `costcalc quick` reads it as the defaults under
-its flags (`--no-config` ignores it).
+config.yaml is the user's: written by hand (or by an app older than this split), read by the
+CLI under its flags (`--no-config` ignores it) and by the app. The app never writes it, so a
+session in the app cannot change what a bare `costcalc quick` answers. app-state.yaml is the
+app's: the inputs (and theme) the user changed in the app, those that differ from what the
+config file gives, written on every change. The app starts from config < app state; the CLI
+reads the app state only when asked (`quick --as-in-app`).
 
-Rules kept here: the file crosses the edge through `records.validated` like every other file. A
-missing file means defaults. One bad key costs that key, not the others: it is left out with one
-line saying why. A file that cannot be read at all (not YAML, not UTF-8, not a mapping) means
-defaults plus one line, and is moved aside to config.yaml.bad before anything is saved over it.
-Writes are atomic (`resources.write_model_yaml`).
+A config.yaml written by an older app, which saved every change there, stays the user's config
+as it is: the answers it gives do not change on upgrade, and nothing is moved or rewritten.
+
+Rules kept here: both files cross the edge through `records.validated` like every other file,
+with the same messages. A missing file means nothing set. One bad key costs that key, not the
+others: it is left out with one line saying why. A file that cannot be read at all (not YAML,
+not UTF-8, not a mapping) means nothing set plus one line; the app moves an unreadable
+app-state.yaml aside to app-state.yaml.bad before saving over it, and never touches config.yaml.
+Writes are
+atomic (`resources.write_atomic`).
 """
 
 from __future__ import annotations
@@ -20,15 +28,26 @@ from msgspec import Struct, field
 
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError, quoted, quoted_list
-from costcalc.core.records import ValidationError, problem, validated
+from costcalc.core.records import ValidationError, plain, problem, validated
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
-from costcalc.edge.resources import read_user_yaml, write_model_yaml
+from costcalc.edge.resources import dump_yaml, read_user_yaml, write_atomic, write_model_yaml
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
+__all__ = [
+    "DEFAULT_GPU",
+    "Saved",
+    "Settings",
+    "app_settings",
+    "load_app_state",
+    "load_saved",
+    "load_settings",
+    "remembered_values",
+    "save_app_state",
+    "save_settings",
+]
 
 MAX_SETTINGS_BYTES = 1024 * 1024
 """Largest config.yaml read: the app writes about 1 kB (every input, one line each)."""
@@ -73,13 +92,37 @@ def settings_path() -> Path:
     return locations.config_file()
 
 
+def app_state_path() -> Path:
+    return locations.app_state_file()
+
+
 def load_saved(path: Path | None = None) -> Saved:
-    """The settings file, key by key: a bad key is dropped with a warning, the rest are kept."""
+    """The settings file (config.yaml unless `path`), key by key: a bad key is dropped with a
+    warning, the rest are kept."""
     if path is None:
         text = locations.config_file_text()
         if _absent(text):  # no settings saved: said without pathlib (`costcalc quick`'s case)
             return Saved(text)
         path = settings_path()
+    return _load(path)
+
+
+def load_app_state(path: Path | None = None) -> Saved:
+    """What the app remembers (app-state.yaml unless `path`), read as config.yaml is."""
+    if path is None:
+        text = locations.app_state_file_text()
+        if _absent(text):
+            return Saved(text)
+        path = app_state_path()
+    return _load(path)
+
+
+def app_settings(config: Saved, state: Saved) -> Settings:
+    """What the app starts from: the config file's settings, then what the app remembers."""
+    return validated(Settings, {**config.values, **state.values})
+
+
+def _load(path: Path) -> Saved:
     try:
         raw = read_user_yaml(path, max_bytes=MAX_SETTINGS_BYTES, max_nodes=MAX_SETTINGS_NODES)
     except FileNotFoundError:
@@ -137,13 +180,39 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     return saved.settings, "; ".join(saved.warnings) or None
 
 
-def save_settings(settings: Settings, path: Path | None = None, *, keep_bad: bool = False) -> Path:
-    """Write the settings atomically; with `keep_bad`, first move an unreadable file aside
-    (to config.yaml.bad, or .bad.1, .bad.2 ... so an earlier bad file is never overwritten)."""
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write a settings file (config.yaml unless `path`) atomically, the values that differ
+    from the defaults: the file a user would write. (The app writes app-state.yaml instead.)"""
     path = path or settings_path()
+    write_model_yaml(path, settings)
+    return path
+
+
+APP_STATE_HEADER = (
+    "# Written by the costcalc app: the inputs you changed in it, over your config.yaml.\n"
+    "# `costcalc quick` does not read it unless you add --as-in-app.\n"
+)
+
+
+def remembered_values(settings: Settings, config: Settings) -> dict[str, Any]:
+    """The app's settings that differ from what the config file gives, in the file's form (a
+    value the app cleared, a desktop price dropped with its GPU, is kept as null)."""
+    mine, theirs = plain(settings), plain(config)
+    return {key: value for key, value in mine.items() if value != theirs[key]}
+
+
+def save_app_state(
+    settings: Settings, config: Settings, path: Path | None = None, *, keep_bad: bool = False
+) -> Path:
+    """Write what the app remembers (app-state.yaml unless `path`) atomically: the settings
+    that differ from `config`, the config file's. With `keep_bad`, first move an unreadable file
+    aside (to app-state.yaml.bad, or .bad.1, .bad.2 ... so an earlier bad file is never
+    overwritten)."""
+    path = path or app_state_path()
     if keep_bad and path.exists():
         path.replace(_free_bad_name(path))
-    write_model_yaml(path, settings)
+    values = remembered_values(settings, config)
+    write_atomic(path, APP_STATE_HEADER + (dump_yaml(values) if values else ""))
     return path
 
 

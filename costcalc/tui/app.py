@@ -1,8 +1,10 @@
 """The app and its factory, `make_app`, used by `costcalc` / `costcalc tui` and by the tests.
 
-Rule kept here: the App holds what every screen shares (data, bench, clock, settings file) and
-the workers that belong to no screen: GPU detection after the first paint, loading the bench
-the settings name, saving settings, and the refresh and bench jobs that outlive their windows.
+Rule kept here: the App holds what every screen shares (data, bench, clock, settings) and the
+workers that belong to no screen: GPU detection after the first paint, loading the bench the
+settings name, saving what the app remembers, and the refresh and bench jobs that outlive their
+windows. The app starts from the user's config.yaml and what it remembers (app-state.yaml) and
+writes only the latter (costcalc.store.settings).
 All of them run in threads and answer with messages, unless cancelled (costcalc.tui.workers).
 """
 
@@ -23,7 +25,13 @@ from textual.widgets import Input, Select
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.scenario import AppData
 from costcalc.store.loaders import load_app_data, utc_now
-from costcalc.store.settings import Settings, load_saved, save_settings
+from costcalc.store.settings import (
+    Settings,
+    app_settings,
+    load_app_state,
+    load_saved,
+    save_app_state,
+)
 from costcalc.tui._compat import escape_then_key
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
@@ -63,6 +71,7 @@ class CostcalcApp(App[None]):
         persist: bool = True,
         load_bench: bool = True,
         export_dir: Path | None = None,
+        config: Settings | None = None,
     ) -> None:
         super().__init__()
         escape_then_key()
@@ -84,9 +93,11 @@ class CostcalcApp(App[None]):
         self._frozen = False
         """Whether settle froze the loaded objects (undone when the app ends)."""
         self._ended = False
-        self._keep_bad_config = False
-        """Set by make_app when the whole settings file was unreadable: it is moved aside to
-        config.yaml.bad before the first save."""
+        self._config_settings = Settings() if config is None else config
+        """What the user's config.yaml gives: the app remembers what differs from it."""
+        self._keep_bad_state = False
+        """Set by make_app when the whole app-state file was unreadable: it is moved aside to
+        app-state.yaml.bad before the first save."""
         # Chosen before the first styling: changing it after mount restyles every widget.
         self._theme_known = settings.theme in self.available_themes
         if self._theme_known:
@@ -189,11 +200,13 @@ class CostcalcApp(App[None]):
     # ------------------------------------------------------------------ settings
 
     def save_settings(self, settings: Settings) -> None:
+        """Remember the settings (app-state.yaml, in a worker); the user's config.yaml is
+        never written."""
         self.settings = settings
         if self._persist:
             self._saves_asked += 1
-            self._save(settings, self._saves_asked, keep_bad=self._keep_bad_config)
-            self._keep_bad_config = False
+            self._save(settings, self._saves_asked, keep_bad=self._keep_bad_state)
+            self._keep_bad_state = False
 
     @work(thread=True, exit_on_error=False, group="save")
     def _save(self, settings: Settings, number: int, keep_bad: bool) -> None:
@@ -205,7 +218,7 @@ class CostcalcApp(App[None]):
             if number < self._saves_asked:
                 return
             try:
-                save_settings(settings, keep_bad=keep_bad)
+                save_app_state(settings, self._config_settings, keep_bad=keep_bad)
             except OSError as exc:
                 answer(
                     self,
@@ -350,20 +363,23 @@ def make_app(
 ) -> CostcalcApp:
     """The app with real files and clock by default; tests pass fixed data, settings and `now`.
 
-    Injected settings are not saved unless `persist=True` is passed; with settings from the
-    config file, every change is saved back to it.
+    Injected settings are not saved unless `persist=True` is passed (then the app remembers
+    what differs from the defaults); without them the app starts from the user's config.yaml
+    and what it remembers (app-state.yaml), and every change is remembered there.
     """
     warning = None
     unreadable = False
     loaded = settings is None
     if settings is None:
-        saved = load_saved()
-        settings, unreadable = saved.settings, saved.unreadable
-        warning = "; ".join(saved.warnings) or None
-        if warning and unreadable:
-            warning += (
-                f" (the file is moved aside to {saved.path.name}.bad when you change a setting)"
+        config, state = load_saved(), load_app_state()
+        settings, unreadable = app_settings(config, state), state.unreadable
+        options.setdefault("config", config.settings)
+        warnings = [*config.warnings, *state.warnings]
+        if unreadable:
+            warnings[-1] += (
+                f" (the file is moved aside to {state.path.name}.bad when you change a setting)"
             )
+        warning = "; ".join(warnings) or None
     options.setdefault("persist", loaded)
     clock: Clock = utc_now if now is None else (lambda: now)
     app = CostcalcApp(
@@ -373,5 +389,5 @@ def make_app(
         settings_warning=warning,
         **options,
     )
-    app._keep_bad_config = unreadable
+    app._keep_bad_state = unreadable
     return app

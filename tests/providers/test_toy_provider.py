@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
-
-from costcalc.cli import main
-from costcalc.core.models import OfferRow, PriceSnapshot
 from costcalc.providers import registry
 from costcalc.providers.base import EnvVar, FeedProvider, Progress
 from costcalc.providers.common import FeedError, expect, load_json, price
+
+from costcalc.cli import main
+from costcalc.core.models import OfferRow, PriceSnapshot
 from tests.conftest import FeedRoutes
 
 # --------------------------------------------------------------------------- the module

@@ -1,15 +1,20 @@
 """A setup field set from code keeps everything Textual's Input does on a new value (the Changed
-message, validation, the cursor fitted to the text) and costs a repaint, not a layout pass."""
+message, validation, the cursor fitted to the text) and costs a repaint, not a layout pass; a
+select takes a value at any point of its mounting, and can go while it mounts."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.geometry import Size
 from textual.validation import Number
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
-from costcalc.tui.widgets.field import FieldInput
+from costcalc.tui._compat import SelectCurrent
+from costcalc.tui.widgets.field import ChoiceSelect, FieldInput, FieldSelect
 from tests.tui.helpers import counting_layouts, wait_until
 
 
@@ -59,3 +64,67 @@ async def test_the_width_given_first_is_the_width_textual_gives(text: str, passw
         field.password = password
         field.value = text
         assert field.width_for(text) == field.content_width
+
+
+class _Host(App[None]):
+    pass
+
+
+STAGES = ("in the DOM", "its parts composed")
+"""Where a mounting select is caught: registered in its container but not composed yet, or
+with its current choice and overlay composed but the choice's own label not yet. Textual runs
+each widget's compose in its own task, so the loop turns between them."""
+
+
+async def _mounting(app: App[None], kind: type[ChoiceSelect], stage: str) -> ChoiceSelect:
+    select = kind([("one", 1), ("two", 2)], allow_blank=False, id="choice")
+    box = Vertical(select)
+    app.screen.mount(box)  # not awaited: the test acts while it mounts
+    if stage == "in the DOM":
+        while not box.children:
+            await asyncio.sleep(0)
+        assert not select.children, "the select has composed already"
+    else:
+        while not select.children:
+            await asyncio.sleep(0)
+        assert not select.query_one(SelectCurrent).children, "the label is already there"
+    return select
+
+
+@pytest.mark.parametrize("kind", [FieldSelect, ChoiceSelect])
+async def test_a_choice_set_before_its_label_is_composed_shows_once_it_is(
+    kind: type[ChoiceSelect],
+) -> None:
+    """The race of issue 37: a value set between the select's compose and its current
+    choice's raised NoMatches for '#label' (Textualize/textual#6581)."""
+    app = _Host()
+    async with app.run_test(size=(40, 5)) as pilot:
+        select = await _mounting(app, kind, "its parts composed")
+        select.value = 2
+        await wait_until(app, lambda: select.is_mounted)
+        await pilot.pause()
+        label = select.query_one(SelectCurrent).query_one("#label", Static)
+        assert str(label.render()) == "two"
+        select.value = 1
+        await pilot.pause()
+        assert str(label.render()) == "one"
+
+
+@pytest.mark.parametrize("kind", [FieldSelect, ChoiceSelect])
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("gone", ["the app closes", "the select is removed"])
+async def test_a_select_that_goes_while_it_mounts_raises_nothing(
+    kind: type[ChoiceSelect], stage: str, gone: str
+) -> None:
+    """A user who quits while the setup panel is still filling (a slow machine; a test that
+    ends early): Textual mounts no children into a widget it is removing, and the select's
+    first value, set as it mounts, queried them (NoMatches for '#label' or 'SelectOverlay')."""
+    app = _Host()
+    async with app.run_test(size=(40, 5)) as pilot:
+        select = await _mounting(app, kind, stage)
+        if gone == "the select is removed":
+            await select.remove()
+            await pilot.pause()
+            assert not app.screen.query(kind)
+        app.exit()  # as `q` does; an error on the way out makes the code 1 (run_test raises it)
+    assert app.return_code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from costcalc.providers import registry
 from textual.widgets import Input
 
 from costcalc.core.compare import Comparison, compare
@@ -9,7 +10,6 @@ from costcalc.core.models import Workload
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop, scale_fn
 from costcalc.present import columns
 from costcalc.present import display as fmt
-from costcalc.providers import registry
 from costcalc.store.settings import Settings
 from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen

@@ -10,10 +10,10 @@ verdict panel; with a 40 GB job on an RTX 3090 the cost chart was an empty frame
 from __future__ import annotations
 
 import pytest
+from costcalc.providers.registry import labels
 
 from costcalc.present import display
 from costcalc.present.report import verdict_lines
-from costcalc.providers.registry import labels
 from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable

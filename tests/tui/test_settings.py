@@ -1,11 +1,22 @@
-"""Settings: loaded from config.yaml, saved when changed, a malformed file never crashes."""
+"""Settings: the user's config.yaml, read and never written by the app; what the app remembers,
+app-state.yaml, saved when changed; a malformed file never crashes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from msgspec.structs import replace
+
+from costcalc.core.records import plain, validated
 from costcalc.edge import locations
-from costcalc.store.settings import Settings, load_settings, save_settings
+from costcalc.store.settings import (
+    Settings,
+    load_app_state,
+    load_settings,
+    remembered_values,
+    save_app_state,
+    save_settings,
+)
 from costcalc.tui.app import make_app
 from costcalc.tui.screens.main import MainScreen
 from tests.tui.conftest import FIXED_NOW
@@ -41,6 +52,21 @@ def test_round_trip_writes_only_what_differs(tmp_path: Path) -> None:
     save_settings(settings, path)
     assert load_settings(path) == (settings, None)
     assert "horizon_years" not in path.read_text()
+
+
+def test_the_app_state_holds_what_differs_from_the_config(tmp_path: Path) -> None:
+    """Only the inputs changed in the app, so a later edit of config.yaml still reaches the
+    others; a value the app cleared (the desktop price, dropped with its GPU) is kept as null."""
+    config = Settings(gpu="rtx3090", desktop_price_usd=1500, utilisation=0.3)
+    changed = replace(config, **{"gpu": "rtx4090", "desktop_price_usd": None})
+    assert remembered_values(changed, config) == {"gpu": "rtx4090", "desktop_price_usd": None}
+    path = save_app_state(changed, config, tmp_path / "app-state.yaml")
+    assert path.read_text().startswith("# Written by the costcalc app")
+    state = load_app_state(path)
+    assert state.values == {"gpu": "rtx4090", "desktop_price_usd": None}
+    assert validated(Settings, {**plain(config), **state.values}) == changed
+    save_app_state(config, config, path)
+    assert load_app_state(path).values == {}
 
 
 def test_malformed_file_gives_defaults_and_one_line(tmp_path: Path) -> None:
@@ -86,27 +112,71 @@ async def test_app_keeps_the_good_keys_of_a_config_with_a_bad_one() -> None:
         await pilot.press("u", "6", "0", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-    assert load_settings(path) == (Settings(gpu="rtx4090", utilisation=0.6), None)
+    assert path.read_text() == "gpu: rtx4090\nutilisation: lots\n"  # the user's: never written
+    assert load_app_state().values == {"utilisation": 0.6}  # what differs from it
     assert not path.with_name("config.yaml.bad").exists()
 
 
-async def test_an_unreadable_config_is_moved_aside_when_a_setting_changes() -> None:
-    path = locations.config_file()
+async def test_an_unreadable_app_state_is_moved_aside_when_a_setting_changes() -> None:
+    path = locations.app_state_file()
     path.parent.mkdir(parents=True)
     path.write_bytes(b"gpu: rtx3090\nutilisation: [\n")
-    earlier_bad = path.with_name("config.yaml.bad")
+    earlier_bad = path.with_name("app-state.yaml.bad")
     earlier_bad.write_text("an older bad file\n")
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
         notice = next(n.message for n in notifications(app) if "not valid YAML" in n.message)
-        assert "moved aside to config.yaml.bad when you change a setting" in notice
+        assert "moved aside to app-state.yaml.bad when you change a setting" in notice
         assert path.read_bytes() == b"gpu: rtx3090\nutilisation: [\n"  # nothing moved yet
         await pilot.press("u", "6", "0", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-    assert load_settings(path) == (Settings(utilisation=0.6), None)
+    assert load_app_state().settings == Settings(utilisation=0.6)
     assert earlier_bad.read_text() == "an older bad file\n"  # never overwritten
-    assert path.with_name("config.yaml.bad.1").read_bytes() == b"gpu: rtx3090\nutilisation: [\n"
+    assert path.with_name("app-state.yaml.bad.1").read_bytes() == b"gpu: rtx3090\nutilisation: [\n"
+    assert not locations.config_file().exists()
+
+
+async def test_an_unreadable_config_is_left_as_it_is() -> None:
+    """The user's file, however broken: the app says so, starts from defaults and never moves
+    or rewrites it (it remembers its own changes in app-state.yaml)."""
+    path = locations.config_file()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"gpu: rtx3090\nutilisation: [\n")
+    app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        notice = next(n.message for n in notifications(app) if "not valid YAML" in n.message)
+        assert "moved aside" not in notice
+        await pilot.press("u", "6", "0", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert path.read_bytes() == b"gpu: rtx3090\nutilisation: [\n"
+    assert [p.name for p in path.parent.iterdir()] == ["config.yaml"]
+    assert load_app_state().settings == Settings(utilisation=0.6)
+
+
+async def test_a_config_written_by_an_older_app_stays_the_users() -> None:
+    """Before the split the app saved every change to config.yaml: that file is left as it is
+    and stays the config (the CLI and the app start from it as before); the app's changes from
+    then on go to app-state.yaml, over it."""
+    save_settings(Settings(gpu="a6000", utilisation=0.35, providers=("vast",), theme="nord"))
+    path = locations.config_file()
+    before = path.read_bytes()
+    app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.settings.providers == ("vast",) and screen.settings.utilisation == 0.35
+        await pilot.press("u", "6", "0", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert path.read_bytes() == before
+    assert load_app_state().values == {"utilisation": 0.6}
+    again = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
+    assert again.settings == Settings(
+        gpu="a6000", utilisation=0.6, providers=("vast",), theme="nord"
+    )
 
 
 async def test_settings_from_the_file_open_the_app() -> None:

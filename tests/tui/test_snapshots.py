@@ -73,6 +73,8 @@ def test_setup_field_at_80x24(snap_compare: SnapCompare, fixed_app_factory: Make
         await pilot.press("u", "4")
         field = app.query_one("#utilisation", Input)
         await wait_until(app, lambda: app.focused is field and field.value == "4")
+        # the panel scrolls to the field after the refresh that gave it a size: wait for it
+        await wait_until(app, lambda: app.screen.region.contains_region(field.region))
         await steady(pilot)
 
     assert snap_compare(

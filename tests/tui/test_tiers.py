@@ -1,6 +1,7 @@
 """Tiers and staleness in the real app (issue 24 items 3 and 4): `T` leaves tiers out as
-`--exclude` does, the verdict says what it weighed, the choice is saved and the CLI then gives the
-same answer; the table's "stale" follows the one rule; the help lists the tiers and the legend."""
+`--exclude` does, the verdict says what it weighed, the choice is remembered and the CLI gives
+the same answer with --as-in-app; the table's "stale" follows the one rule; the help lists the
+tiers and the legend."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from textual.widgets import Input, Static
 from costcalc.cli import main
 from costcalc.core import staleness
 from costcalc.core.constants import TIER_NAMES
-from costcalc.store.settings import load_saved
+from costcalc.store.settings import load_app_state
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from tests.tui.conftest import FIXED_NOW, MakeApp
@@ -56,20 +57,23 @@ async def test_t_leaves_out_tiers_and_the_cli_agrees(
         await app.workers.wait_for_complete()
         await pilot.pause()
 
-    # remembered like every other setting, and the CLI answers the same from it
-    assert load_saved().values["exclude_tiers"] == ["community", "marketplace"]
+    # remembered like every other setting, and the CLI answers the same from it when asked
+    assert load_app_state().values["exclude_tiers"] == ["community", "marketplace"]
     monkeypatch.setenv("COSTCALC_NOW", FIXED_NOW.isoformat())
-    assert main(["quick", "--json"]) == 0
+    assert main(["quick", "--json", "--as-in-app"]) == 0
     out, _ = capsys.readouterr()
     doc = json.loads(out)
     assert doc["verdict"] == verdict
     assert doc["tiers"]["left_out"] == ["community", "marketplace"]
-    assert main(["quick"]) == 0
+    assert "excluded tiers community, marketplace" in doc["app_state"]
+    assert main(["quick", "--as-in-app"]) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith("Rent: ")  # the verdict first (issue 37), then its reasons
-    answer = out.split("\n\n")[0]  # the line that says saved settings were used ends it
-    saved = " ".join(answer[answer.index("Using your saved settings") :].split())
-    assert "excluded tiers community, marketplace" in saved
+    said = " ".join(out.split())
+    assert "excluded tiers community, marketplace came from what the app remembers" in said
+    # and only then: a bare quick answers from its flags and the user's config alone
+    assert main(["quick", "--gpu", "rtx3090", "--json"]) == 0
+    bare = json.loads(capsys.readouterr().out)
+    assert bare["tiers"]["left_out"] == [] and bare["app_state"] is None
 
 
 async def test_an_unknown_tier_is_refused_with_the_valid_ones(app_factory: MakeApp) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import RenderableType
+from textual import events
 from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.widgets import Input, Select, Static
@@ -42,21 +43,48 @@ class FieldInput(Input):
         return cell_len(shown) + 1
 
 
-class _OneLineChoice(SelectCurrent):
-    """A Select's current choice on its one line (app.tcss): a new choice is a repaint."""
+class _Choice(SelectCurrent):
+    """A Select's current choice, shown once its label is there.
+
+    Textual's `update` queries the label at once, but a Select's value watcher calls it as soon
+    as the select has composed this widget, which may be before this widget has composed its
+    label: a value set in between raised NoMatches (Textualize/textual#6581). The choice is kept
+    and shown when the label mounts."""
+
+    LAYOUT = True
+    """Whether a new choice lays the screen out (Textual's behaviour) or only repaints."""
 
     def update(self, label: RenderableType | NoSelection) -> None:
         self.label = label
         self.has_value = label is not Select.NULL
-        shown = self.placeholder if isinstance(label, NoSelection) else label
-        self.query_one("#label", Static).update(shown, layout=False)
+        self._show_label()
+
+    def on_mount(self) -> None:
+        self._show_label()  # a choice given before the label was composed
+
+    def _show_label(self) -> None:
+        shown = self.placeholder if isinstance(self.label, NoSelection) else self.label
+        # (no label before this widget composed, nor when it was removed before it did)
+        for label in self.query_children("#label").results(Static):
+            label.update(shown, layout=self.LAYOUT)
 
 
-class FieldSelect(Select[Any]):
-    """A setup panel's Select. Textual's Select lays out the whole screen whenever its choice
-    changes (its label may change size); here the label is one line of fixed width (app.tcss),
-    so a choice the app sets (a typed 35 % that is a preset) costs a repaint, not a 25-40 ms
-    layout pass."""
+class _OneLineChoice(_Choice):
+    """A Select's current choice on its one line (app.tcss): a new choice is a repaint."""
+
+    LAYOUT = False
+
+
+class ChoiceSelect(Select[Any]):
+    """A Select that takes a value at any point of its mounting (its current choice waits for
+    its label: `_Choice`) and that can be removed while it mounts: the filter bar's selects.
+
+    Textual mounts no children into a widget it is removing (the app quits while the setup
+    panel is still filling, a test ends then), but still sends it Mount, and Select's own mount
+    handler sets up its overlay and its first value in children that are not there: NoMatches,
+    a traceback on quit (Textualize/textual#6581)."""
+
+    CHOICE: type[_Choice] = _Choice
 
     def __init__(
         self, options: Iterable[tuple[str, Any]], *, type_to_search: bool = True, **kwargs: Any
@@ -64,9 +92,24 @@ class FieldSelect(Select[Any]):
         super().__init__(options, type_to_search=type_to_search, **kwargs)
         self._searches = type_to_search
 
-    def compose(self) -> ComposeResult:  # Select's, with the one-line choice
-        yield _OneLineChoice(self.prompt)
+    def compose(self) -> ComposeResult:  # Select's, with its own current choice
+        yield self.CHOICE(self.prompt)
         yield SelectOverlay(type_to_search=self._searches).data_bind(compact=Select.compact)
+
+    def on_mount(self, event: events.Mount) -> None:
+        """Runs before Select's own handler (Textual calls a class's handler before its
+        bases'), which it skips when the select was removed before its parts were mounted."""
+        if not {self.CHOICE, SelectOverlay} <= {type(child) for child in self.children}:
+            event.prevent_default()
+
+
+class FieldSelect(ChoiceSelect):
+    """A setup panel's Select. Textual's Select lays out the whole screen whenever its choice
+    changes (its label may change size); here the label is one line of fixed width (app.tcss),
+    so a choice the app sets (a typed 35 % that is a preset) costs a repaint, not a 25-40 ms
+    layout pass."""
+
+    CHOICE = _OneLineChoice
 
 
 def update_text(widget: Static, content: object) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Input, Select
 from costcalc.core.scenario import AppData
 from costcalc.store.settings import Settings
 from costcalc.tui.messages import SettingsChanged
+from costcalc.tui.widgets.field import ChoiceSelect
 from costcalc.tui.widgets.later import FilledLater
 
 ALL = "all"
@@ -52,7 +53,7 @@ class FilterBar(Horizontal, FilledLater):
             ("region", [("all regions", ALL)] + [(r, r) for r in regions]),
         ):
             self._choices[select_id] = {value for _, value in options}
-            yield Select(options, id=select_id, allow_blank=False, compact=True)
+            yield ChoiceSelect(options, id=select_id, allow_blank=False, compact=True)
         yield Input(placeholder="/ filter: a100|h100", id="text", compact=True)
 
     def show(self, settings: Settings) -> None:
