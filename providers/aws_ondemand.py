@@ -18,12 +18,10 @@ on-demand capacity ("Used") counts as the list price of an instance.
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from costcalc.core.models import OfferRow, PriceSnapshot
 
@@ -108,7 +106,7 @@ def urls() -> list[str]:
     if "{location}" not in template and "{region}" not in template:
         return [template]
     return [
-        template.replace("{location}", quote(location_of(r))).replace("{region}", r)
+        template.replace("{location}", _quoted(location_of(r))).replace("{region}", r)
         for r in regions()
     ]
 
@@ -193,6 +191,8 @@ def csv_data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
     length to check it by may have been cut anywhere, so the file's own shape is its check:
     AWS ends every line with a line break and gives every row every column, and a row or a
     last line without them is FeedError (cut short), never a shorter price list."""
+    import csv  # only when a price list is read: not on `costcalc quick`'s path
+
     reader = csv.reader(_whole_lines(lines))
     for row in reader:
         if len(row) > 2 and "SKU" in row:
@@ -302,3 +302,9 @@ PROVIDER = FeedProvider(
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
     ),
 )
+
+
+def _quoted(text: str) -> str:
+    from urllib.parse import quote  # only for a download: not on `costcalc quick`'s path
+
+    return quote(text)

@@ -37,7 +37,6 @@ import re
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated, Any
-from urllib.parse import quote
 
 from msgspec import field
 
@@ -112,6 +111,8 @@ def default_url(wanted: Iterable[str]) -> str:
         f"priceType eq 'Reservation') and ({places}) "
         f"and ({families})"
     )
+    from urllib.parse import quote  # only for a download: not on `costcalc quick`'s path
+
     return f"{API}?api-version={API_VERSION}&$filter={quote(query)}"
 
 

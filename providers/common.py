@@ -7,7 +7,6 @@ JSON", "JSON ends early at byte 1200"); never a traceback, never a half-parsed r
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -63,6 +62,8 @@ def load_json(payload: bytes | str) -> Any:
     if head.startswith("<"):
         kind = "HTML" if ("<html" in head or "<!doctype" in head) else "XML or HTML"
         raise FeedError(f"got {kind}, not JSON")
+    import json  # only when a feed is read: not on `costcalc quick`'s path
+
     try:
         return json.loads(text)
     except RecursionError as exc:

@@ -189,17 +189,17 @@ def _fill_parse_cache_on_first_use(
     and starts with none."""
     from costcalc.edge import locations
 
-    real_cache_dir = locations.cache_dir
-    filled: set[Path] = set()
+    real_cache_dir_text = locations.cache_dir_text
+    filled: set[str] = set()
 
-    def cache_dir() -> Path:
-        directory = real_cache_dir()
+    def cache_dir_text() -> str:
+        directory = real_cache_dir_text()
         if directory not in filled:
             filled.add(directory)
-            write_parse_cache(directory, entries)
+            write_parse_cache(Path(directory), entries)
         return directory
 
-    monkeypatch.setattr(locations, "cache_dir", cache_dir)
+    monkeypatch.setattr(locations, "cache_dir_text", cache_dir_text)
 
 
 def write_parse_cache(directory: Path, entries: dict[str, bytes]) -> None:

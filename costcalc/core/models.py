@@ -5,8 +5,6 @@ Rule kept here: models describe facts and inputs, they compute nothing beyond tr
 properties. Every unit lives in the field name (`_usd`, `_w`, `_kwh`, `_gbs`, `_s`).
 """
 
-from __future__ import annotations
-
 from datetime import date, datetime
 from typing import Annotated, Literal, NamedTuple
 

@@ -39,8 +39,6 @@ Everything here takes its data as arguments: a `Predictor` holds the calibration
 needs from the catalog, and caches speeds per GPU pair.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
@@ -446,7 +444,7 @@ class Predictor(Struct, frozen=True, eq=False):
     )
 
     @classmethod
-    def build(cls, specs: Iterable[GpuSpec], calibration: Calibration) -> Predictor:
+    def build(cls, specs: Iterable[GpuSpec], calibration: Calibration) -> "Predictor":
         """From the catalog's GPUs (for the reference GPU and the power families; a family's
         typical FLOPS per watt is the calibration's where it states one, as the power rule was
         fitted on it, so rows added to the catalog later move no other GPU's speed)."""
@@ -468,7 +466,7 @@ class Predictor(Struct, frozen=True, eq=False):
                 per_w[name] = max(per_w.get(name, 0.0), tflops / spec.board_power_w)
         return cls(calibration, reference, typical, bare.matmul_efficiencies(measured), per_w)
 
-    def with_calibration(self, calibration: Calibration) -> Predictor:
+    def with_calibration(self, calibration: Calibration) -> "Predictor":
         """The same catalog figures with another calibration (used when fitting)."""
         return Predictor(
             calibration,

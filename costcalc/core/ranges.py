@@ -13,8 +13,6 @@ Rules kept here:
   the verdict.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timezone

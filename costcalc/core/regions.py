@@ -7,18 +7,16 @@ regions ('Georgia') is refused with both codes, never guessed."""
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Iterable
 
 from costcalc.core.errors import UnknownRegion
 from costcalc.core.models import RegionNames
 
-_SPACES = r"\s+"  # compiled by `re` when first used
-
 
 def normal(text: str) -> str:
     """'  united   Kingdom ' -> 'united kingdom': how names are compared."""
-    return re.sub(_SPACES, " ", text.strip()).casefold()
+    return " ".join(text.split()).casefold()
 
 
 def country_of(code: str) -> str | None:
@@ -36,22 +34,33 @@ class RegionIndex:
         codes and names resolve as themselves, the alias table adds the rest."""
         self._codes: dict[str, str] = {}
         self._names: dict[str, str] = {}
-        self._lookup: dict[str, tuple[str, ...]] = {}
-        self._display: dict[str, str] = {}
+        self._aliases = names.aliases
         for code, name in regions:
             self._codes.setdefault(code.casefold(), code)
             self._names.setdefault(code, name)
-        for code, name in self._names.items():
-            self._add(name, (code,))
-        for entry in names.aliases:  # the alias table wins over a data file's own name
-            self._lookup[normal(entry.alias)] = entry.codes
-            self._display.setdefault(normal(entry.alias), entry.alias)
 
-    def _add(self, text: str, codes: tuple[str, ...]) -> None:
-        key = normal(text)
-        known = self._lookup.get(key, ())
-        self._lookup[key] = tuple(dict.fromkeys(known + codes))
-        self._display.setdefault(key, text)
+    @functools.cached_property
+    def _by_name(self) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+        """Every name -> its codes, and how it is written; built the first time a region is
+        asked for by name (a code, which most runs give, needs none of it)."""
+        lookup: dict[str, tuple[str, ...]] = {}
+        display: dict[str, str] = {}
+        for code, name in self._names.items():
+            key = normal(name)
+            lookup[key] = tuple(dict.fromkeys((*lookup.get(key, ()), code)))
+            display.setdefault(key, name)
+        for entry in self._aliases:  # the alias table wins over a data file's own name
+            lookup[normal(entry.alias)] = entry.codes
+            display.setdefault(normal(entry.alias), entry.alias)
+        return lookup, display
+
+    @property
+    def _lookup(self) -> dict[str, tuple[str, ...]]:
+        return self._by_name[0]
+
+    @property
+    def _display(self) -> dict[str, str]:
+        return self._by_name[1]
 
     def resolve(self, text: str) -> str:
         """What a user typed -> the region code; UnknownRegion (with suggestions) when no region or

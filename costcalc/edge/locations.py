@@ -90,9 +90,13 @@ def log_dir() -> Path:
     return _path(_directory_text("logs"))
 
 
-def cache_dir() -> Path:
+def cache_dir_text() -> str:
     """Parsed copies of data files; safe to delete at any time."""
-    return _path(_directory_text("cache"))
+    return _directory_text("cache")
+
+
+def cache_dir() -> Path:
+    return _path(cache_dir_text())
 
 
 def config_file_text() -> str:

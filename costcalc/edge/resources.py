@@ -291,16 +291,18 @@ def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
     return result
 
 
-def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> Path | None:
+def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> str | None:
+    """Where the parsed `text` is kept: a path as text, as reading it needs no pathlib (a tenth
+    of `costcalc quick`'s start-up)."""
     from costcalc import __version__
     from costcalc.edge import locations
 
     try:
-        directory = locations.cache_dir() / "parsed"
+        directory = os.path.join(locations.cache_dir_text(), "parsed")
     except Exception:  # no usable home directory: run without a cache
         return None
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return directory / f"{model.__name__}-{__version__}-{digest(data)}.msgpack"
+    return os.path.join(directory, f"{model.__name__}-{__version__}-{digest(data)}.msgpack")
 
 
 @functools.cache
@@ -308,11 +310,11 @@ def _decoder(model: type[M]) -> msgspec.msgpack.Decoder[M]:
     return msgspec.msgpack.Decoder(model)
 
 
-def _read_cache(path: Path, model: type[M]) -> M | None:
+def _read_cache(path: str, model: type[M]) -> M | None:
     """The cached records when the seal matches and they decode as `model`, every type and
     bound checked; None otherwise (the source is parsed again)."""
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             seal = handle.readline().strip().decode("ascii")
             payload = handle.read(MAX_FILE_BYTES)
     except (OSError, ValueError):
@@ -326,7 +328,10 @@ def _read_cache(path: Path, model: type[M]) -> M | None:
     return found
 
 
-def _write_cache(path: Path, result: msgspec.Struct) -> None:
+def _write_cache(text: str, result: msgspec.Struct) -> None:
+    from pathlib import Path  # a first read, which writes: parsing cost far more
+
+    path = Path(text)
     with contextlib.suppress(OSError):
         payload = msgspec.msgpack.encode(result)
         write_atomic_bytes(path, digest(payload).encode("ascii") + b"\n" + payload)

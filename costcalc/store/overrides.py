@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta, timezone
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from msgspec.structs import replace
 
@@ -41,6 +40,9 @@ from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.records import Meta, Record
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_USD_PER_HOUR = 10_000.0
 """Dearest price a user's file may give for one offer: 64 GPUs at over $150 an hour each."""
@@ -243,6 +245,8 @@ def apply_user_overrides(
 ) -> tuple[list[CloudOffer], list[str]]:
     """Apply the user's prices.yaml, if there is one, to offers of the loaded providers (with a
     warning per price outside what `shipped` gives, read only when there is a price to judge)."""
+    if not locations.exists(locations.price_overrides_file_text()):  # asked without pathlib
+        return list(offers), []
     path = locations.price_overrides_file()
     data = load_overrides(path)
     if data is None:

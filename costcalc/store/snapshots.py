@@ -10,9 +10,9 @@ reported once and skipped: every other provider still works. The user's own pric
 from __future__ import annotations
 
 import errno
+import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from msgspec import Struct
@@ -48,8 +48,10 @@ from costcalc.providers import registry
 from costcalc.store.bundled import load_catalog
 from costcalc.store.overrides import apply_user_overrides
 
-if TYPE_CHECKING:  # mypy reads the checkout's providers/ as the package `providers`
-    from providers.base import Provider
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from providers.base import Provider  # mypy reads the checkout's providers/ as `providers`
 
 M = TypeVar("M", bound=Struct)
 
@@ -75,6 +77,17 @@ def load_bundled(ref: ProviderRef) -> Snapshot:
 
 def refreshed_path(ref: ProviderRef) -> Path:
     return locations.snapshots_dir() / _provider(ref).snapshot_file
+
+
+def refreshed_file(file: str) -> Path | None:
+    """The refreshed copy of a snapshot file when there is one: asked without pathlib, which
+    `costcalc quick` imports only when a refreshed file is there to read."""
+    text = os.path.join(locations.snapshots_dir_text(), file)
+    if not locations.exists(text):
+        return None
+    from pathlib import Path
+
+    return Path(text)
 
 
 # --------------------------------------------------------------------------- whole files only
@@ -163,9 +176,9 @@ def load_snapshot(ref: ProviderRef) -> LoadedSnapshot:
     """The refreshed snapshot when there is a good one, else the bundled one (DataFileError when
     neither can be read)."""
     provider = _provider(ref)
-    path = refreshed_path(provider)
+    path = refreshed_file(provider.snapshot_file)
     warning = None
-    if path.exists():
+    if path is not None:
         try:
             snapshot = load_refreshed(path, provider.snapshot_model)
             return LoadedSnapshot(provider.name, snapshot, str(path))
@@ -321,8 +334,8 @@ def load_fx() -> LoadedRates:
     """The refreshed ECB rates when there is a readable copy no older than the bundled one, else
     the bundled rates (a broken refreshed copy is reported, never fatal)."""
     bundled = load_bundled_file(FX_FILE, FxRates)
-    path = fx_path()
-    if not path.exists():
+    path = refreshed_file(FX_FILE)
+    if path is None:
         return LoadedRates(bundled, "bundled")
     try:
         refreshed = load_refreshed(path, FxRates)
