@@ -161,6 +161,9 @@ def test_a_desktop_card_stays_within_8_gpus(capsys: pytest.CaptureFixture[str]) 
             ["job", "--model", "llama-3.1-8b", "--tokens", "1e9", "--cloud-price", "2"],
             "--cloud-gpu",
         ),
+        ([*README, "--cloud-gpu", "h100sxm", "--cloud-price", "2"], "two GPUs"),
+        ([*README, "--count", "0"], "--count"),
+        ([*README, "--batch", "0"], "--batch"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

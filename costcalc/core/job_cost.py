@@ -442,6 +442,10 @@ def _chosen(
     if name is None:
         return None, []
     spec = data.catalog.resolve(name)
+    if setup.gpu and setup.cloud_gpu and data.catalog.resolve(setup.cloud_gpu).key != spec.key:
+        raise CostcalcError(
+            "--gpu and --cloud-gpu name two GPUs: give one (your price is for the GPU you run on)"
+        )
     notes: list[str] = []
     limit = count_limit(spec)
     n = setup.gpu_count or smallest_count(job, spec) or 1
