@@ -10,7 +10,7 @@ import pytest
 
 from costcalc.cli import COMMANDS, build_parser, main
 
-RUNS_OFFLINE = ("quick", "gpus", "prices", "predict", "desktops", "history")
+RUNS_OFFLINE = ("quick", "gpus", "prices", "predict", "desktops", "history", "job")
 """Commands whose examples the suite can run: no network, no torch, no app."""
 
 

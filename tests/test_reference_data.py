@@ -1,4 +1,5 @@
-"""Integrity checks for the reference data of issues 40 and 43 (costcalc/data/reference/*.yaml).
+"""Integrity checks for the reference data of issues 40 and 43: costcalc/data/models.yaml and
+mfu.yaml (bundled, read by `costcalc job`) and costcalc/data/reference/*.yaml (test vectors).
 
 The files are hand-curated from public sources; these tests catch what such curation gets wrong: a
 GPU or model key that names nothing, a figure with no source or date, a number of the wrong sign or
@@ -44,8 +45,17 @@ LIST_KEY = {
 DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
+BUNDLED = ("models.yaml", "mfu.yaml")
+"""Promoted to bundled data (costcalc/data/) for `costcalc job`; the rest stay reference data."""
+
+
+def _text(name: str) -> str:
+    package = "costcalc.data" if name in BUNDLED else "costcalc.data.reference"
+    return importlib.resources.files(package).joinpath(name).read_text("utf-8")
+
+
 def _load(name: str) -> dict[str, Any]:
-    text = importlib.resources.files("costcalc.data.reference").joinpath(name).read_text("utf-8")
+    text = _text(name)
     data = yaml.safe_load(text)
     assert isinstance(data, dict), name
     return data
@@ -87,7 +97,7 @@ def test_each_file_is_dated_and_sourced_in_its_header(name: str) -> None:
     assert data["schema_version"] == 1
     as_of = _date_text(data["as_of"])
     assert DATE.match(as_of), (name, as_of)
-    text = importlib.resources.files("costcalc.data.reference").joinpath(name).read_text("utf-8")
+    text = _text(name)
     header = text.split("schema_version:")[0]
     assert "Source" in header or "source" in header, name
     assert "icen" in header, f"{name}: the header names no licence"
@@ -297,8 +307,6 @@ def test_serve_measurements_name_catalogue_gpus_and_known_models() -> None:
 
 def test_no_citation_is_a_search_index_id() -> None:
     for name in FILES:
-        text = (
-            importlib.resources.files("costcalc.data.reference").joinpath(name).read_text("utf-8")
-        )
+        text = _text(name)
         for phrase in ("search-index", "find_string", "file id "):
             assert phrase not in text.casefold(), (name, phrase)

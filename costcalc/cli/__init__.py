@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "bench": "costcalc.cli.bench",
     "predict": "costcalc.cli.predict",
     "desktops": "costcalc.cli.desktops",
+    "job": "costcalc.cli.job",
     "tui": "costcalc.cli.tui",
     "serve": "costcalc.cli.serve",
 }
@@ -43,6 +44,7 @@ SUMMARIES: dict[str, str] = {
     "bench": "measure this machine with PyTorch: matmul, bandwidth, training steps, max batch",
     "predict": "predict how long work timed on one GPU takes on another",
     "desktops": "compare desktop builds (n x GPU): price, speed, TCO, break-even, and fit",
+    "job": "price a training job: memory, hours, cost, kWh and CO2 per run, everywhere",
     "tui": "open the interactive app (the default when no command is given)",
     "serve": "open the interactive app in a web browser (on 127.0.0.1 by default)",
 }

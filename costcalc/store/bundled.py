@@ -1,5 +1,6 @@
 """The bundled reference data that ships inside the package: the GPU catalog, the predictor's
-calibration, the scaling table and the desktop parts. Read once per process.
+calibration, the scaling table, the desktop parts, and for `costcalc job` the model list and the
+measured utilisation. Read once per process, each only when first asked for.
 
 Rule kept here: only costcalc.data, never a user's file; nothing else in the store is imported, so
 every store module (snapshots, overrides, loaders) can ask for the catalog without a cycle.
@@ -18,6 +19,8 @@ from costcalc.edge.resources import load_yaml_resource
 
 if TYPE_CHECKING:
     from costcalc.core.hardware import DesktopHardware
+    from costcalc.core.job import ModelList
+    from costcalc.core.mfu import MfuFile
 
 DATA_PACKAGE = "costcalc.data"
 
@@ -60,3 +63,26 @@ def load_scaling() -> ScalingData:
 @functools.cache
 def load_predictor() -> Predictor:
     return Predictor.build(load_catalog(), load_calibration())
+
+
+@functools.cache
+def load_models() -> ModelList:
+    """The bundled model list (costcalc/data/models.yaml): read only when a job names a model,
+    so `quick` without one never loads it."""
+    from costcalc.core.job import ModelFile, ModelList
+
+    return ModelList(load_yaml_resource(DATA_PACKAGE, "models.yaml", ModelFile))
+
+
+@functools.cache
+def load_mfu() -> MfuFile:
+    """Public training runs' utilisation per GPU and precision (costcalc/data/mfu.yaml), every
+    row's GPU in the catalog (a stray key is a data error, reported as one line)."""
+    from costcalc.core.mfu import MfuFile
+
+    data = load_yaml_resource(DATA_PACKAGE, "mfu.yaml", MfuFile)
+    catalog = load_catalog()
+    stray = sorted({r.gpu for r in data.entries if r.gpu not in catalog})
+    if stray:
+        raise DataFileError(f"costcalc.data/mfu.yaml: GPUs not in the catalog: {', '.join(stray)}")
+    return data

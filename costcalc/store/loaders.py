@@ -113,6 +113,8 @@ def clear_caches() -> None:
         bundled.load_calibration,
         bundled.load_scaling,
         bundled.load_predictor,
+        bundled.load_models,
+        bundled.load_mfu,
         load_region_index,
     ):
         cached.cache_clear()
@@ -122,6 +124,8 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     """Every YAML file the package ships, as (package, name, model) (tests/test_cache.py checks
     that none is left out and that each validates)."""
     from costcalc.core.hardware import DesktopHardware
+    from costcalc.core.job import ModelFile
+    from costcalc.core.mfu import MfuFile
     from costcalc.core.models import GpuCatalogFile, ScalingData
     from costcalc.core.predict import Calibration
     from costcalc.edge.resources import PRICES_PACKAGE
@@ -138,6 +142,8 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
         ("desktop_builds.yaml", DesktopHardware),
         ("aws_instances.yaml", AwsInstanceTable),
         ("azure_sizes.yaml", AzureSizeTable),
+        ("models.yaml", ModelFile),
+        ("mfu.yaml", MfuFile),
     ]
     files = [(DATA_PACKAGE, name, model) for name, model in data]
     files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]

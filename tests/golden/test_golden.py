@@ -1,4 +1,4 @@
-"""What the CLI prints, byte for byte, for fifty recorded scenarios: the guard for changes that
+"""What the CLI prints, byte for byte, for fifty-four recorded scenarios: the guard for changes that
 must not change an answer (a refactor, a new record library, a faster loader).
 
 Each scenario runs `costcalc.cli.main` in the test's fresh home with the clock pinned and the
@@ -70,6 +70,10 @@ SCENARIOS: dict[str, str] = {
         "desktops --gpu 5090 --gpu 3090 --count 1,2 --region DE --kwh-price 0.35 --util 30%"
     ),
     "desktops-readme-3": "desktops --gpu rtx4090 --gpu rtx_a6000 --count 2,4 --memory-gb 40 --json",
+    # job
+    "job-readme": "job --model llama-3.1-8b --method lora --tokens 2e8 --gpu rtx3090",
+    "job-pretrain-json": "job --model llama-3.2-1b --tokens 20B --gpu h100sxm --count 8 --json",
+    "job-explain": "job --model vit-b-16 --epochs 90 --dataset-items 1.28M --gpu rtx4090 --explain",
     # gpus, prices, history
     "gpus": "gpus",
     "gpus-json": "gpus --json",
@@ -84,6 +88,7 @@ SCENARIOS: dict[str, str] = {
     "help-desktops": "desktops --help",
     "help-prices": "prices --help",
     "help-refresh": "refresh --help",
+    "help-job": "job --help",
 }
 
 
