@@ -44,6 +44,7 @@ from costcalc.core.scenario import (
     Scenario,
     evaluate,
     resolved_dtype,
+    said,
     scale_fn,
     speed_batch,
 )
@@ -191,8 +192,7 @@ def compare_builds(
     first = calcs[0]
     a = first.assumptions
     dtype = resolved_dtype(scenario, gpus[0])
-    said: list[str] = []
-    batch = speed_batch(scenario, data.predictor, said)
+    batch, batch_note = speed_batch(scenario, data.predictor)
     w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=batch)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
     speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch)
@@ -211,8 +211,9 @@ def compare_builds(
         circuit=circuit,
         circuit_source=circuit_source,
         reliability=_classes(builds, hw),
-        notes=tuple(
-            said + _notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario)
+        notes=(
+            *said(batch_note),
+            *_notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario),
         ),
     )
 

@@ -213,6 +213,9 @@ class AppData(Struct):
 
 T = TypeVar("T")
 
+Noted = tuple[T, str | None]
+"""What a step of `evaluate` found, and what the user should know about it (None: nothing)."""
+
 
 def by_gpu_count(table: dict[int, T], gpu_count: int) -> T:
     """Value for the smallest build size that holds `gpu_count` GPUs (1, 2, 4 ...)."""
@@ -479,24 +482,21 @@ def evaluate(
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
     names one (else the home region's)."""
-    notes: list[str] = []
-    spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
+    spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
     dtype = resolved_dtype(scenario, spec)
-    batch = speed_batch(scenario, data.predictor, notes)
-    found = bench_effects(scenario, data, bench, spec, dtype, batch, notes)
+    batch, batch_note = speed_batch(scenario, data.predictor)
+    found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
-    if lean:
-        notes.append(f"speeds relative to the {spec.name}: {lean}")
+    lean_note = f"speeds relative to the {spec.name}: {lean}" if lean else None
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
-    if household.fallback is not None and scenario.usd_per_kwh is None:
-        notes.append(household.fallback)
-    price_usd, card, base = desktop_price(scenario, data, spec, money, now, notes)
+    price_note = household.fallback if scenario.usd_per_kwh is None else None
+    priced = desktop_price(scenario, data, spec, money, now)
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         scenario.gpu_count,
-        price_usd=price_usd,
+        price_usd=priced.usd,
         gpu_w=scenario.gpu_watts
         if scenario.gpu_watts is not None or found is None
         else found.gpu_w,
@@ -504,7 +504,7 @@ def evaluate(
         idle_w=scenario.idle_watts,
     )
     assumptions = scenario_assumptions(scenario, data, household, money)
-    fit = desktop_fit(spec, desktop, assumptions, data.hardware, circuit, notes)
+    fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
@@ -554,11 +554,15 @@ def evaluate(
         now=now,
         bench=found,
         bench_label=_bench_label(bench) if bench is not None else None,
-        notes=tuple(notes),
+        # what the user should know about how their inputs were used, in the order the
+        # steps found it
+        notes=said(
+            spec_note, batch_note, bench_note, lean_note, price_note, *priced.notes, fit_note
+        ),
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
-        card=card,
-        base=base,
+        card=priced.card,
+        base=priced.base,
         fit=fit,
         decision=decided,
         decision_reason=reason(
@@ -651,15 +655,20 @@ def _bench_label(bench: BenchResult) -> str:
     return bench_label(bench)
 
 
+def said(*notes: str | None) -> tuple[str, ...]:
+    """The notes the steps of `evaluate` returned, in their order, without the steps that had
+    nothing to say."""
+    return tuple(note for note in notes if note is not None)
+
+
 def desktop_spec(
     scenario: Scenario,
     catalog: GpuCatalog,
     bench: BenchResult | None,
     fallback_gpu: str | None,
-    notes: list[str],
-) -> GpuSpec:
-    """The desktop's GPU: named, else the bench's, else the fallback; a desktop name that means
-    a PCIe card says so in `notes`."""
+) -> Noted[GpuSpec]:
+    """The desktop's GPU: named, else the bench's, else the fallback; and a note when the
+    desktop's name means a PCIe card."""
     gpu_name = scenario.gpu
     if not gpu_name and bench is not None:
         from costcalc.core.bench_apply import desktop_gpu  # only with a bench
@@ -668,22 +677,18 @@ def desktop_spec(
     gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = catalog.resolve_noted(gpu_name)
-    if card_note is not None:
-        notes.append(card_note)
-    return spec
+    return catalog.resolve_noted(gpu_name)
 
 
-def speed_batch(scenario: Scenario, predictor: Predictor, notes: list[str]) -> int | None:
+def speed_batch(scenario: Scenario, predictor: Predictor) -> Noted[int | None]:
     """The batch per GPU the speeds are scaled to (the predictor's split, or a bench's measured
-    one): the scenario's, unless the kind's split ignores the batch, which `notes` then says."""
+    one): the scenario's, unless the kind's split ignores the batch, which the note then says."""
     if scenario.batch is None:
-        return None
+        return None, None
     unused = predictor.batch_unused(scenario.kind)
     if unused:
-        notes.append(unused)
-        return None
-    return scenario.batch
+        return None, unused
+    return scenario.batch, None
 
 
 def bench_effects(
@@ -693,12 +698,11 @@ def bench_effects(
     spec: GpuSpec,
     dtype: Dtype,
     batch: int | None,
-    notes: list[str],
-) -> BenchEffects | None:
+) -> Noted[BenchEffects | None]:
     """What a loaded bench changes (speeds, watts, run time, memory fit), or None; its split
-    at `batch` per GPU."""
+    at `batch` per GPU; and a note when the bench ran on a GPU the catalog does not know."""
     if bench is None:
-        return None
+        return None, None
     from costcalc.core.bench_apply import desktop_gpu, effects
 
     found = effects(
@@ -711,13 +715,13 @@ def bench_effects(
         data.predictor,
         batch,
     )
-    if desktop_gpu(bench) is None:
-        notes.append(
-            f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
-            "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
-            "desktop GPU and the run time yourself"
-        )
-    return found
+    if desktop_gpu(bench) is not None:
+        return found, None
+    return found, (
+        f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
+        "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
+        "desktop GPU and the run time yourself"
+    )
 
 
 class DesktopFit(Struct, frozen=True):
@@ -734,13 +738,12 @@ def desktop_fit(
     a: Assumptions,
     hw: DesktopHardware | None,
     circuit_key: str | None,
-    notes: list[str],
-) -> DesktopFit | None:
+) -> Noted[DesktopFit | None]:
     """The four fit checks of `desktop` (feasibility.check_build) on the named circuit or the
-    home region's, at the wall draw the electricity is counted at; a check that fails is said
-    in `notes` (the CLI, the JSON and the app show them)."""
+    home region's, at the wall draw the electricity is counted at; and a note that says the
+    check that fails (the CLI, the JSON and the app show the notes)."""
     if hw is None:
-        return None
+        return None, None
     from costcalc.core.feasibility import check_build
 
     if circuit_key is not None:
@@ -761,9 +764,22 @@ def desktop_fit(
         psu_efficiency=a.psu_efficiency,
         circuit=circuit,
     )
-    if found.failed is not None:
-        notes.append(f"{desktop.gpu_count}x {spec.short_name}: {found.failed}")
-    return DesktopFit(found, source)
+    failed = found.failed
+    note = None if failed is None else f"{desktop.gpu_count}x {spec.short_name}: {failed}"
+    return DesktopFit(found, source), note
+
+
+class DesktopPrice(Struct, frozen=True):
+    """The desktop's price and what it rests on."""
+
+    usd: float | None
+    """None when the user gave no price and the GPU has none."""
+    card: CardPrice | None = None
+    """The card price in a default price; None when the user gave the price."""
+    base: BaseChoice | None = None
+    """The base system in a default price; None when the user gave the price."""
+    notes: tuple[str, ...] = ()
+    """What the user should know about the card's price and the base system."""
 
 
 def desktop_price(
@@ -772,22 +788,19 @@ def desktop_price(
     spec: GpuSpec,
     money: Money,
     now: datetime,
-    notes: list[str],
-) -> tuple[float | None, CardPrice | None, BaseChoice | None]:
+) -> DesktopPrice:
     """The desktop's price in USD and the card price and base system it rests on: the user's,
     else the card's (new or used) plus the base system; no price when the GPU has none."""
     if scenario.desktop_price_usd is not None:
         price_usd = money.to_usd(scenario.desktop_price_usd)
         check_usd(price_usd, 1_000_000.0, "desktop price", "", money)
-        return price_usd, None, None
+        return DesktopPrice(price_usd)
     card, card_notes = desktop_card(spec, scenario.used, now)
-    notes += card_notes
     base = base_system(data.desktop_defaults, scenario.base, scenario.gpu_count)
-    if base.note is not None:
-        notes.append(base.note)
+    notes = (*card_notes, *said(base.note))
     if card is None:
-        return None, None, base
-    return card.usd * scenario.gpu_count + base.system.usd, card, base
+        return DesktopPrice(None, None, base, notes)
+    return DesktopPrice(card.usd * scenario.gpu_count + base.system.usd, card, base, notes)
 
 
 def scenario_assumptions(
