@@ -70,6 +70,7 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.core import inputs
     from costcalc.core.scenario import evaluate
     from costcalc.store.loaders import load_app_data, utc_now
+    from costcalc.store.readings import recorded_points
 
     now = utc_now()
     top = inputs.whole(ns.top, "top") if ns.top else None
@@ -80,7 +81,7 @@ def run(ns: argparse.Namespace) -> int:
     scenario, note, saved = cli_args.scenario_and_saved(ns)
     data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
-    calc = evaluate(scenario, data, now, bench=bench)
+    calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points)
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     code = _answer(ns, calc, data, top, note, saved, labels)
     # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
@@ -105,7 +106,6 @@ def _answer(
     from costcalc.present import report
 
     width = output.width()
-    recorded = _recorded(calc)
     rows = None if ns.all else top or 10
     if ns.json:
         print(
@@ -115,7 +115,6 @@ def _answer(
                 top=rows,
                 labels=labels,
                 with_explain=ns.explain,
-                recorded=recorded,
                 saved_note=note,
                 saved=saved,
                 exact_top=top is not None and not ns.all,
@@ -131,7 +130,6 @@ def _answer(
             width=width,
             wide=ns.wide,
             short_labels=data.book.short_labels,
-            recorded=recorded,
             saved=saved,
             brief=ns.brief,
             exact_top=top is not None and not ns.all,
@@ -154,15 +152,6 @@ def _wanted(providers: Any) -> list[str] | None:
     from costcalc.providers import registry
 
     return [registry.get(p).name for p in providers if p != CUSTOM_PROVIDER]
-
-
-def _recorded(calc: Any) -> list[Any]:
-    """Readings of the verdict's offer beyond the prices in use (store.readings, which the
-    app's verdict panel reads too)."""
-    from costcalc.store.readings import recorded_points
-
-    best = calc.comparison.best
-    return recorded_points(best.offer if best is not None else None)
 
 
 def _load_bench(spec: str | None) -> Any:

@@ -3,7 +3,8 @@
 `Scenario` holds every input a user can give, from the CLI's flags, the app's fields, the saved
 settings file or the environment (costcalc.core.inputs builds it, layer by layer). `evaluate` turns
 a scenario plus the loaded data into the `Calculation` that the CLI's text, its JSON and the app all
-render, so the three can never disagree.
+render: the whole answer (the decision and its reason, what would flip it, the readings of its
+price, the offers set aside, the notes), so the three can never disagree.
 
 Rule kept here: pure. Data (catalog, grid, prices, predictor, a loaded bench result) and `now`
 are passed in; every default comes from them; every value the user gives is checked with a
@@ -52,8 +53,10 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, SpeedFn, default_dtype
+from costcalc.core.ranges import PriceRange, ReadingsOf, verdict_range
 from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.thresholds import Thresholds, thresholds
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
@@ -419,8 +422,9 @@ def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
 # --------------------------------------------------------------------------- the answer
 
 
-class Calculation(Struct, frozen=True):
-    """Everything the CLI and the app show, computed at once from one scenario."""
+class Calculation(Struct, frozen=True, kw_only=True):
+    """The whole answer to one scenario, computed at once: what the CLI's text, its JSON, the
+    app and `serve` show. They word it and lay it out; none computes a part of it again."""
 
     scenario: Scenario
     """As given, with the GPU and home region resolved to their catalog and grid codes."""
@@ -453,6 +457,11 @@ class Calculation(Struct, frozen=True):
     """Why, in one line: '4x RTX 4090 needs 12 slots (the board has 7), ...' for no Buy."""
     alternatives: tuple[Alternative, ...] = ()
     """Without Buy, the nearest builds that work (costcalc.core.alternatives), nearest first."""
+    thresholds: Thresholds
+    """What would flip the decision, one input at a time (costcalc.core.thresholds)."""
+    price_range: PriceRange | None = None
+    """The readings of the verdict offer's price, low to high, and those at which the decision
+    would flip (costcalc.core.ranges); None without a verdict offer or for the user's own."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -477,11 +486,14 @@ def evaluate(
     bench: BenchResult | None = None,
     fallback_gpu: str | None = None,
     circuit: str | None = None,
+    recorded: ReadingsOf | None = None,
 ) -> Calculation:
-    """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
+    """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
-    names one (else the home region's)."""
+    names one (else the home region's); `recorded` the caller's reader of the readings of an
+    offer's price beyond the prices in use (costcalc.store.readings), asked for the verdict's
+    offer alone, once the comparison has chosen it (None: the prices in use alone)."""
     spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
     dtype = resolved_dtype(scenario, spec)
     batch, batch_note = speed_batch(scenario, data.predictor)
@@ -534,6 +546,7 @@ def evaluate(
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
+    flips = thresholds(comparison, assumptions, decided)
     resolved = replace(
         scenario,
         **{
@@ -569,6 +582,8 @@ def evaluate(
             decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
         ),
         alternatives=nearest,
+        thresholds=flips,
+        price_range=verdict_range(comparison.best, data.book.offers, flips, recorded),
     )
 
 

@@ -42,7 +42,7 @@ from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
-from costcalc.core.models import OfferResult
+from costcalc.core.models import CloudOffer, OfferResult
 from costcalc.core.ranges import Point
 from costcalc.core.records import ValidationError, plain, problem, validated
 from costcalc.core.scenario import AppData, Calculation, evaluate
@@ -275,7 +275,12 @@ class MainScreen(Screen[None]):
     def _evaluate(self, settings: Settings) -> Calculation:
         app = self.app
         return evaluate(
-            settings, app.data, app.clock(), bench=app.bench_for(settings), fallback_gpu=DEFAULT_GPU
+            settings,
+            app.data,
+            app.clock(),
+            bench=app.bench_for(settings),
+            fallback_gpu=DEFAULT_GPU,
+            recorded=self._recorded,
         )
 
     def watch_settings(self, settings: Settings) -> None:
@@ -298,18 +303,14 @@ class MainScreen(Screen[None]):
         self._draw_details()
 
     def _show_verdict(self, calc: Calculation) -> None:
-        self.query_one(VerdictBar).show(calc, self.app.data, self._recorded(calc))
+        self.query_one(VerdictBar).show(calc)
 
-    def _recorded(self, calc: Calculation) -> list[Point]:
-        """Readings of the verdict's offer beyond the prices in use (other dated sources, your
-        refresh history), read here, not in the widget; kept per offer until the app's data
-        change (a refresh writes the history and hands over new data)."""
+    def _recorded(self, o: CloudOffer) -> list[Point]:
+        """Readings of the verdict's offer `o` beyond the prices in use (other dated sources,
+        your refresh history), for `evaluate`; kept per offer until the app's data change (a
+        refresh writes the history and hands over new data)."""
         from costcalc.store.readings import recorded_points
 
-        best = calc.comparison.best
-        if best is None:
-            return []
-        o = best.offer
         key = (o.provider, o.gpu, o.gpu_count, o.region)
         data = self.app.data
         if self._readings_of is not data:
