@@ -230,7 +230,7 @@ def _build(
     energy = calc.comparison.desktop
     relative = speed(baseline, spec) * scale(spec, n)
     tco = engine.horizon_cost_usd(
-        price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
+        price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_share
     )
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     w = calc.workload

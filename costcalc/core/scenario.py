@@ -259,9 +259,9 @@ def build_desktop(
     gpu_count: int = 1,
     *,
     price_usd: float | None = None,
-    gpu_w: float | None = None,
-    rest_of_system_w: float | None = None,
-    idle_w: float | None = None,
+    gpu_watts: float | None = None,
+    system_watts: float | None = None,
+    idle_watts: float | None = None,
 ) -> DesktopBuild:
     """The desktop: what is given, the rest from the GPU's spec and the defaults for its GPU
     count. Values are checked once, on the Scenario; the model keeps the same bounds. The price
@@ -272,13 +272,15 @@ def build_desktop(
         gpu=spec.key,
         gpu_count=gpu_count,
         price_usd=price_usd,
-        gpu_w=spec.board_power_w if gpu_w is None else gpu_w,
-        rest_of_system_w=(
+        gpu_watts=spec.board_power_w if gpu_watts is None else gpu_watts,
+        system_watts=(
             by_gpu_count(defaults.rest_of_system_w, gpu_count)
-            if rest_of_system_w is None
-            else rest_of_system_w
+            if system_watts is None
+            else system_watts
         ),
-        idle_w=by_gpu_count(defaults.idle_system_w, gpu_count) if idle_w is None else idle_w,
+        idle_watts=by_gpu_count(defaults.idle_system_w, gpu_count)
+        if idle_watts is None
+        else idle_watts,
         embodied_kgco2e=defaults.embodied_kgco2e_system
         + defaults.embodied_kgco2e_per_gpu * gpu_count,
         life_years=defaults.life_years,
@@ -302,10 +304,10 @@ def build_assumptions(
     usd_per_kwh: float,
     region: str | None = None,
     psu_efficiency: float = 1.0,
-    stays_on: bool = False,
+    always_on: bool = False,
     horizon_years: float = 3.0,
-    resale_fraction: float = 0.0,
-    include_embodied: bool = False,
+    resale_share: float = 0.0,
+    embodied: bool = False,
 ) -> Assumptions:
     """How the desktop is used, with the home grid's carbon. Values are checked once, on the
     Scenario; the Assumptions model keeps the same bounds."""
@@ -316,10 +318,10 @@ def build_assumptions(
         home_region=home.code,
         home_gco2_per_kwh=home.gco2_per_kwh,
         psu_efficiency=psu_efficiency,
-        stays_on=stays_on,
+        always_on=always_on,
         horizon_years=horizon_years,
-        resale_fraction=resale_fraction,
-        include_embodied=include_embodied,
+        resale_share=resale_share,
+        embodied=embodied,
     )
 
 
@@ -509,11 +511,11 @@ def evaluate(
         data.desktop_defaults,
         scenario.gpu_count,
         price_usd=priced.usd,
-        gpu_w=scenario.gpu_watts
+        gpu_watts=scenario.gpu_watts
         if scenario.gpu_watts is not None or found is None
-        else found.gpu_w,
-        rest_of_system_w=scenario.system_watts,
-        idle_w=scenario.idle_watts,
+        else found.gpu_watts,
+        system_watts=scenario.system_watts,
+        idle_watts=scenario.idle_watts,
     )
     assumptions = scenario_assumptions(scenario, data, household, money)
     fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
@@ -613,7 +615,7 @@ def decide(
     asked = Asked(
         spec,
         desktop.gpu_count,
-        desktop.gpu_w,
+        desktop.gpu_watts,
         desktop.price_usd,
         comparison.rules.memory_gb,
         feasibility,
@@ -657,11 +659,6 @@ def nearest_for(
         price_of=price_of,
         throughput=throughput,
     )
-
-
-def found_gpu_w(scenario: Scenario, found: BenchEffects) -> float | None:
-    """The GPU's draw: the user's when given, else the bench's measurement."""
-    return found.gpu_w if scenario.gpu_watts is None else scenario.gpu_watts
 
 
 def _bench_label(bench: BenchResult) -> str:
@@ -774,8 +771,8 @@ def desktop_fit(
         hw.card(spec.key),
         desktop.gpu_count,
         hw,
-        gpu_w=desktop.gpu_w,
-        rest_of_system_w=desktop.rest_of_system_w,
+        gpu_watts=desktop.gpu_watts,
+        system_watts=desktop.system_watts,
         psu_efficiency=a.psu_efficiency,
         circuit=circuit,
     )
@@ -834,10 +831,10 @@ def scenario_assumptions(
         usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
-        stays_on=scenario.always_on,
+        always_on=scenario.always_on,
         horizon_years=scenario.horizon_years,
-        resale_fraction=scenario.resale_share,
-        include_embodied=scenario.embodied,
+        resale_share=scenario.resale_share,
+        embodied=scenario.embodied,
     )
 
 
