@@ -81,7 +81,6 @@ def run(ns: argparse.Namespace) -> int:
     from costcalc.core.terminal import fill
     from costcalc.present import desktops_report
     from costcalc.providers import registry
-    from costcalc.store.bundled import load_desktop_hardware
     from costcalc.store.loaders import load_app_data, utc_now
 
     now = utc_now()
@@ -89,8 +88,9 @@ def run(ns: argparse.Namespace) -> int:
     scenario, note = cli_args.build_scenario(ns, fields=FIELDS)
     data = load_app_data()
     gpus = desktops.resolve_gpus(ns.gpus or [], data.catalog)
-    hw = load_desktop_hardware()
-    result = desktops.compare_builds(scenario, data, hw, gpus, counts, now, circuit_key=ns.circuit)
+    result = desktops.compare_builds(scenario, data, gpus, counts, now, circuit_key=ns.circuit)
+    hw = data.hardware
+    assert hw is not None  # compare_builds refuses data without it
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:

@@ -51,20 +51,20 @@ def run(ns: argparse.Namespace) -> int:
 
     from costcalc.present import display as fmt
     from costcalc.store import history
+    from costcalc.store.bundled import load_catalog
 
+    catalog = load_catalog()  # one catalog for the filter, the prices held and the names
     gpus = None
     if ns.gpu:
-        from costcalc.store.bundled import load_catalog
-
         # A filter over offers, as prices --gpu: 'a100' is every A100 (one card is `resolve`'s)
-        gpus = frozenset(spec.key for spec in load_catalog().family(ns.gpu))
+        gpus = frozenset(spec.key for spec in catalog.family(ns.gpu))
     if ns.provider:
         from costcalc.providers.registry import get
 
         ns.provider = get(ns.provider).name
     from costcalc.store.snapshots import load_price_book
 
-    held = load_price_book(overrides=False).offers
+    held = load_price_book(overrides=False, catalog=catalog).offers
     series = history.query(gpu=gpus, provider=ns.provider, region=ns.region, held=held)
     if ns.json:
         doc = [
@@ -87,9 +87,8 @@ def run(ns: argparse.Namespace) -> int:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
     from costcalc.present.report import Plain, render_table
-    from costcalc.store.bundled import load_catalog
 
-    names = {spec.key: spec.short_name for spec in load_catalog()}
+    names = {spec.key: spec.short_name for spec in catalog}
     columns = (
         Plain("provider", "provider", numeric=False),
         Plain("name", "offer", numeric=False, clip=True),

@@ -149,7 +149,7 @@ def run(ns: argparse.Namespace) -> int:
     catalog = load_catalog()
     gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
     regions = {r.casefold() for r in ns.region}
-    book = load_price_book([registry.get(p).name for p in ns.provider] or None)
+    book = load_price_book([registry.get(p).name for p in ns.provider] or None, catalog=catalog)
     offers = [
         o
         for o in book.offers

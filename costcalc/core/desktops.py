@@ -166,7 +166,6 @@ def choose_circuit(hw: DesktopHardware, region: str, key: str | None) -> tuple[C
 def compare_builds(
     scenario: Scenario,
     data: AppData,
-    hw: DesktopHardware,
     gpus: Sequence[GpuSpec],
     counts: Sequence[int],
     now: datetime,
@@ -178,7 +177,9 @@ def compare_builds(
     use: the same price, PSU efficiency, resale, circuit and break-even for the same build."""
     if not gpus or not counts:
         raise CostcalcError("give at least one GPU and one GPU count")
-    data = replace(data, hardware=hw)
+    hw = data.hardware
+    if hw is None:
+        raise CostcalcError("no desktop build facts are loaded: builds cannot be checked")
     calcs = [
         evaluate(
             replace(scenario, **{"gpu": spec.key, "gpu_count": n}),

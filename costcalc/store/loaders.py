@@ -87,11 +87,12 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
 
     rates = load_fx()
     fx = Converter(rates.rates)
-    book = load_price_book(providers)
+    catalog = load_catalog()
+    book = load_price_book(providers, catalog=catalog)
     if rates.warning is not None:  # a broken refreshed rates file is said, as a price file is
         book.problems.append(rates.warning)
     return AppData(
-        catalog=load_catalog(),
+        catalog=catalog,
         grid=load_grid(),
         desktop_defaults=load_desktop_defaults(),
         book=book,

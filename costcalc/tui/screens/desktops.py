@@ -80,18 +80,17 @@ class DesktopsScreen(Screen[None]):
         table.focus()
 
     def compute(self) -> None:
-        from costcalc.store.bundled import load_desktop_hardware
-
         app = self.app
         try:
             cards = self.query_one("#cards", Input).value.replace(",", " ").split()
             counts = desktops.parse_counts([self.query_one("#counts", Input).value or "1,2,4"])
             gpus = desktops.resolve_gpus(cards, app.data.catalog)
-            hw = load_desktop_hardware()
-            result = desktops.compare_builds(self.settings, app.data, hw, gpus, counts, app.clock())
+            result = desktops.compare_builds(self.settings, app.data, gpus, counts, app.clock())
         except CostcalcError as exc:
             self.notify(str(exc), title="Desktops", severity="error")
             return
+        hw = app.data.hardware
+        assert hw is not None  # compare_builds refuses data without it
         self.query_one("#desktops-header", Static).update(
             "\n".join(desktops_report.header_lines(result, hw))
         )
