@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from costcalc.core import inputs
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import Scenario, validate_scenario
+from costcalc.store.settings import load_saved
 
 
 def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
@@ -94,9 +98,6 @@ def scenario_and_saved(
 
     `fields` (the inputs a command uses, as given to `add_inputs`) keeps the saved settings and
     the environment to those inputs, so a command never reports or applies one it ignores."""
-    from costcalc.core.scenario import Scenario, validate_scenario
-    from costcalc.store.settings import load_saved
-
     wanted = set(Scenario.__struct_fields__ if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))
     environ = getattr(ns, "environ", None)  # main passes it in; os.environ when built elsewhere
@@ -108,15 +109,12 @@ def scenario_and_saved(
         found = load_saved()
         saved = {k: v for k, v in found.values.items() if k in wanted}
         for warning in found.warnings:
-            import sys
-
             print(f"costcalc: warning: {warning}", file=sys.stderr)
     merged = inputs.merge(saved, env, flags)
     scenario = validate_scenario(merged)
     if "items_per_run" in flags and scenario.run_hours is None and scenario.bench is None:
         # Typed now, so wanted now; a standing COSTCALC_ITEMS or saved value waits for a run.
         # With a bench, its measured items per second give the run's hours.
-        from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(
             "--items gives $ per item of one run: add --run-hours H, the hours one run takes "

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from costcalc.cli import args as cli_args
 from costcalc.cli import output
+from costcalc.core import inputs
+from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import evaluate
+from costcalc.core.staleness import CLOUD_LEGEND
+from costcalc.present import report
+from costcalc.providers import registry
+from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.readings import recorded_points
 
 EXAMPLES = (
     "costcalc quick --gpu rtx4090 --util 40% --region DE --brief",
@@ -16,8 +26,6 @@ EXAMPLES = (
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.staleness import CLOUD_LEGEND
-
     p = sub.add_parser(
         "quick",
         help="one-shot comparison: desktop GPU versus every cloud offer",
@@ -65,18 +73,9 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import sys
-
-    from costcalc.core import inputs
-    from costcalc.core.scenario import evaluate
-    from costcalc.store.loaders import load_app_data, utc_now
-    from costcalc.store.readings import recorded_points
-
     now = utc_now()
     top = inputs.whole(ns.top, "top") if ns.top else None
     if top is not None and top < 1:
-        from costcalc.core.errors import CostcalcError
-
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
     scenario, note, saved = cli_args.scenario_and_saved(ns)
     data = load_app_data(_wanted(scenario.providers))
@@ -103,8 +102,6 @@ def _answer(
     labels: Any,
 ) -> int:
     """Print the answer on stdout: the JSON document, or the text (and --explain)."""
-    from costcalc.present import report
-
     width = output.width()
     rows = None if ns.all else top or 10
     if ns.json:
@@ -148,8 +145,6 @@ def _wanted(providers: Any) -> list[str] | None:
     the registry asked (for each name it knows)."""
     if not providers:
         return None
-    from costcalc.core.constants import CUSTOM_PROVIDER
-    from costcalc.providers import registry
 
     return [registry.get(p).name for p in providers if p != CUSTOM_PROVIDER]
 

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 import msgspec
+import msgspec.inspect as inspect
 from msgspec import Meta as Meta  # re-exported: record modules import both from here
 from msgspec import Struct, ValidationError
 
@@ -91,8 +92,6 @@ def problem(exc: ValidationError) -> str:
 def field_bounds(cls: type[Struct], name: str) -> dict[str, float]:
     """The bounds (ge, gt, le, lt) written on a record's field, of its number when it may also
     be None: what every front end's message about the field's range reads."""
-    import msgspec.inspect as inspect  # only here: a run that reads no bound never needs it
-
     info = inspect.type_info(cls)
     assert isinstance(info, inspect.StructType)
     (field,) = (f for f in info.fields if f.name == name)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from msgspec import Struct
 from msgspec.structs import force_setattr, replace
 
-from costcalc.core import tiers
+from costcalc.core import engine, tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
@@ -37,7 +37,7 @@ from costcalc.core.constants import (
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.feasibility import Feasibility
+from costcalc.core.feasibility import Feasibility, check_build
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
@@ -412,7 +412,6 @@ def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
 
 def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
     """Throughput of n GPUs relative to one, for the kind of work, over NVLink (SXM) or PCIe."""
-    from costcalc.core import engine
 
     def scale(spec: GpuSpec, count: int) -> float:
         nvlink = spec.form_factor == "SXM"
@@ -634,7 +633,7 @@ def nearest_for(
     """The nearest builds that work for `asked`, priced and powered as this scenario prices
     and powers a desktop (default card and base system prices, the rest of the system's draw),
     their speed relative to `asked` by the comparison's own speed and scaling."""
-    from costcalc.core.alternatives import nearest_builds
+    from costcalc.core.alternatives import nearest_builds  # only without Buy
 
     assert data.hardware is not None
     base = scale(asked.spec, asked.gpu_count)
@@ -715,7 +714,7 @@ def bench_effects(
     at `batch` per GPU; and a note when the bench ran on a GPU the catalog does not know."""
     if bench is None:
         return None, None
-    from costcalc.core.bench_apply import desktop_gpu, effects
+    from costcalc.core.bench_apply import desktop_gpu, effects  # only with a bench
 
     found = effects(
         bench,
@@ -756,7 +755,6 @@ def desktop_fit(
     check that fails (the CLI, the JSON and the app show the notes)."""
     if hw is None:
         return None, None
-    from costcalc.core.feasibility import check_build
 
     if circuit_key is not None:
         circuit = hw.circuit(circuit_key)

@@ -560,7 +560,7 @@ def explain_parts(
     """How `result` gets its figures, step by step: what the app's "why this number" panel and
     `--explain` show. The speed is explained from the split that made it: the bench's, at the
     size it was measured (costcalc.core.bench_apply), or the predictor's."""
-    from costcalc.core.bench_apply import explain_speed
+    from costcalc.core.bench_apply import explain_speed  # only for "why this number"
 
     why_speed = explain_speed(
         calc.bench,
@@ -728,7 +728,8 @@ def to_json(
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
-    import json  # for --json alone: the text report needs none
+
+    import json  # for --json alone: the text report needs none (nor does quick for one provider)
 
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 

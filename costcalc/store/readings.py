@@ -11,18 +11,17 @@ from __future__ import annotations
 from costcalc.core.models import CloudOffer
 from costcalc.core.ranges import Point, ReadingsFile, cross_points
 from costcalc.edge import locations
+from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_resource
 
 
 def recorded_points(offer: CloudOffer) -> list[Point]:
     """Readings of `offer` (its provider, GPUs and region) from other dated sources and the
     user's refresh history; the history is read only when its file exists."""
-    from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_resource
-
     bundled = load_yaml_resource(PRICES_PACKAGE, "readings.yaml", ReadingsFile)
     points = cross_points(offer, bundled.readings)
     if not locations.exists(locations.history_db_text()):
         return points
-    from costcalc.store import history
+    from costcalc.store import history  # sqlite3, only for a user who has a history
 
     found = history.query(gpu=offer.gpu, provider=offer.provider, region=offer.region)
     points += [

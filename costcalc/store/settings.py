@@ -14,7 +14,8 @@ Writes are atomic (`resources.write_model_yaml`).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from msgspec import Struct, field
 
@@ -24,9 +25,7 @@ from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, write_model_yaml
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from costcalc.providers.registry import names
 
 __all__ = ["DEFAULT_GPU", "Saved", "Settings", "load_saved", "load_settings", "save_settings"]
 
@@ -60,8 +59,6 @@ class Saved(Struct, frozen=True):
 
     @property
     def path(self) -> Path:
-        from pathlib import Path
-
         return Path(self.file)
 
     @property
@@ -125,8 +122,6 @@ def _absent(text: str) -> bool:
 
 
 def _known_providers(given: list[Any] | tuple[Any, ...]) -> tuple[list[Any], list[str]]:
-    from costcalc.providers.registry import names
-
     known = {*names(), CUSTOM_PROVIDER}
     return [n for n in given if n in known], [str(n) for n in given if n not in known]
 

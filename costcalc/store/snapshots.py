@@ -331,7 +331,7 @@ def load_fx() -> LoadedRates:
         return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
     if refreshed.as_of < bundled.as_of:
         return LoadedRates(bundled, "bundled")
-    from costcalc.providers.ecb import drifted
+    from costcalc.providers.ecb import drifted  # only with refreshed rates
 
     why = drifted(refreshed, bundled)  # a file stored before the rates were checked one by one
     if why is not None:

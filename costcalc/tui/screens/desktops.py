@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Input, Label, Static
 from costcalc.core import desktops
 from costcalc.core.errors import CostcalcError
 from costcalc.present import desktops_report
+from costcalc.providers.registry import labels
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.widgets.keybar import KeyBar
 
@@ -112,7 +113,6 @@ class DesktopsScreen(Screen[None]):
                     )
                 )
             table.add_row(*texts)
-        from costcalc.providers.registry import labels
 
         self.query_one("#desktops-notes", Static).update(
             "\n".join(desktops_report.after_table_lines(result, app.data.catalog, labels()))

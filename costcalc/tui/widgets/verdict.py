@@ -17,6 +17,7 @@ from costcalc.core.staleness import is_stale_result
 from costcalc.present import display as fmt
 from costcalc.present import flips
 from costcalc.present.report import verdict_text
+from costcalc.providers.registry import labels
 from costcalc.tui.widgets.field import update_text
 
 
@@ -48,8 +49,6 @@ def filters_text(calc: Calculation) -> str:
 def flips_text(calc: Calculation) -> str | None:
     """What would flip the verdict, in one line (the CLI's thresholds, shorter); without Buy,
     the nearest builds that work."""
-    from costcalc.providers.registry import labels
-
     compact = flips.compact_text(calc.thresholds, calc.assumptions, calc.money, labels())
     # without Buy nothing flips it: what it would take to have a desktop that works instead
     return compact or fmt.alternatives_text(calc.alternatives, calc.money)
@@ -112,8 +111,6 @@ class VerdictBar(Vertical):
                 line.styles.min_height = None if self.narrow else self.WIDE_ROWS
 
     def show(self, calc: Calculation) -> None:
-        from costcalc.providers.registry import labels
-
         self._fit()
         verdict = verdict_text(calc, labels())
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
