@@ -148,17 +148,17 @@ def priced(path: str, kind: str, env: dict[str, str]) -> dict[str, Any]:
     args = ["quick", "--bench", path, "--kind", kind, "--run-hours", "100", "--json", "--explain"]
     doc, _saved, _wall_s = costcalc(args, env)
     desktop = doc["inputs"]["desktop"]
-    under_load_w = desktop["gpu_w"] * desktop.get("gpu_count", 1) + desktop["rest_of_system_w"]
+    under_load_w = desktop["gpu_watts"] * desktop.get("gpu_count", 1) + desktop["system_watts"]
     rows = {
         "gpu": desktop["gpu"],
-        "gpu_w": desktop["gpu_w"],
-        "rest_of_system_w": desktop["rest_of_system_w"],
+        "gpu_watts": desktop["gpu_watts"],
+        "system_watts": desktop["system_watts"],
         "desktop_under_load_w": under_load_w,
         "ratios": ratios(path, kind),
         "explain_speed": [line for line in doc.get("explain", []) if "bench" in line],
     }
     print(
-        f"   quick --kind {kind}: desktop {rows['gpu']} at {rows['gpu_w']:.0f} W GPU, "
+        f"   quick --kind {kind}: desktop {rows['gpu']} at {rows['gpu_watts']:.0f} W GPU, "
         f"{under_load_w:.0f} W under load"
     )
     for pair, r in rows["ratios"].items():
@@ -186,7 +186,7 @@ def checks(summary: dict[str, Any]) -> dict[str, bool]:
                 "sized_by"
             ] in ("plateau", "memory", "given")
         for kind, quick in bench.get("quick", {}).items():
-            target_w = H100_LIMIT_W + quick["rest_of_system_w"]
+            target_w = H100_LIMIT_W + quick["system_watts"]
             out[f"{label}.quick {kind}: desktop within 15 % of {target_w:.0f} W"] = (
                 abs(quick["desktop_under_load_w"] - target_w) <= 0.15 * target_w
             )

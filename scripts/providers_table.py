@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from costcalc.providers.base import Provider
 from costcalc.providers.registry import every
-
 from costcalc.store.snapshots import load_bundled
 
 HEADER = (

@@ -35,7 +35,7 @@ def test_a_bench_on_the_desktop_gpu_brings_speed_watts_and_run_time() -> None:
     found = effects(
         gpu_bench(), "rtx3090", "transformer", "fp16", 7.2e6, load_catalog(), load_predictor()
     )
-    assert found.gpu_w == 280.0
+    assert found.gpu_watts == 280.0
     assert found.run_hours == pytest.approx(7.2e6 / 2000 / 3600)
     assert found.speed is not None
     catalog = load_catalog()
@@ -47,7 +47,7 @@ def test_a_bench_on_another_gpu_gives_only_its_memory_fit() -> None:
     found = effects(
         gpu_bench(), "rtx4090", "transformer", "fp16", 7.2e6, load_catalog(), load_predictor()
     )
-    assert found.gpu_w is None and found.run_hours is None and found.speed is None
+    assert found.gpu_watts is None and found.run_hours is None and found.speed is None
     assert found.max_batch["a100_sxm4_80gb"] > 0
 
 
@@ -59,14 +59,16 @@ def test_quick_with_a_gpu_bench_uses_its_gpu_and_watts(capsys: pytest.CaptureFix
     )
     doc = json.loads(capsys.readouterr().out)
     assert doc["inputs"]["desktop"]["gpu"] == "rtx3090"
-    assert doc["inputs"]["desktop"]["gpu_w"] == 280.0
+    assert doc["inputs"]["desktop"]["gpu_watts"] == 280.0
     assert doc["desktop_run"]["hours"] == pytest.approx(1.0)
     assert (
         main(["quick", "--gpu", "rtx4090", "--bench", "latest", "--kind", "transformer", "--json"])
         == 0
     )
     other = json.loads(capsys.readouterr().out)
-    assert other["inputs"]["desktop"]["gpu_w"] == 450  # the 4090's board power, not the 3090's draw
+    assert (
+        other["inputs"]["desktop"]["gpu_watts"] == 450
+    )  # the 4090's board power, not the 3090's draw
 
 
 # ------------------------------------------------------------- the H100 bench (issue 23)
@@ -127,7 +129,7 @@ def test_a_launch_bound_bench_never_moves_predictions_or_prices_idle_watts() -> 
     assert bench.workloads[0].profile.overhead_share > LAUNCH_BOUND_SHARE
     found = effects(bench, H100, "cnn", "fp16", None, catalog, predictor)
     assert found.speed is None and found.profile is None
-    assert found.gpu_w is None  # 183 W was a whole-run mean, not the draw under load
+    assert found.gpu_watts is None  # 183 W was a whole-run mean, not the draw under load
     note = found.speed_note or ""
     assert "resnet_cnn at batch 64" in note and "not measured on a filled device" in note
     assert "saved before benches filled the device" in note  # an old file still loads
@@ -157,7 +159,7 @@ def test_quick_with_an_h100_bench_prices_the_watts_of_the_work_priced(
                  "--explain"]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert doc["inputs"]["desktop"]["gpu"] == H100
-    assert doc["inputs"]["desktop"]["gpu_w"] == watts
+    assert doc["inputs"]["desktop"]["gpu_watts"] == watts
     assert any("at batch 1024, fp16 (throughput stopped rising)" in line for line in doc["explain"])
 
 
@@ -167,7 +169,7 @@ def test_quick_with_the_launch_bound_h100_bench_prices_the_board_power(
     save_result(h100_launch_bound_bench())
     assert main(["quick", "--bench", "latest", "--kind", "cnn", "--run-hours", "10", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["inputs"]["desktop"]["gpu_w"] == load_catalog().get(H100).board_power_w
+    assert doc["inputs"]["desktop"]["gpu_watts"] == load_catalog().get(H100).board_power_w
 
 
 def test_a_result_saved_before_the_bench_filled_the_device_still_loads(tmp_path: Path) -> None:

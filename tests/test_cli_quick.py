@@ -452,7 +452,7 @@ def test_main_reads_the_environment_it_is_given_and_changes_none(
     out, err = capsys.readouterr()
     assert code == 0, err
     assumptions = json.loads(out)["inputs"]["assumptions"]
-    assert assumptions["utilisation"] == 0.4 and assumptions["resale_fraction"] == 0.3
+    assert assumptions["utilisation"] == 0.4 and assumptions["resale_share"] == 0.3
     assert dict(os.environ) == before
     assert json.loads(run(argv, capsys)[1])["inputs"]["assumptions"]["utilisation"] == 0.9
 
@@ -488,7 +488,7 @@ def test_a_benchmarked_gpu_without_a_price_answers(capsys: pytest.CaptureFixture
     save_result(gpu_bench("h200_sxm_141gb", power_w=650.0))
     doc = run_json(["quick", "--no-config", "--bench", "latest"], capsys)
     assert doc["inputs"]["desktop"]["gpu"] == "h200_sxm_141gb"
-    assert doc["inputs"]["desktop"]["gpu_w"] == 650.0  # the bench's measured watts
+    assert doc["inputs"]["desktop"]["gpu_watts"] == 650.0  # the bench's measured watts
     assert doc["desktop"]["price_usd"] is None
     assert doc["decision"] == "cannot_build"
     assert doc["break_even_unknown"] == doc["decision_reason"]

@@ -7,8 +7,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from costcalc.core import engine
-from costcalc.core.compare import compare
-from costcalc.core.models import CloudOffer, Workload
+from costcalc.core.compare import Comparison, compare
+from costcalc.core.decision import decision
+from costcalc.core.models import Assumptions, CloudOffer, Workload
 from costcalc.core.offers import custom_offer
 from costcalc.core.records import validated
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop
@@ -111,18 +112,17 @@ def test_max_batch_gives_usd_per_batch_item_and_fit(data: AppData) -> None:
 
 
 def test_verdict_says_buy_rent_or_never(data: AppData) -> None:
+    def verdict(c: Comparison, a: Assumptions) -> str:  # the words of the decision made once
+        return fmt.verdict(c, a, RTX3090, decided=decision(c, a))
+
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     buy = run(data, [custom_offer("rtx3090", 1, 2.14, NOW)])
-    assert fmt.verdict(buy, a, RTX3090).startswith("Buy:") and "~293 days" in fmt.verdict(
-        buy, a, RTX3090
-    )
+    assert verdict(buy, a).startswith("Buy:") and "~293 days" in verdict(buy, a)
     never = run(data, [custom_offer("rtx3090", 1, 0.01, NOW)])
-    assert "never pays back" in fmt.verdict(never, a, RTX3090)
+    assert "never pays back" in verdict(never, a)
     a_low = build_assumptions(data.grid, utilisation=0.02, usd_per_kwh=0.12)
     late = run(data, [custom_offer("rtx3090", 1, 0.9, NOW)], u=0.02)
-    assert fmt.verdict(late, a_low, RTX3090).startswith("Rent:") and "horizon" in fmt.verdict(
-        late, a_low, RTX3090
-    )
+    assert verdict(late, a_low).startswith("Rent:") and "horizon" in verdict(late, a_low)
 
 
 def test_break_even_utilisation_matches_the_horizon_costs(data: AppData) -> None:

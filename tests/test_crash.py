@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from costcalc.providers import registry
 from werkzeug import Response
 
 from costcalc.edge import locations
 from costcalc.feeds.refresh import run_refresh
+from costcalc.providers import registry
 from costcalc.store import history
 from costcalc.store.snapshots import load_price_book, refreshed_observations
 

@@ -8,9 +8,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
 from costcalc.core.desktops import DesktopsComparison, compare_builds, resolve_gpus
+from costcalc.core.errors import CostcalcError
 from costcalc.core.hardware import DesktopHardware
 from costcalc.core.scenario import AppData, Scenario
 from costcalc.store.bundled import load_desktop_hardware
@@ -52,7 +54,8 @@ def builds(
     circuit = inputs.pop("circuit", None)
     scenario = Scenario(**inputs)
     specs = resolve_gpus(gpus, data.catalog)
-    return compare_builds(scenario, data, hw, specs, counts, NOW, circuit_key=circuit)
+    assert data.hardware is hw  # the loaded facts, which compare_builds reads
+    return compare_builds(scenario, data, specs, counts, NOW, circuit_key=circuit)
 
 
 # --------------------------------------------------------------------------- done when
@@ -399,3 +402,19 @@ def test_builds_are_ranked_at_the_batch_per_gpu_given(
     doc = run_json([*argv[:-4], "--kind", "transformer", "--batch", "8"], capsys)
     assert "the batch is not used for transformer work (cnn only)" in doc["notes"]
     assert doc["inputs"]["workload"]["batch"] is None
+
+
+def test_builds_are_checked_against_the_facts_of_the_data_given(
+    data: AppData, hw: DesktopHardware
+) -> None:
+    """compare_builds reads the physical facts of the data it is handed (AppData.hardware,
+    what the CLI and the app loaded), never the bundled file again: a board with fewer slots
+    leaves a build that fits the bundled one without a fit; data without facts is refused."""
+    specs = resolve_gpus(["rtx3090"], data.catalog)
+    bundled = compare_builds(Scenario(), data, specs, (2,), NOW)
+    assert bundled.builds[0].feasibility.fits is True
+    board = replace(hw.board, board_slots=3, case_positions=3)
+    cramped = replace(data, hardware=replace(hw, board=board))
+    assert compare_builds(Scenario(), cramped, specs, (2,), NOW).builds[0].feasibility.fits is False
+    with pytest.raises(CostcalcError, match="no desktop build facts"):
+        compare_builds(Scenario(), replace(data, hardware=None), specs, (2,), NOW)

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from costcalc.providers.registry import every, names
 
 ROOT = Path(__file__).resolve().parents[1]

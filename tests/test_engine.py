@@ -29,12 +29,8 @@ def test_dettmers_break_even_days() -> None:
 
 
 def test_break_even_is_never_when_cloud_is_cheaper_than_electricity() -> None:
-    assert (
-        engine.break_even_days(2200, 0.10, electricity_usd_per_day=0.19, resale_fraction=0) is None
-    )
-    assert (
-        engine.break_even_days(2200, 0.19, electricity_usd_per_day=0.19, resale_fraction=0) is None
-    )
+    assert engine.break_even_days(2200, 0.10, electricity_usd_per_day=0.19, resale_share=0) is None
+    assert engine.break_even_days(2200, 0.19, electricity_usd_per_day=0.19, resale_share=0) is None
 
 
 @pytest.mark.parametrize(
@@ -77,8 +73,8 @@ def test_billing_rounds_up_to_the_increment_and_minimum() -> None:
 
 
 def test_idle_power_counts_only_when_the_machine_stays_on() -> None:
-    off = engine.desktop_kwh_per_year(450, 0.15, idle_w=60, stays_on=False)
-    on = engine.desktop_kwh_per_year(450, 0.15, idle_w=60, stays_on=True)
+    off = engine.desktop_kwh_per_year(450, 0.15, idle_watts=60, always_on=False)
+    on = engine.desktop_kwh_per_year(450, 0.15, idle_watts=60, always_on=True)
     assert on - off == pytest.approx(60 * 0.85 * 8760 / 1000)
 
 
@@ -142,7 +138,7 @@ def test_break_even_utilisation_agrees_with_the_verdict_where_costs_step() -> No
 
 
 def test_resale_shortens_the_break_even_by_what_the_desktop_sells_for() -> None:
-    days = engine.break_even_days(2200, 7.704, 0.1944, resale_fraction=0.5)
+    days = engine.break_even_days(2200, 7.704, 0.1944, resale_share=0.5)
     assert days == pytest.approx(1100 / (7.704 - 0.1944))
     # and the verdict's rule is exactly the horizon costs' comparison
     horizon_years = days / 365

@@ -25,7 +25,7 @@ def data() -> AppData:
 def dettmers(data: AppData) -> tuple[str, list[explain.Explanation]]:
     """RTX 3090 desktop, $2,200, 450 W, $0.12/kWh, 15 %, against a $2.14/h V100 spot."""
     spec = data.catalog.get("rtx3090")
-    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, rest_of_system_w=100)
+    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, system_watts=100)
     a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12)
     v100 = CloudOffer(
         provider="aws-spot",
@@ -275,8 +275,8 @@ def test_resale_is_in_the_derived_break_even(data: AppData) -> None:
     """With half the price back after the horizon, the derivation shows the net price and lands
     on the table's figure: half the Dettmers example's days."""
     spec = data.catalog.get("rtx3090")
-    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, rest_of_system_w=100)
-    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12, resale_fraction=0.5)
+    desktop = build_desktop(spec, data.desktop_defaults, price_usd=2200, system_watts=100)
+    a = build_assumptions(data.grid, utilisation=0.15, usd_per_kwh=0.12, resale_share=0.5)
     offer = CloudOffer(
         provider="aws-spot",
         name="p3.2xlarge",

@@ -11,13 +11,13 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
-from costcalc.providers import ecb
 from msgspec.structs import replace
 from werkzeug import Response
 
 from costcalc.cli import main
 from costcalc.edge.net import FetchSettings, HttpClient
 from costcalc.feeds.refresh import refresh_fx
+from costcalc.providers import ecb
 from costcalc.store.snapshots import fx_path, load_fx, write_refreshed
 from tests.conftest import FEEDS, FeedRoutes
 

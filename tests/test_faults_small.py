@@ -12,13 +12,13 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from costcalc.providers import vast
-from costcalc.providers.common import FeedError, load_json
 
 from costcalc.cli import main
 from costcalc.core.errors import DataFileError
 from costcalc.core.models import CloudOffer
 from costcalc.edge import locations
+from costcalc.providers import vast
+from costcalc.providers.common import FeedError, load_json
 from costcalc.store import history
 from costcalc.store.overrides import load_overrides
 from costcalc.store.snapshots import cannot_store, load_bundled, refreshed_path, write_refreshed

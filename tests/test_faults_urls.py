@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from costcalc.providers import digitalocean, lambda_cloud
 from werkzeug import Request, Response
 
 from costcalc.cli import main
 from costcalc.edge.net import BadUrl, FetchError, FetchSettings, HttpClient, address, public_url
+from costcalc.providers import digitalocean, lambda_cloud
 from costcalc.store.snapshots import refreshed_path
 from tests.conftest import FEEDS, FeedRoutes
 

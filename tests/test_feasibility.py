@@ -30,8 +30,8 @@ def fit(data: AppData, hw: DesktopHardware, gpu: str, n: int, circuit: str = "na
         hw.card(gpu),
         n,
         hw,
-        gpu_w=spec.board_power_w,
-        rest_of_system_w=100 if n <= 2 else 200,
+        gpu_watts=spec.board_power_w,
+        system_watts=100 if n <= 2 else 200,
         psu_efficiency=0.9,
         circuit=hw.circuit(circuit),
     )

@@ -109,3 +109,39 @@ def test_the_environment_is_a_layer() -> None:
     assert inputs.env_layer(env) == {"utilisation": 0.35, "home_region": "DE", "always_on": True}
     with pytest.raises(CostcalcError, match="in the environment: utilisation"):
         inputs.env_layer({"COSTCALC_UTIL": "lots"})
+
+
+REACHES = {
+    "gpu_count": ("desktop", 2),
+    "gpu_watts": ("desktop", 321.0),
+    "system_watts": ("desktop", 123.0),
+    "idle_watts": ("desktop", 45.0),
+    "utilisation": ("assumptions", 0.4),
+    "usd_per_kwh": ("assumptions", 0.3),
+    "psu_efficiency": ("assumptions", 0.9),
+    "always_on": ("assumptions", True),
+    "horizon_years": ("assumptions", 4.0),
+    "resale_share": ("assumptions", 0.25),
+    "embodied": ("assumptions", True),
+    "run_hours": ("workload", 12.0),
+    "items_per_run": ("workload", 1000.0),
+    "memory_gb": ("workload", 20.0),
+    "kind": ("workload", "transformer"),
+}
+"""Inputs that the engine reads from its own records, and the record each lands in."""
+
+
+def test_an_input_keeps_its_name_from_the_flag_to_the_engine() -> None:
+    """One name per input (issue 38): the Scenario's field (the settings key, `--json`'s
+    inputs.scenario) is the field of the record the engine reads (`--json`'s inputs.desktop,
+    inputs.assumptions, inputs.workload), with the value given."""
+    from datetime import datetime, timezone
+
+    from costcalc.core.scenario import evaluate
+    from costcalc.store.loaders import load_app_data
+
+    values = {name: value for name, (_, value) in REACHES.items()}
+    scenario = Scenario(gpu="rtx3090", **values)  # type: ignore[arg-type]
+    calc = evaluate(scenario, load_app_data(), datetime(2026, 11, 28, tzinfo=timezone.utc))
+    for name, (record, value) in REACHES.items():
+        assert getattr(getattr(calc, record), name) == value, (record, name)

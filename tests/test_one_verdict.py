@@ -37,7 +37,7 @@ def check_one_rule(doc: dict[str, Any]) -> str:
     """Asserts the three figures agree with each other and with the horizon costs; returns the
     verdict's first word."""
     a = doc["inputs"]["assumptions"]
-    u, horizon_years, resale = a["utilisation"], a["horizon_years"], a["resale_fraction"]
+    u, horizon_years, resale = a["utilisation"], a["horizon_years"], a["resale_share"]
     best, crossing, verdict = doc["best"], doc["break_even_utilisation"], doc["verdict"]
     if best is None:
         assert crossing is None

@@ -60,11 +60,11 @@ def test_carbon_is_proportional_to_intensity(kwh: float, grid: float, k: float, 
     u=utilisation,
     kwh_price=st.floats(0, 2),
     desktop_price=st.one_of(st.none(), money),
-    gpu_w=st.one_of(st.none(), watts),
+    gpu_watts=st.one_of(st.none(), watts),
     run_hours=st.one_of(st.none(), st.floats(0.001, 1e4)),
     cloud=st.floats(0, 100),
     gpu_count=st.integers(1, 8),
-    stays_on=st.booleans(),
+    always_on=st.booleans(),
     gpu=st.sampled_from(
         ["rtx3090", "gtx1080ti", "rtx_a6000", "h100_sxm5_80gb", "t4", "quadro_m4000"]
     ),
@@ -74,11 +74,11 @@ def test_no_nan_or_negative_money_anywhere(
     u: float,
     kwh_price: float,
     desktop_price: float | None,
-    gpu_w: float | None,
+    gpu_watts: float | None,
     run_hours: float | None,
     cloud: float,
     gpu_count: int,
-    stays_on: bool,
+    always_on: bool,
     gpu: str,
 ) -> None:
     spec = data.catalog.get(gpu)
@@ -87,9 +87,9 @@ def test_no_nan_or_negative_money_anywhere(
         data.desktop_defaults,
         gpu_count,
         price_usd=desktop_price if desktop_price is not None else 5000.0,
-        gpu_w=gpu_w,
+        gpu_watts=gpu_watts,
     )
-    a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=kwh_price, stays_on=stays_on)
+    a = build_assumptions(data.grid, utilisation=u, usd_per_kwh=kwh_price, always_on=always_on)
     offers = [*data.book.offers, custom_offer(gpu, gpu_count, cloud, NOW)]
     w = Workload(run_hours=run_hours, items_per_run=100)
     speed = data.predictor.speed_fn(w.kind, w.dtype)

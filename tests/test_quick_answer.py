@@ -12,8 +12,11 @@ import json
 from datetime import datetime, timezone
 
 import pytest
+from msgspec.structs import replace
 
 from costcalc.cli import main
+from costcalc.core.models import CloudOffer
+from costcalc.core.ranges import Point
 from costcalc.edge import locations
 from costcalc.store import history
 
@@ -104,8 +107,6 @@ def test_the_history_adds_readings_to_the_range(monkeypatch: pytest.MonkeyPatch)
     first = json.loads(quick([*READ, "--no-config", "--json"], monkeypatch))
     best = first["best"]
     threshold = first["thresholds"]["offer"]["usd_per_hour"]
-    from costcalc.core.models import CloudOffer
-
     earlier = CloudOffer(
         provider=best["provider"],
         name=best["name"],
@@ -145,3 +146,59 @@ def test_explain_derives_the_thresholds_json_gives(monkeypatch: pytest.MonkeyPat
     assert desktop.endswith(f"= ${doc['thresholds']['desktop_price_usd']:,.0f}")
     cloud = next(x for x in lines if x.startswith("cloud a year at which it pays back"))
     assert cloud.endswith(f"= ${doc['thresholds']['cloud_usd_per_year']:,.2f}")
+
+
+def test_evaluate_returns_the_whole_answer_and_reads_the_verdicts_offer_once() -> None:
+    """The decision, what would flip it and its price's readings are one value from
+    `evaluate`, the readings beyond the prices in use asked of the caller's reader once, for
+    the verdict's offer alone: the front ends render them and compute none."""
+    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.store.loaders import load_app_data
+
+    now = datetime(2026, 11, 28, 12, tzinfo=timezone.utc)
+    asked = []
+
+    def recorded(offer: CloudOffer) -> list[Point]:
+        asked.append(offer)
+        return [(offer.name, datetime(2026, 7, 1, tzinfo=timezone.utc), 0.29, "history")]
+
+    scenario = Scenario(gpu="rtx_a6000", utilisation=0.15)
+    calc = evaluate(scenario, load_app_data(), now, recorded=recorded)
+    best = calc.comparison.best
+    assert best is not None and asked == [best.offer]
+    assert calc.decision == "rent" and calc.thresholds.decision == "rent"
+    assert calc.thresholds.offer is not None and calc.thresholds.offer.result is best
+    spread = calc.price_range
+    assert spread is not None and (spread.low, spread.count) == (0.29, 2)
+    assert [r.origin for r in spread.readings] == ["history", "prices"]
+    alone = evaluate(scenario, load_app_data(), now)  # the prices in use alone
+    assert alone.price_range is not None and alone.price_range.count == 1
+    own = evaluate(replace(scenario, cloud_prices=(0.01,)), load_app_data(), now)
+    assert own.comparison.best is not None and own.comparison.best.offer.provider == "custom"
+    assert own.price_range is None  # the user's own price has no readings but itself
+
+
+FRONT_ENDS = ("present", "tui", "cli")
+ANSWER_FUNCTIONS = {
+    "costcalc.core.thresholds": {"thresholds"},
+    "costcalc.core.ranges": {"price_range", "readings_of", "verdict_range"},
+    "costcalc.core.decision": {"decision", "reason"},
+}
+
+
+def test_no_front_end_computes_a_part_of_the_answer() -> None:
+    """present/, the app and the CLI import none of the functions that make the answer (the
+    decision, its thresholds, its price's range): `evaluate` made them once."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).parent.parent / "costcalc"
+    found = []
+    for layer in FRONT_ENDS:
+        for path in sorted((package / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module in ANSWER_FUNCTIONS:
+                    names = {alias.name for alias in node.names}
+                    if names & ANSWER_FUNCTIONS[node.module]:
+                        found.append(f"{path.relative_to(package)}: {node.module}")
+    assert found == []

@@ -176,3 +176,27 @@ async def test_the_app_and_the_cli_give_the_same_figures(
                 assert shown == display.days_short(offer["break_even_days"])
         verdict = str(screen.query_one("#verdict-line").render())
         assert verdict == cli["verdict"]
+
+
+def test_evaluate_gathers_each_steps_note_in_the_order_the_steps_run() -> None:
+    """Each step of `evaluate` returns what it found and its note; the calculation lists them
+    in the order the steps run (the CLI prints them in that order): the desktop's name, the
+    batch, the electricity price, the card's price, the base system, the build's fit."""
+    from datetime import datetime, timezone
+
+    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.store.loaders import load_app_data
+
+    scenario = Scenario(gpu="a100", gpu_count=4, base="lean", used=True, batch=8, home_region="BR")
+    calc = evaluate(scenario, load_app_data(), datetime(2026, 11, 28, tzinfo=timezone.utc))
+    starts = (
+        "'a100' read as the A100 PCIe 40GB",
+        "the batch is not used for generic work",
+        "no household price for Brazil",
+        "no dated second-hand price for the A100 PCIe 40GB",
+        "the lean base system holds at most 2 GPUs",
+        "4x A100 PCIe 40GB: Does not work as a desktop",
+    )
+    assert len(calc.notes) == len(starts)
+    for note, start in zip(calc.notes, starts, strict=True):
+        assert note.startswith(start), note

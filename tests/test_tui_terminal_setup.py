@@ -10,12 +10,15 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from costcalc.store.loaders import load_app_data
 from costcalc.store.snapshots import refreshed_path
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tui_terminal.py"
 
 
+@pytest.mark.slow  # seconds (5,000 offers written and loaded): the whole suite, not the fast subset
 def test_the_benchmark_home_loads_five_thousand_offers() -> None:
     spec = importlib.util.spec_from_file_location("tui_terminal", SCRIPT)
     assert spec is not None and spec.loader is not None

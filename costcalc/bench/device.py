@@ -14,6 +14,7 @@ import torch
 
 from costcalc.core.bench_results import Environment
 from costcalc.core.errors import CostcalcError
+from costcalc.store.bundled import load_catalog
 
 DEVICES = ("cuda", "mps", "cpu")
 
@@ -135,8 +136,6 @@ def driver_version(device: str) -> str | None:
 
 def catalog_key(name: str) -> str | None:
     """The catalog entry for a device name, when there is exactly one."""
-    from costcalc.store.bundled import load_catalog
-
     try:
         return load_catalog().resolve(name).key
     except CostcalcError:

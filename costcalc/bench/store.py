@@ -12,6 +12,8 @@ from pathlib import Path
 from costcalc.core.bench_results import BenchResult
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.records import to_json
+from costcalc.edge.locations import bench_dir, user_path
+from costcalc.edge.resources import read_user_text, validate, write_atomic
 
 LATEST = "latest"
 MAX_RESULT_BYTES = 1024 * 1024
@@ -25,9 +27,6 @@ def result_file_name(result: BenchResult) -> str:
 
 def save_result(result: BenchResult, directory: Path | None = None) -> Path:
     """Write `result` atomically under the bench directory; returns its path."""
-    from costcalc.edge.locations import bench_dir
-    from costcalc.edge.resources import write_atomic
-
     path = (directory or bench_dir()) / result_file_name(result)
     write_atomic(path, to_json(result) + "\n")
     return path
@@ -35,8 +34,6 @@ def save_result(result: BenchResult, directory: Path | None = None) -> Path:
 
 def load_result(path: Path) -> BenchResult:
     """A saved result through the guarded reader (size, UTF-8), then JSON, then the schema."""
-    from costcalc.edge.resources import read_user_text, validate
-
     try:
         text = read_user_text(path, max_bytes=MAX_RESULT_BYTES)
     except FileNotFoundError as exc:
@@ -52,8 +49,6 @@ def load_result(path: Path) -> BenchResult:
 
 def saved_results(directory: Path | None = None) -> list[Path]:
     """Saved result files, oldest first (names carry a sortable UTC timestamp)."""
-    from costcalc.edge.locations import bench_dir
-
     folder = directory or bench_dir()
     return sorted(folder.glob("bench-*.json")) if folder.is_dir() else []
 
@@ -71,6 +66,5 @@ def resolve(spec: str) -> BenchResult:
         if result is None:
             raise CostcalcError("no saved bench result: run `costcalc bench --save` first")
         return result
-    from costcalc.edge.locations import user_path
 
     return load_result(user_path(spec))

@@ -1,9 +1,11 @@
 """The `costcalc` command: parse, call, print.
 
-Rule kept here: this package holds no arithmetic. Each subcommand lives in its own module that
-imports only argparse at module level; heavy imports (the engine's data, requests, torch,
-textual) happen inside the command that needs them, so `costcalc quick` stays fast and never
-loads textual, torch or requests. Results go to stdout, diagnostics to stderr; exit codes: 0 ok,
+Rule kept here: this package holds no arithmetic. Each subcommand lives in its own module,
+imported only when that command runs (`COMMANDS`), which imports what every run of it needs at
+module level; what only some runs need (requests, torch, textual, aiohttp, the bench) is
+imported inside the function that needs it, so `costcalc quick` stays fast and never loads
+textual, torch or requests. This module imports almost nothing: `--version` and `--help` answer
+without the engine. Results go to stdout, diagnostics to stderr; exit codes: 0 ok,
 1 partial failure, 2 bad input or data, 3 another refresh holds the lock, 130 interrupted.
 """
 

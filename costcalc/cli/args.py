@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Collection
 from typing import Any
 
 from msgspec import Struct
 
 from costcalc.core import inputs
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import Scenario, validate_scenario
+from costcalc.store.settings import load_app_state, load_saved
 
 
 def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
@@ -131,11 +135,6 @@ def scenario_and_sources(
 
     `fields` (the inputs a command uses, as given to `add_inputs`) keeps the saved settings and
     the environment to those inputs, so a command never reports or applies one it ignores."""
-    import sys
-
-    from costcalc.core.scenario import Scenario, validate_scenario
-    from costcalc.store.settings import load_app_state, load_saved
-
     wanted = set(Scenario.__struct_fields__ if fields is None else fields)
     flags = inputs.parse_texts(flag_texts(ns))
     environ = getattr(ns, "environ", None)  # main passes it in; os.environ when built elsewhere
@@ -160,7 +159,6 @@ def scenario_and_sources(
     if "items_per_run" in flags and scenario.run_hours is None and scenario.bench is None:
         # Typed now, so wanted now; a standing COSTCALC_ITEMS or saved value waits for a run.
         # With a bench, its measured items per second give the run's hours.
-        from costcalc.core.errors import CostcalcError
 
         raise CostcalcError(
             "--items gives $ per item of one run: add --run-hours H, the hours one run takes "

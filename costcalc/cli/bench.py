@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
+import warnings
 from typing import Any
 
+from costcalc.bench import store
+from costcalc.bench.report import to_text
 from costcalc.cli import output
 from costcalc.core.constants import DTYPES, KINDS
+from costcalc.core.errors import CostcalcError
+from costcalc.core.records import to_json
 
 
 def register(sub: Any) -> None:
@@ -79,12 +86,6 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import importlib.util
-    import sys
-    import warnings
-
-    from costcalc.core.errors import CostcalcError
-
     # torch warns when numpy is absent; the bench never needs numpy
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     if ns.kind != "generic" and not ns.step:
@@ -93,7 +94,6 @@ def run(ns: argparse.Namespace) -> int:
         raise CostcalcError(f"--batch-size must be 1 or more, got {ns.batch_size}")
     if importlib.util.find_spec("torch") is None:
         raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'")
-    from costcalc.bench import store
 
     def progress(message: str, fraction: float) -> None:
         print(f"[{fraction:4.0%}] {message}", file=sys.stderr, flush=True)
@@ -115,12 +115,8 @@ def run(ns: argparse.Namespace) -> int:
         result = run_bench(ns.device, ns.mode, progress, dtype=ns.dtype)
     saved = store.save_result(result) if ns.save else None
     if ns.json:
-        from costcalc.core.records import to_json
-
         print(to_json(result))
     else:
-        from costcalc.bench.report import to_text
-
         print(to_text(result))
     if saved is not None:
         print(f"costcalc: saved {saved}", file=sys.stderr)

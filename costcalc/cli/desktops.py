@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from costcalc.cli import args as cli_args
 from costcalc.cli import output
+from costcalc.core import desktops
+from costcalc.core.records import plain
+from costcalc.core.terminal import fill
+from costcalc.present import desktops_report
+from costcalc.providers import registry
+from costcalc.store.loaders import load_app_data, utc_now
 
 FIELDS = (
     "utilisation",
@@ -75,27 +82,17 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import sys
-
-    from costcalc.core import desktops
-    from costcalc.core.terminal import fill
-    from costcalc.present import desktops_report
-    from costcalc.providers import registry
-    from costcalc.store.bundled import load_desktop_hardware
-    from costcalc.store.loaders import load_app_data, utc_now
-
     now = utc_now()
     counts = desktops.parse_counts(ns.counts or ["1,2,4"])
     scenario, note = cli_args.build_scenario(ns, fields=FIELDS)
     data = load_app_data()
     gpus = desktops.resolve_gpus(ns.gpus or [], data.catalog)
-    hw = load_desktop_hardware()
-    result = desktops.compare_builds(scenario, data, hw, gpus, counts, now, circuit_key=ns.circuit)
+    result = desktops.compare_builds(scenario, data, gpus, counts, now, circuit_key=ns.circuit)
+    hw = data.hardware
+    assert hw is not None  # compare_builds refuses data without it
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
-        from costcalc.core.records import plain
-
         dump = {k: v for k, v in plain(scenario).items() if k in FIELDS}
         scenario_json = {**dump, "gpus": [g.key for g in gpus], "counts": list(counts)}
         print(

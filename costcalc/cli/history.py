@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
 from costcalc.cli import output
+from costcalc.present import display as fmt
+from costcalc.providers.registry import get, names
+from costcalc.store import history
+from costcalc.store.bundled import load_catalog
+from costcalc.store.snapshots import load_price_book
 
 PRIORITY = ("name", "now", "trend", "provider", "region", "gpu", "low", "high", "points", "span")
 """What a narrow terminal keeps of `costcalc history`: the offer, its price now and its trend,
@@ -16,8 +23,6 @@ TREND_POINTS = 30
 
 
 def register(sub: Any) -> None:
-    from costcalc.providers.registry import names
-
     p = sub.add_parser(
         "history",
         help="show how prices moved across refreshes (sparklines or JSON)",
@@ -46,25 +51,15 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import json
-    import sys
-
-    from costcalc.present import display as fmt
-    from costcalc.store import history
-
+    catalog = load_catalog()  # one catalog for the filter, the prices held and the names
     gpus = None
     if ns.gpu:
-        from costcalc.store.bundled import load_catalog
-
         # A filter over offers, as prices --gpu: 'a100' is every A100 (one card is `resolve`'s)
-        gpus = frozenset(spec.key for spec in load_catalog().family(ns.gpu))
+        gpus = frozenset(spec.key for spec in catalog.family(ns.gpu))
     if ns.provider:
-        from costcalc.providers.registry import get
-
         ns.provider = get(ns.provider).name
-    from costcalc.store.snapshots import load_price_book
 
-    held = load_price_book(overrides=False).offers
+    held = load_price_book(overrides=False, catalog=catalog).offers
     series = history.query(gpu=gpus, provider=ns.provider, region=ns.region, held=held)
     if ns.json:
         doc = [
@@ -86,10 +81,9 @@ def run(ns: argparse.Namespace) -> int:
     if not series:
         print("costcalc: no price history matches; run `costcalc refresh` first", file=sys.stderr)
         return 0
-    from costcalc.present.report import Plain, render_table
-    from costcalc.store.bundled import load_catalog
+    from costcalc.present.report import Plain, render_table  # the table: --json needs none
 
-    names = {spec.key: spec.short_name for spec in load_catalog()}
+    names = {spec.key: spec.short_name for spec in catalog}
     columns = (
         Plain("provider", "provider", numeric=False),
         Plain("name", "offer", numeric=False, clip=True),

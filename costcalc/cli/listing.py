@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from costcalc.cli import output
+from costcalc.core.catalog import card_price
 from costcalc.core.records import plain
+from costcalc.present.report import Plain, render_table
+from costcalc.store.bundled import load_catalog
 
 GPUS_PRIORITY = (
     "key",
@@ -53,16 +57,10 @@ def register(sub: Any) -> None:
 
 
 def run_gpus(ns: argparse.Namespace) -> int:
-    import json
-
-    from costcalc.core.catalog import card_price
-    from costcalc.store.bundled import load_catalog
-
     specs = [s for s in load_catalog() if ns.segment in (None, s.segment)]
     if ns.json:
         print(json.dumps([{**plain(s), **_price_json(s)} for s in specs], indent=2))
         return 0
-    from costcalc.present.report import Plain, render_table
 
     columns = (
         Plain("key", "key", numeric=False),
@@ -109,8 +107,6 @@ def _price_cells(price: Any, release_year: int) -> dict[str, str]:
 
 
 def _price_json(spec: Any) -> dict[str, Any]:
-    from costcalc.core.catalog import card_price
-
     price = card_price(spec)
     if price is None:
         return {"card_price": None}

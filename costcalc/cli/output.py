@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any, NoReturn
 
+from costcalc.core.terminal import fill, printable
+
 FALLBACK = (80, 24)
 
 
@@ -43,8 +45,6 @@ def notes(lines: list[str] | tuple[str, ...], prefix: str = "costcalc: note: ") 
 def note_lines(lines: list[str] | tuple[str, ...], prefix: str = "costcalc: note: ") -> list[str]:
     """The lines `notes` prints, as wrapped (an answer that keeps to a number of lines leaves
     room for them)."""
-    from costcalc.core.terminal import fill
-
     columns = width()
     return [part for line in lines for part in fill(f"{prefix}{line}", columns, hang="  ")]
 
@@ -97,8 +97,6 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line, not a usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        from costcalc.core.terminal import printable
-
         self.exit(2, f"{self.prog}: error: {printable(message)} (see --help)\n")
 
 

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
 from costcalc.core.constants import DTYPES, KINDS
+from costcalc.core.errors import CostcalcError, quoted
+from costcalc.core.inputs import whole
+from costcalc.core.predict import default_dtype
+from costcalc.core.records import plain
+from costcalc.present import display as fmt
+from costcalc.present.report import Plain, render_table
+from costcalc.store.bundled import load_catalog, load_predictor
 
 if TYPE_CHECKING:
     from costcalc.core.catalog import GpuCatalog
     from costcalc.core.models import GpuSpec
     from costcalc.core.predict import Predictor
-    from costcalc.present.report import Plain
 
 PRIORITY = ("gpu", "seconds", "speedup", "band")
 """What a narrow terminal keeps: the GPU, the predicted time, then the speed-up."""
 
 
 def _seconds(text: str) -> float:
-    from costcalc.core.errors import quoted
-
     try:
         value = float(text)
     except ValueError:
@@ -32,9 +37,6 @@ def _seconds(text: str) -> float:
 
 def _batch(text: str) -> int:
     """A batch per GPU, read as every count costcalc takes (inputs.whole: long text cut)."""
-    from costcalc.core.errors import CostcalcError, quoted
-    from costcalc.core.inputs import whole
-
     try:
         value = whole(text, "batch")
     except CostcalcError as e:
@@ -105,9 +107,6 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from costcalc.core.predict import default_dtype
-    from costcalc.store.bundled import load_catalog, load_predictor
-
     catalog = load_catalog()
     predictor = load_predictor()
     # The one lookup `quick`, `desktops` and the app use: 'a100' is the same card everywhere.
@@ -152,8 +151,6 @@ def _print_times(
     ]
     if ns.target.lower() == "all":
         found.sort(key=lambda p: p.seconds)
-    from costcalc.present import display as fmt
-    from costcalc.present.report import Plain
 
     cells = [
         {
@@ -164,7 +161,6 @@ def _print_times(
         }
         for p in found
     ]
-    from costcalc.core.records import plain
 
     return _emit(
         ns,
@@ -198,7 +194,6 @@ def _print_ratios(
         )
     if ns.target.lower() == "all":
         rows.sort(key=lambda r: -r["speedup"])
-    from costcalc.present.report import Plain
 
     names = {t.key: t.name for t in targets}
     cells = [
@@ -227,10 +222,6 @@ def _emit(
 ) -> int:
     """Print the answer: the documents as JSON with --json (one object for one target), else
     the title and a table of the GPU and `columns`, fitted to the terminal."""
-    import json
-
-    from costcalc.present.report import Plain, render_table
-
     if ns.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0

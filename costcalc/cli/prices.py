@@ -8,10 +8,31 @@ end, and all of it with `--sources`.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import Counter
 from typing import Any
 
 from costcalc.cli import output
+from costcalc.core import tiers
+from costcalc.core.errors import quoted
+from costcalc.core.inputs import BY_FIELD, parse_texts
+from costcalc.core.offers import age_days
+from costcalc.core.staleness import CLOUD_LEGEND, is_stale
+from costcalc.core.terminal import fill, fill_all
+from costcalc.present import display
+from costcalc.present.price_table import SORT_KEYS, cells, family, fold, sort_rows
+from costcalc.present.report import Plain, cloud_offer_json, render_table
+from costcalc.providers import registry
+from costcalc.providers.registry import names
+from costcalc.store.bundled import load_catalog
+from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.snapshots import (
+    load_desktop_defaults,
+    load_electricity,
+    load_fx,
+    load_price_book,
+)
 
 PRIORITY = (
     "gpu_hour",
@@ -31,11 +52,6 @@ PRIORITY = (
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.inputs import BY_FIELD
-    from costcalc.core.staleness import CLOUD_LEGEND
-    from costcalc.present.price_table import SORT_KEYS
-    from costcalc.providers.registry import names
-
     p = sub.add_parser(
         "prices",
         help="where is a GPU cheapest: cloud offers sorted by $ per GPU-hour",
@@ -120,28 +136,16 @@ def _gigabytes(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < 10_000:
-        from costcalc.core.errors import quoted
-
         raise argparse.ArgumentTypeError(f"memory must be a number of GB above 0: {quoted(text)}")
     return value
 
 
 def _excluded(texts: list[str]) -> tuple[Any, ...]:
     """The tiers --exclude names, read as `quick` reads them (an unknown one: one line, exit 2)."""
-    from costcalc.core.inputs import parse_texts
-
     return tuple(parse_texts({"exclude_tiers": texts}).get("exclude_tiers", ()))
 
 
 def run(ns: argparse.Namespace) -> int:
-    from costcalc.core import tiers
-    from costcalc.core.staleness import is_stale
-    from costcalc.present.report import cloud_offer_json
-    from costcalc.providers import registry
-    from costcalc.store.bundled import load_catalog
-    from costcalc.store.loaders import utc_now
-    from costcalc.store.snapshots import load_price_book
-
     now = utc_now()
     if ns.ages:
         return _print_ages(ns, now)
@@ -149,7 +153,7 @@ def run(ns: argparse.Namespace) -> int:
     catalog = load_catalog()
     gpus = {spec.key for name in ns.gpu for spec in catalog.family(name)}
     regions = {r.casefold() for r in ns.region}
-    book = load_price_book([registry.get(p).name for p in ns.provider] or None)
+    book = load_price_book([registry.get(p).name for p in ns.provider] or None, catalog=catalog)
     offers = [
         o
         for o in book.offers
@@ -161,8 +165,6 @@ def run(ns: argparse.Namespace) -> int:
     for warning in book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
-        import json
-
         doc = [
             {
                 **cloud_offer_json(o),
@@ -183,14 +185,6 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _print_table(ns: argparse.Namespace, offers: list[Any], catalog: Any, now: Any) -> None:
-    from costcalc.core.offers import age_days
-    from costcalc.core.staleness import CLOUD_LEGEND
-    from costcalc.core.terminal import fill
-    from costcalc.present import display
-    from costcalc.present.price_table import cells, family, fold, sort_rows
-    from costcalc.present.report import Plain, render_table
-    from costcalc.providers import registry
-
     # a family is named as its on-demand feed is ('AWS' for aws-spot and aws-ondemand)
     labels = {
         family(k): v
@@ -257,13 +251,6 @@ def _answer(row: Any, catalog: Any, labels: dict[str, str]) -> str:
 
 def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
     """One line on where the prices come from, or (`--sources`) a paragraph per provider."""
-    from collections import Counter
-
-    from costcalc.core.offers import age_days
-    from costcalc.core.staleness import CLOUD_LEGEND, is_stale
-    from costcalc.core.terminal import fill_all
-    from costcalc.present import display
-
     snapshots = book.snapshots.items()
     if not ns.sources:
         oldest = max((age_days(s.fetched_at, now) for _, s in snapshots), default=0.0)
@@ -293,10 +280,7 @@ def _print_sources(ns: argparse.Namespace, book: Any, now: Any) -> None:
 def _print_ages(ns: argparse.Namespace, now: Any) -> int:
     """`prices --ages`: the same freshness table scripts/bundle_prices.py prints for a release,
     for the snapshots this user's costcalc reads (refreshed ones, else the bundled ones)."""
-    from costcalc.providers import registry
-    from costcalc.store import freshness
-    from costcalc.store.loaders import load_app_data
-    from costcalc.store.snapshots import load_desktop_defaults, load_electricity, load_fx
+    from costcalc.store import freshness  # only for --ages
 
     data = load_app_data([registry.get(p).name for p in ns.provider] or None)
     for warning in data.book.warnings:

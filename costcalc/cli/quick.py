@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from costcalc.cli import args as cli_args
 from costcalc.cli import output
+from costcalc.core import inputs
+from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.errors import CostcalcError
+from costcalc.core.scenario import evaluate
+from costcalc.core.staleness import CLOUD_LEGEND
+from costcalc.present import report
+from costcalc.providers import registry
+from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.readings import recorded_points
 
 EXAMPLES = (
     "costcalc quick --gpu rtx4090 --util 40% --region DE --brief",
@@ -16,8 +26,6 @@ EXAMPLES = (
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.staleness import CLOUD_LEGEND
-
     p = sub.add_parser(
         "quick",
         help="one-shot comparison: desktop GPU versus every cloud offer",
@@ -68,22 +76,14 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import sys
-
-    from costcalc.core import inputs
-    from costcalc.core.scenario import evaluate
-    from costcalc.store.loaders import load_app_data, utc_now
-
     now = utc_now()
     top = inputs.whole(ns.top, "top") if ns.top else None
     if top is not None and top < 1:
-        from costcalc.core.errors import CostcalcError
-
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
     scenario, sources = cli_args.scenario_and_sources(ns)
     data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
-    calc = evaluate(scenario, data, now, bench=bench)
+    calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points)
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     code = _answer(ns, calc, data, top, sources, labels)
     # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
@@ -104,10 +104,7 @@ def _answer(
     labels: Any,
 ) -> int:
     """Print the answer on stdout: the JSON document, or the text (and --explain)."""
-    from costcalc.present import report
-
     width = output.width()
-    recorded = _recorded(calc)
     rows = None if ns.all else top or 10
     if ns.json:
         print(
@@ -117,7 +114,6 @@ def _answer(
                 top=rows,
                 labels=labels,
                 with_explain=ns.explain,
-                recorded=recorded,
                 saved_note=sources.note,
                 saved=sources.saved,
                 app_state_note=sources.app_note,
@@ -134,7 +130,6 @@ def _answer(
             width=width,
             wide=ns.wide,
             short_labels=data.book.short_labels,
-            recorded=recorded,
             saved=sources.saved,
             after_verdict=sources.app_note,
             brief=ns.brief,
@@ -154,19 +149,8 @@ def _wanted(providers: Any) -> list[str] | None:
     the registry asked (for each name it knows)."""
     if not providers:
         return None
-    from costcalc.core.constants import CUSTOM_PROVIDER
-    from costcalc.providers import registry
 
     return [registry.get(p).name for p in providers if p != CUSTOM_PROVIDER]
-
-
-def _recorded(calc: Any) -> list[Any]:
-    """Readings of the verdict's offer beyond the prices in use (store.readings, which the
-    app's verdict panel reads too)."""
-    from costcalc.store.readings import recorded_points
-
-    best = calc.comparison.best
-    return recorded_points(best.offer if best is not None else None)
 
 
 def _load_bench(spec: str | None) -> Any:

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from costcalc.cli import output
+from costcalc.core.plausible import FEED_RATIO
+from costcalc.edge import locations
+from costcalc.feeds.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
+from costcalc.present.display import safe
+from costcalc.providers.registry import PROVIDERS
 
 if TYPE_CHECKING:
     from costcalc.feeds.refresh import HeldBack, ProviderResult
 
 
 def register(sub: Any) -> None:
-    from costcalc.providers.registry import PROVIDERS
-
     urls = ", ".join(e.name for p in PROVIDERS for e in p.env if not e.secret)
     p = sub.add_parser(
         "refresh",
@@ -57,14 +68,6 @@ def register(sub: Any) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    import json
-    import signal
-    import sys
-    from datetime import datetime, timezone
-
-    from costcalc.feeds.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
-    from costcalc.present.display import safe
-
     if ns.print_cron:
         print(cron_line())
         return 0
@@ -125,8 +128,6 @@ def run(ns: argparse.Namespace) -> int:
 
 def _held_json(provider: str, held: HeldBack) -> dict[str, Any]:
     """One offer held back, field by field: whose, which, its GPU, its price and the bound."""
-    from costcalc.present.display import safe
-
     return {
         "provider": provider,
         "offer": safe(held.offer),
@@ -142,8 +143,6 @@ def _held_json(provider: str, held: HeldBack) -> dict[str, Any]:
 
 def _held_feed_json(result: ProviderResult) -> dict[str, Any] | None:
     """A feed held back whole: the median ratio to the snapshot kept, and over how many offers."""
-    from costcalc.core.plausible import FEED_RATIO
-
     if result.held_feed is None:
         return None
     return {
@@ -157,8 +156,6 @@ def _held_feed_json(result: ProviderResult) -> dict[str, Any] | None:
 def _tell(result: ProviderResult, ns: argparse.Namespace, line: Callable[[str], str]) -> None:
     """One provider's line, as soon as it finished: a failure on stderr (always, once), a
     success on stdout (unless --quiet or --json)."""
-    import sys
-
     if not result.ok:
         text = f"costcalc: refresh: {result.provider} failed: {result.message}; "
         print(line(text + "kept its last good snapshot"), file=sys.stderr, flush=True)
@@ -177,14 +174,6 @@ def summary(results: Sequence[ProviderResult]) -> str:
 
 def cron_line() -> str:
     """A crontab line: every 6 hours, absolute paths, PATH set, output appended to a log."""
-    import os
-    import shlex
-    import shutil
-    import sys
-    from pathlib import Path
-
-    from costcalc.edge import locations
-
     beside_python = Path(sys.executable).parent / "costcalc"
     found = shutil.which("costcalc")
     if beside_python.exists():

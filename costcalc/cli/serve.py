@@ -15,13 +15,13 @@ import argparse
 import errno
 import os
 import shlex
+import socket
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from costcalc.cli import output
-
-if TYPE_CHECKING:
-    import socket
+from costcalc.core.errors import quoted
+from costcalc.core.terminal import printable
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
@@ -35,8 +35,6 @@ def port_number(text: str) -> int:
     except ValueError:
         port = -1
     if not 1 <= port <= 65535:
-        from costcalc.core.errors import quoted
-
         raise argparse.ArgumentTypeError(
             f"port must be a whole number from 1 to 65535: {quoted(text)}"
         )
@@ -103,8 +101,6 @@ def app_command() -> str:
 def listen(host: str, port: int) -> socket.socket:
     """A socket listening on host:port (OSError when it cannot: a busy port, an unknown
     host, a port below 1024 without the right)."""
-    import socket
-
     family, _, _, _, address = socket.getaddrinfo(
         host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
@@ -124,8 +120,6 @@ def cannot_listen(exc: OSError, host: str, port: int) -> str:
 def host_names(host: str) -> frozenset[str]:
     """The names a browser may reach this server by (IP addresses are always let through):
     localhost and --host, and where it listens on every address, this machine's names."""
-    import socket
-
     names = {"localhost", host.lower().strip("[]")}
     if host in EVERY_ADDRESS:
         names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
@@ -135,8 +129,6 @@ def host_names(host: str) -> frozenset[str]:
 def url_host(host: str) -> str:
     """How the printed URL names the server: this machine's name where it listens on every
     address; an IPv6 address in brackets."""
-    import socket
-
     if host in EVERY_ADDRESS:
         return socket.gethostname()
     return f"[{host}]" if ":" in host else host
@@ -146,7 +138,6 @@ def run(ns: argparse.Namespace) -> int:
     from aiohttp import web
 
     from costcalc.cli.webserver import GuardedServer
-    from costcalc.core.terminal import printable
 
     try:
         sock = listen(ns.host, ns.port)

@@ -6,11 +6,11 @@ import argparse
 from typing import Any
 
 from costcalc.cli import output
+from costcalc.core.tiers import TIERS_TEXT
+from costcalc.edge import locations
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.tiers import TIERS_TEXT
-
     p = sub.add_parser(
         "tui",
         help="open the interactive app (the default when no command is given)",
@@ -38,8 +38,6 @@ def run(ns: argparse.Namespace) -> int:
 
     served: dict[str, Any] = {}
     if getattr(ns, "served", False):  # (`costcalc` without a command has no such flag)
-        from costcalc.edge import locations
-
         served = {"persist": False, "export_dir": locations.exports_dir()}
     make_app(**served).run()
     return 0

@@ -49,7 +49,7 @@ class Asked(Struct, frozen=True):
 
     spec: GpuSpec
     gpu_count: int
-    gpu_w: float
+    gpu_watts: float
     price_usd: float | None
     need_gb: float
     """Memory each GPU must hold: the job's, else the desktop GPU's."""
@@ -73,14 +73,16 @@ def nearest_builds(
         return ()
     card = hw.card(asked.spec.key)
 
-    def works(spec: GpuSpec, facts: CardFacts | None, n: int, gpu_w: float, on: Circuit) -> bool:
+    def works(
+        spec: GpuSpec, facts: CardFacts | None, n: int, gpu_watts: float, on: Circuit
+    ) -> bool:
         found = check_build(
             spec,
             facts,
             n,
             hw,
-            gpu_w=gpu_w,
-            rest_of_system_w=rest_w(n),
+            gpu_watts=gpu_watts,
+            system_watts=rest_w(n),
             psu_efficiency=psu_efficiency,
             circuit=on,
         )
@@ -90,7 +92,9 @@ def nearest_builds(
     holds = asked.spec.memory_gb >= asked.need_gb
     bigger = bigger_circuits(hw, here)
     found: list[Alternative] = []
-    same = next((c for c in bigger if holds and works(asked.spec, card, n, asked.gpu_w, c)), None)
+    same = next(
+        (c for c in bigger if holds and works(asked.spec, card, n, asked.gpu_watts, c)), None
+    )
     if same is not None:
         takes = (
             f"the same {n}x {asked.spec.short_name} on a {same.label}{psu_words(asked, hw, same)}"
@@ -107,7 +111,11 @@ def nearest_builds(
                 Alternative(spec.key, n, on.key, price_of(spec, n), throughput(spec, n), takes)
             )
     fewer = next(
-        (m for m in range(n - 1, 0, -1) if holds and works(asked.spec, card, m, asked.gpu_w, here)),
+        (
+            m
+            for m in range(n - 1, 0, -1)
+            if holds and works(asked.spec, card, m, asked.gpu_watts, here)
+        ),
         None,
     )
     if fewer is not None:

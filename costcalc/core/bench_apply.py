@@ -189,7 +189,7 @@ class BenchEffects(Struct, frozen=True):
     """Hours the user's items take: only when the bench ran on the desktop's own GPU."""
     speed: SpeedFn | None = None
     """Speeds from the measured time split: only when the bench ran on the desktop's GPU."""
-    gpu_w: float | None = None
+    gpu_watts: float | None = None
     """Measured watts under load (NVML): only when the bench ran on the desktop's GPU."""
     profile: StepProfile | None = None
     """The split behind `speed`, for "why this number"."""
@@ -225,7 +225,7 @@ def effects(
         max_batch=max_batch(bench, kind, specs),
         run_hours=run_hours_for(bench, kind, items) if on_desktop and items else None,
         speed=speed,
-        gpu_w=load_w_for(bench, kind) if on_desktop else None,
+        gpu_watts=load_w_for(bench, kind) if on_desktop else None,
         profile=profile if speed is not None else None,
         speed_note=note,
     )

@@ -94,12 +94,12 @@ class Comparison(Struct, frozen=True):
 def desktop_result(desktop: DesktopBuild, a: Assumptions) -> tuple[DesktopResult, float]:
     """The desktop's yearly energy, money and carbon; also its wall draw under load."""
     load_w = engine.desktop_load_w(
-        desktop.gpu_w, desktop.gpu_count, desktop.rest_of_system_w, a.psu_efficiency
+        desktop.gpu_watts, desktop.gpu_count, desktop.system_watts, a.psu_efficiency
     )
-    kwh = engine.desktop_kwh_per_year(load_w, a.utilisation, desktop.idle_w, a.stays_on)
+    kwh = engine.desktop_kwh_per_year(load_w, a.utilisation, desktop.idle_watts, a.always_on)
     embodied = (
         engine.embodied_co2_kg_per_year(desktop.embodied_kgco2e, desktop.life_years)
-        if a.include_embodied
+        if a.embodied
         else 0.0
     )
     result = DesktopResult(
@@ -124,7 +124,7 @@ def desktop_run(
     kwh = result.load_w * w.run_hours / 1000
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     runs_over_horizon = max(busy_hours / w.run_hours, 1.0)
-    hardware = desktop.price_usd * (1 - a.resale_fraction) / runs_over_horizon
+    hardware = desktop.price_usd * (1 - a.resale_share) / runs_over_horizon
     usd = engine.electricity_usd(kwh, a.usd_per_kwh) + hardware
     return RunCost(
         hours=w.run_hours,
@@ -234,7 +234,7 @@ def desktop_break_even_days(
         price_usd,
         cloud_usd_per_year / engine.DAYS_PER_YEAR,
         electricity_usd_per_year / engine.DAYS_PER_YEAR,
-        a.resale_fraction,
+        a.resale_share,
     )
 
 
@@ -473,7 +473,7 @@ def _break_even_utilisation(
     rivals = [(r.offer, r.effective_speed) for r in (best, payg) if r is not None]
 
     def pays_back_at(u: float) -> bool:
-        kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_w, a.stays_on)
+        kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_watts, a.always_on)
         electricity = engine.electricity_usd(kwh, a.usd_per_kwh)
         cloud = min(
             cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, a.horizon_years)[1]

@@ -44,6 +44,7 @@ from costcalc.core.scenario import (
     Scenario,
     evaluate,
     resolved_dtype,
+    said,
     scale_fn,
     speed_batch,
 )
@@ -165,7 +166,6 @@ def choose_circuit(hw: DesktopHardware, region: str, key: str | None) -> tuple[C
 def compare_builds(
     scenario: Scenario,
     data: AppData,
-    hw: DesktopHardware,
     gpus: Sequence[GpuSpec],
     counts: Sequence[int],
     now: datetime,
@@ -177,7 +177,9 @@ def compare_builds(
     use: the same price, PSU efficiency, resale, circuit and break-even for the same build."""
     if not gpus or not counts:
         raise CostcalcError("give at least one GPU and one GPU count")
-    data = replace(data, hardware=hw)
+    hw = data.hardware
+    if hw is None:
+        raise CostcalcError("no desktop build facts are loaded: builds cannot be checked")
     calcs = [
         evaluate(
             replace(scenario, **{"gpu": spec.key, "gpu_count": n}),
@@ -191,8 +193,7 @@ def compare_builds(
     first = calcs[0]
     a = first.assumptions
     dtype = resolved_dtype(scenario, gpus[0])
-    said: list[str] = []
-    batch = speed_batch(scenario, data.predictor, said)
+    batch, batch_note = speed_batch(scenario, data.predictor)
     w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=batch)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
     speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch)
@@ -211,8 +212,9 @@ def compare_builds(
         circuit=circuit,
         circuit_source=circuit_source,
         reliability=_classes(builds, hw),
-        notes=tuple(
-            said + _notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario)
+        notes=(
+            *said(batch_note),
+            *_notes(builds, calcs, a.psu_efficiency, circuit, circuit_source, scenario),
         ),
     )
 
@@ -229,7 +231,7 @@ def _build(
     energy = calc.comparison.desktop
     relative = speed(baseline, spec) * scale(spec, n)
     tco = engine.horizon_cost_usd(
-        price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_fraction
+        price_usd, energy.electricity_usd_per_year, a.horizon_years, a.resale_share
     )
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     w = calc.workload

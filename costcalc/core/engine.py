@@ -23,21 +23,21 @@ HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR
 
 
 def desktop_load_w(
-    gpu_w: float, gpu_count: int, rest_of_system_w: float, psu_efficiency: float
+    gpu_watts: float, gpu_count: int, system_watts: float, psu_efficiency: float
 ) -> float:
     """Wall draw while working: all GPUs plus the rest of the system, through the PSU."""
-    return (gpu_w * gpu_count + rest_of_system_w) / psu_efficiency
+    return (gpu_watts * gpu_count + system_watts) / psu_efficiency
 
 
 def desktop_kwh_per_year(
-    load_w: float, utilisation: float, idle_w: float = 0.0, stays_on: bool = False
+    load_w: float, utilisation: float, idle_watts: float = 0.0, always_on: bool = False
 ) -> float:
     """Energy a year: load power for the busy hours, idle power for the rest when left on.
 
     kWh = W x u x 8760 / 1000 (+ idle W x (1 - u) x 8760 / 1000 when the machine stays on).
     """
     busy_kwh = load_w * utilisation * HOURS_PER_YEAR / 1000
-    idle_kwh = idle_w * (1 - utilisation) * HOURS_PER_YEAR / 1000 if stays_on else 0.0
+    idle_kwh = idle_watts * (1 - utilisation) * HOURS_PER_YEAR / 1000 if always_on else 0.0
     return busy_kwh + idle_kwh
 
 
@@ -132,10 +132,10 @@ def break_even_days(
     desktop_price_usd: float,
     cloud_usd_per_day: float,
     electricity_usd_per_day: float,
-    resale_fraction: float,
+    resale_share: float,
 ) -> float | None:
     """Day on which buying has cost as much as renting, the desktop counted at its price less
-    what it sells for after the horizon (`resale_fraction` of it).
+    what it sells for after the horizon (`resale_share` of it).
 
     Solves  price x (1 - resale) + electricity_per_day x d = cloud_per_day x d.  None ("never")
     when renting costs no more per day than the desktop's electricity alone. With no resale this
@@ -146,7 +146,7 @@ def break_even_days(
     saving_per_day = cloud_usd_per_day - electricity_usd_per_day
     if saving_per_day <= 0:
         return None
-    days = desktop_price_usd * (1 - resale_fraction) / saving_per_day
+    days = desktop_price_usd * (1 - resale_share) / saving_per_day
     return days if math.isfinite(days) else None  # a saving too small to ever pay back
 
 
@@ -160,10 +160,10 @@ def horizon_cost_usd(
     price_usd: float,
     running_usd_per_year: float,
     horizon_years: float,
-    resale_fraction: float = 0.0,
+    resale_share: float = 0.0,
 ) -> float:
     """Total cost of owning over a horizon: price, running costs, minus what it sells for after."""
-    return price_usd * (1 - resale_fraction) + running_usd_per_year * horizon_years
+    return price_usd * (1 - resale_share) + running_usd_per_year * horizon_years
 
 
 def break_even_utilisation(

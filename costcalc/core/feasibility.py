@@ -78,13 +78,13 @@ def check_build(
     gpu_count: int,
     hw: DesktopHardware,
     *,
-    gpu_w: float,
-    rest_of_system_w: float,
+    gpu_watts: float,
+    system_watts: float,
     psu_efficiency: float,
     circuit: Circuit | None,
 ) -> Feasibility:
     """All four checks of `gpu_count` x `spec` in the assumed workstation on `circuit`."""
-    dc_load_w = gpu_w * gpu_count + rest_of_system_w
+    dc_load_w = gpu_watts * gpu_count + system_watts
     psu_needed_w = dc_load_w * (1 + hw.psus.headroom)
     wall_w = dc_load_w / psu_efficiency
     psu = hw.largest_psu(circuit.voltage_v) if circuit is not None else None

@@ -391,8 +391,8 @@ def desktop_run(
             data.hardware.card(spec.key),
             n,
             data.hardware,
-            gpu_w=spec.board_power_w,
-            rest_of_system_w=rest_w,
+            gpu_watts=spec.board_power_w,
+            system_watts=rest_w,
             psu_efficiency=1.0,
             circuit=circuit or data.hardware.circuit_for(home.code),
         )

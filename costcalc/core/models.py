@@ -370,12 +370,12 @@ class DesktopBuild(Record, frozen=True, kw_only=True):
     price_usd: Annotated[float, Meta(ge=0)] | None
     """Whole machine, up front; None when no price is known for its GPU (every figure but break-even
     still follows)."""
-    gpu_w: Annotated[float, Meta(ge=0)]
-    """Draw of one GPU under load."""
-    rest_of_system_w: Annotated[float, Meta(ge=0)]
-    """Draw of everything else under load."""
-    idle_w: Annotated[float, Meta(ge=0)] = 0.0
-    """Whole-system draw when idle."""
+    gpu_watts: Annotated[float, Meta(ge=0)]
+    """Draw of one GPU under load, W."""
+    system_watts: Annotated[float, Meta(ge=0)]
+    """Draw of everything else under load, W."""
+    idle_watts: Annotated[float, Meta(ge=0)] = 0.0
+    """Whole-system draw when idle, W."""
     embodied_kgco2e: Annotated[float, Meta(ge=0)] = 0.0
     life_years: Annotated[float, Meta(gt=0)] = 4.0
 
@@ -564,11 +564,11 @@ class Assumptions(Record, frozen=True, kw_only=True):
     home_pue: Annotated[float, Meta(ge=1)] = 1.0
     psu_efficiency: Annotated[float, Meta(gt=0, le=1)] = 1.0
     """1.0 counts the watts as drawn at the wall (the reference convention)."""
-    stays_on: bool = False
+    always_on: bool = False
     """Machine idles (not off) between jobs."""
     horizon_years: Annotated[float, Meta(gt=0)] = 3.0
-    resale_fraction: Annotated[float, Meta(ge=0, lt=1)] = 0.0
-    include_embodied: bool = False
+    resale_share: Annotated[float, Meta(ge=0, lt=1)] = 0.0
+    embodied: bool = False
 
 
 class Workload(Record, frozen=True, kw_only=True):

@@ -14,13 +14,14 @@ Rules kept here:
 """
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, time, timezone
 from typing import Annotated, Literal
 
 from msgspec import Struct
 
-from costcalc.core.models import CloudOffer
+from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.models import CloudOffer, OfferResult
 from costcalc.core.records import Meta, Record
 from costcalc.core.thresholds import Thresholds
 
@@ -29,6 +30,10 @@ _LABEL = r"\s*\([^()]*\)\s*$"  # compiled by `re` when first used
 Origin = Literal["prices", "history", "cross-check"]
 Point = tuple[str, datetime, float, Origin]
 """A reading from outside the price book: (offer name, when, $/h, where it comes from)."""
+ReadingsOf = Callable[[CloudOffer], Iterable[Point]]
+"""The readings of an offer's price from outside the prices in use, as the caller reads them
+(costcalc.store.readings.recorded_points: other dated sources, the user's refresh history):
+`scenario.evaluate` asks for those of the verdict's offer alone, known once it is chosen."""
 
 
 class CrossReading(Record, frozen=True, kw_only=True):
@@ -178,6 +183,21 @@ def price_range(readings: Sequence[Reading], t: Thresholds) -> PriceRange | None
         last=max(r.observed for r in readings),
         flips_at=tuple(r for r in readings if flips_at(r.usd_per_hour, t)),
     )
+
+
+def verdict_range(
+    best: OfferResult | None,
+    book: Iterable[CloudOffer],
+    t: Thresholds,
+    recorded: ReadingsOf | None = None,
+) -> PriceRange | None:
+    """The range of the verdict offer's readings (the rows of the prices in use, `book`, and
+    what `recorded` reads); None without a verdict offer or for the user's own price, whose
+    only reading is itself."""
+    if best is None or best.offer.provider == CUSTOM_PROVIDER:
+        return None
+    points = recorded(best.offer) if recorded is not None else ()
+    return price_range(readings_of(best.offer, book, points), t)
 
 
 def median(values: Sequence[float]) -> float:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import sys
+import typing
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
@@ -93,8 +94,6 @@ def field_bounds(cls: type[Struct], name: str) -> dict[str, float]:
     """The bounds (ge, gt, le, lt) written on a record's field, of its number when it may also
     be None: what every front end's message about the field's range reads. Only that field's
     annotation is read (a class's whole type information costs a few milliseconds to build)."""
-    import typing
-
     annotation = next(
         c.__annotations__[name] for c in cls.__mro__ if name in vars(c).get("__annotations__", {})
     )

@@ -3,7 +3,8 @@
 `Scenario` holds every input a user can give, from the CLI's flags, the app's fields, the saved
 settings file or the environment (costcalc.core.inputs builds it, layer by layer). `evaluate` turns
 a scenario plus the loaded data into the `Calculation` that the CLI's text, its JSON and the app all
-render, so the three can never disagree.
+render: the whole answer (the decision and its reason, what would flip it, the readings of its
+price, the offers set aside, the notes), so the three can never disagree.
 
 Rule kept here: pure. Data (catalog, grid, prices, predictor, a loaded bench result) and `now`
 are passed in; every default comes from them; every value the user gives is checked with a
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from msgspec import Struct
 from msgspec.structs import force_setattr, replace
 
-from costcalc.core import tiers
+from costcalc.core import engine, tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
@@ -36,7 +37,7 @@ from costcalc.core.constants import (
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.feasibility import Feasibility
+from costcalc.core.feasibility import Feasibility, check_build
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
@@ -52,8 +53,10 @@ from costcalc.core.models import (
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, SpeedFn, default_dtype
+from costcalc.core.ranges import PriceRange, ReadingsOf, verdict_range
 from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.thresholds import Thresholds, thresholds
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
@@ -213,6 +216,9 @@ class AppData(Struct):
 
 T = TypeVar("T")
 
+Noted = tuple[T, str | None]
+"""What a step of `evaluate` found, and what the user should know about it (None: nothing)."""
+
 
 def by_gpu_count(table: dict[int, T], gpu_count: int) -> T:
     """Value for the smallest build size that holds `gpu_count` GPUs (1, 2, 4 ...)."""
@@ -253,9 +259,9 @@ def build_desktop(
     gpu_count: int = 1,
     *,
     price_usd: float | None = None,
-    gpu_w: float | None = None,
-    rest_of_system_w: float | None = None,
-    idle_w: float | None = None,
+    gpu_watts: float | None = None,
+    system_watts: float | None = None,
+    idle_watts: float | None = None,
 ) -> DesktopBuild:
     """The desktop: what is given, the rest from the GPU's spec and the defaults for its GPU
     count. Values are checked once, on the Scenario; the model keeps the same bounds. The price
@@ -266,13 +272,15 @@ def build_desktop(
         gpu=spec.key,
         gpu_count=gpu_count,
         price_usd=price_usd,
-        gpu_w=spec.board_power_w if gpu_w is None else gpu_w,
-        rest_of_system_w=(
+        gpu_watts=spec.board_power_w if gpu_watts is None else gpu_watts,
+        system_watts=(
             by_gpu_count(defaults.rest_of_system_w, gpu_count)
-            if rest_of_system_w is None
-            else rest_of_system_w
+            if system_watts is None
+            else system_watts
         ),
-        idle_w=by_gpu_count(defaults.idle_system_w, gpu_count) if idle_w is None else idle_w,
+        idle_watts=by_gpu_count(defaults.idle_system_w, gpu_count)
+        if idle_watts is None
+        else idle_watts,
         embodied_kgco2e=defaults.embodied_kgco2e_system
         + defaults.embodied_kgco2e_per_gpu * gpu_count,
         life_years=defaults.life_years,
@@ -296,10 +304,10 @@ def build_assumptions(
     usd_per_kwh: float,
     region: str | None = None,
     psu_efficiency: float = 1.0,
-    stays_on: bool = False,
+    always_on: bool = False,
     horizon_years: float = 3.0,
-    resale_fraction: float = 0.0,
-    include_embodied: bool = False,
+    resale_share: float = 0.0,
+    embodied: bool = False,
 ) -> Assumptions:
     """How the desktop is used, with the home grid's carbon. Values are checked once, on the
     Scenario; the Assumptions model keeps the same bounds."""
@@ -310,10 +318,10 @@ def build_assumptions(
         home_region=home.code,
         home_gco2_per_kwh=home.gco2_per_kwh,
         psu_efficiency=psu_efficiency,
-        stays_on=stays_on,
+        always_on=always_on,
         horizon_years=horizon_years,
-        resale_fraction=resale_fraction,
-        include_embodied=include_embodied,
+        resale_share=resale_share,
+        embodied=embodied,
     )
 
 
@@ -404,7 +412,6 @@ def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
 
 def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
     """Throughput of n GPUs relative to one, for the kind of work, over NVLink (SXM) or PCIe."""
-    from costcalc.core import engine
 
     def scale(spec: GpuSpec, count: int) -> float:
         nvlink = spec.form_factor == "SXM"
@@ -416,8 +423,9 @@ def scale_fn(scaling: ScalingData, kind: str) -> ScaleFn:
 # --------------------------------------------------------------------------- the answer
 
 
-class Calculation(Struct, frozen=True):
-    """Everything the CLI and the app show, computed at once from one scenario."""
+class Calculation(Struct, frozen=True, kw_only=True):
+    """The whole answer to one scenario, computed at once: what the CLI's text, its JSON, the
+    app and `serve` show. They word it and lay it out; none computes a part of it again."""
 
     scenario: Scenario
     """As given, with the GPU and home region resolved to their catalog and grid codes."""
@@ -450,6 +458,11 @@ class Calculation(Struct, frozen=True):
     """Why, in one line: '4x RTX 4090 needs 12 slots (the board has 7), ...' for no Buy."""
     alternatives: tuple[Alternative, ...] = ()
     """Without Buy, the nearest builds that work (costcalc.core.alternatives), nearest first."""
+    thresholds: Thresholds
+    """What would flip the decision, one input at a time (costcalc.core.thresholds)."""
+    price_range: PriceRange | None = None
+    """The readings of the verdict offer's price, low to high, and those at which the decision
+    would flip (costcalc.core.ranges); None without a verdict offer or for the user's own."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -474,37 +487,37 @@ def evaluate(
     bench: BenchResult | None = None,
     fallback_gpu: str | None = None,
     circuit: str | None = None,
+    recorded: ReadingsOf | None = None,
 ) -> Calculation:
-    """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
+    """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
-    names one (else the home region's)."""
-    notes: list[str] = []
-    spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
+    names one (else the home region's); `recorded` the caller's reader of the readings of an
+    offer's price beyond the prices in use (costcalc.store.readings), asked for the verdict's
+    offer alone, once the comparison has chosen it (None: the prices in use alone)."""
+    spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
     dtype = resolved_dtype(scenario, spec)
-    batch = speed_batch(scenario, data.predictor, notes)
-    found = bench_effects(scenario, data, bench, spec, dtype, batch, notes)
+    batch, batch_note = speed_batch(scenario, data.predictor)
+    found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
-    if lean:
-        notes.append(f"speeds relative to the {spec.name}: {lean}")
+    lean_note = f"speeds relative to the {spec.name}: {lean}" if lean else None
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
-    if household.fallback is not None and scenario.usd_per_kwh is None:
-        notes.append(household.fallback)
-    price_usd, card, base = desktop_price(scenario, data, spec, money, now, notes)
+    price_note = household.fallback if scenario.usd_per_kwh is None else None
+    priced = desktop_price(scenario, data, spec, money, now)
     desktop = build_desktop(
         spec,
         data.desktop_defaults,
         scenario.gpu_count,
-        price_usd=price_usd,
-        gpu_w=scenario.gpu_watts
+        price_usd=priced.usd,
+        gpu_watts=scenario.gpu_watts
         if scenario.gpu_watts is not None or found is None
-        else found.gpu_w,
-        rest_of_system_w=scenario.system_watts,
-        idle_w=scenario.idle_watts,
+        else found.gpu_watts,
+        system_watts=scenario.system_watts,
+        idle_watts=scenario.idle_watts,
     )
     assumptions = scenario_assumptions(scenario, data, household, money)
-    fit = desktop_fit(spec, desktop, assumptions, data.hardware, circuit, notes)
+    fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
         items_per_run=scenario.items_per_run,
@@ -534,6 +547,7 @@ def evaluate(
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
+    flips = thresholds(comparison, assumptions, decided)
     resolved = replace(
         scenario,
         **{
@@ -554,17 +568,23 @@ def evaluate(
         now=now,
         bench=found,
         bench_label=_bench_label(bench) if bench is not None else None,
-        notes=tuple(notes),
+        # what the user should know about how their inputs were used, in the order the
+        # steps found it
+        notes=said(
+            spec_note, batch_note, bench_note, lean_note, price_note, *priced.notes, fit_note
+        ),
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
-        card=card,
-        base=base,
+        card=priced.card,
+        base=priced.base,
         fit=fit,
         decision=decided,
         decision_reason=reason(
             decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
         ),
         alternatives=nearest,
+        thresholds=flips,
+        price_range=verdict_range(comparison.best, data.book.offers, flips, recorded),
     )
 
 
@@ -594,7 +614,7 @@ def decide(
     asked = Asked(
         spec,
         desktop.gpu_count,
-        desktop.gpu_w,
+        desktop.gpu_watts,
         desktop.price_usd,
         comparison.rules.memory_gb,
         feasibility,
@@ -613,7 +633,7 @@ def nearest_for(
     """The nearest builds that work for `asked`, priced and powered as this scenario prices
     and powers a desktop (default card and base system prices, the rest of the system's draw),
     their speed relative to `asked` by the comparison's own speed and scaling."""
-    from costcalc.core.alternatives import nearest_builds
+    from costcalc.core.alternatives import nearest_builds  # only without Buy
 
     assert data.hardware is not None
     base = scale(asked.spec, asked.gpu_count)
@@ -640,15 +660,16 @@ def nearest_for(
     )
 
 
-def found_gpu_w(scenario: Scenario, found: BenchEffects) -> float | None:
-    """The GPU's draw: the user's when given, else the bench's measurement."""
-    return found.gpu_w if scenario.gpu_watts is None else scenario.gpu_watts
-
-
 def _bench_label(bench: BenchResult) -> str:
     from costcalc.core.bench_apply import bench_label  # only with a bench
 
     return bench_label(bench)
+
+
+def said(*notes: str | None) -> tuple[str, ...]:
+    """The notes the steps of `evaluate` returned, in their order, without the steps that had
+    nothing to say."""
+    return tuple(note for note in notes if note is not None)
 
 
 def desktop_spec(
@@ -656,10 +677,9 @@ def desktop_spec(
     catalog: GpuCatalog,
     bench: BenchResult | None,
     fallback_gpu: str | None,
-    notes: list[str],
-) -> GpuSpec:
-    """The desktop's GPU: named, else the bench's, else the fallback; a desktop name that means
-    a PCIe card says so in `notes`."""
+) -> Noted[GpuSpec]:
+    """The desktop's GPU: named, else the bench's, else the fallback; and a note when the
+    desktop's name means a PCIe card."""
     gpu_name = scenario.gpu
     if not gpu_name and bench is not None:
         from costcalc.core.bench_apply import desktop_gpu  # only with a bench
@@ -668,22 +688,18 @@ def desktop_spec(
     gpu_name = gpu_name or fallback_gpu
     if gpu_name is None:
         raise CostcalcError("say which desktop GPU with --gpu (or use a GPU bench with --bench)")
-    spec, card_note = catalog.resolve_noted(gpu_name)
-    if card_note is not None:
-        notes.append(card_note)
-    return spec
+    return catalog.resolve_noted(gpu_name)
 
 
-def speed_batch(scenario: Scenario, predictor: Predictor, notes: list[str]) -> int | None:
+def speed_batch(scenario: Scenario, predictor: Predictor) -> Noted[int | None]:
     """The batch per GPU the speeds are scaled to (the predictor's split, or a bench's measured
-    one): the scenario's, unless the kind's split ignores the batch, which `notes` then says."""
+    one): the scenario's, unless the kind's split ignores the batch, which the note then says."""
     if scenario.batch is None:
-        return None
+        return None, None
     unused = predictor.batch_unused(scenario.kind)
     if unused:
-        notes.append(unused)
-        return None
-    return scenario.batch
+        return None, unused
+    return scenario.batch, None
 
 
 def bench_effects(
@@ -693,13 +709,12 @@ def bench_effects(
     spec: GpuSpec,
     dtype: Dtype,
     batch: int | None,
-    notes: list[str],
-) -> BenchEffects | None:
+) -> Noted[BenchEffects | None]:
     """What a loaded bench changes (speeds, watts, run time, memory fit), or None; its split
-    at `batch` per GPU."""
+    at `batch` per GPU; and a note when the bench ran on a GPU the catalog does not know."""
     if bench is None:
-        return None
-    from costcalc.core.bench_apply import desktop_gpu, effects
+        return None, None
+    from costcalc.core.bench_apply import desktop_gpu, effects  # only with a bench
 
     found = effects(
         bench,
@@ -711,13 +726,13 @@ def bench_effects(
         data.predictor,
         batch,
     )
-    if desktop_gpu(bench) is None:
-        notes.append(
-            f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
-            "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
-            "desktop GPU and the run time yourself"
-        )
-    return found
+    if desktop_gpu(bench) is not None:
+        return found, None
+    return found, (
+        f"the bench ran on {bench.environment.device_name} ({bench.device}), not a "
+        "catalog GPU: only its memory fit (largest batch per GPU) is used; give the "
+        "desktop GPU and the run time yourself"
+    )
 
 
 class DesktopFit(Struct, frozen=True):
@@ -734,14 +749,12 @@ def desktop_fit(
     a: Assumptions,
     hw: DesktopHardware | None,
     circuit_key: str | None,
-    notes: list[str],
-) -> DesktopFit | None:
+) -> Noted[DesktopFit | None]:
     """The four fit checks of `desktop` (feasibility.check_build) on the named circuit or the
-    home region's, at the wall draw the electricity is counted at; a check that fails is said
-    in `notes` (the CLI, the JSON and the app show them)."""
+    home region's, at the wall draw the electricity is counted at; and a note that says the
+    check that fails (the CLI, the JSON and the app show the notes)."""
     if hw is None:
-        return None
-    from costcalc.core.feasibility import check_build
+        return None, None
 
     if circuit_key is not None:
         circuit = hw.circuit(circuit_key)
@@ -756,14 +769,27 @@ def desktop_fit(
         hw.card(spec.key),
         desktop.gpu_count,
         hw,
-        gpu_w=desktop.gpu_w,
-        rest_of_system_w=desktop.rest_of_system_w,
+        gpu_watts=desktop.gpu_watts,
+        system_watts=desktop.system_watts,
         psu_efficiency=a.psu_efficiency,
         circuit=circuit,
     )
-    if found.failed is not None:
-        notes.append(f"{desktop.gpu_count}x {spec.short_name}: {found.failed}")
-    return DesktopFit(found, source)
+    failed = found.failed
+    note = None if failed is None else f"{desktop.gpu_count}x {spec.short_name}: {failed}"
+    return DesktopFit(found, source), note
+
+
+class DesktopPrice(Struct, frozen=True):
+    """The desktop's price and what it rests on."""
+
+    usd: float | None
+    """None when the user gave no price and the GPU has none."""
+    card: CardPrice | None = None
+    """The card price in a default price; None when the user gave the price."""
+    base: BaseChoice | None = None
+    """The base system in a default price; None when the user gave the price."""
+    notes: tuple[str, ...] = ()
+    """What the user should know about the card's price and the base system."""
 
 
 def desktop_price(
@@ -772,22 +798,19 @@ def desktop_price(
     spec: GpuSpec,
     money: Money,
     now: datetime,
-    notes: list[str],
-) -> tuple[float | None, CardPrice | None, BaseChoice | None]:
+) -> DesktopPrice:
     """The desktop's price in USD and the card price and base system it rests on: the user's,
     else the card's (new or used) plus the base system; no price when the GPU has none."""
     if scenario.desktop_price_usd is not None:
         price_usd = money.to_usd(scenario.desktop_price_usd)
         check_usd(price_usd, 1_000_000.0, "desktop price", "", money)
-        return price_usd, None, None
+        return DesktopPrice(price_usd)
     card, card_notes = desktop_card(spec, scenario.used, now)
-    notes += card_notes
     base = base_system(data.desktop_defaults, scenario.base, scenario.gpu_count)
-    if base.note is not None:
-        notes.append(base.note)
+    notes = (*card_notes, *said(base.note))
     if card is None:
-        return None, None, base
-    return card.usd * scenario.gpu_count + base.system.usd, card, base
+        return DesktopPrice(None, None, base, notes)
+    return DesktopPrice(card.usd * scenario.gpu_count + base.system.usd, card, base, notes)
 
 
 def scenario_assumptions(
@@ -806,10 +829,10 @@ def scenario_assumptions(
         usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
-        stays_on=scenario.always_on,
+        always_on=scenario.always_on,
         horizon_years=scenario.horizon_years,
-        resale_fraction=scenario.resale_share,
-        include_embodied=scenario.embodied,
+        resale_share=scenario.resale_share,
+        embodied=scenario.embodied,
     )
 
 

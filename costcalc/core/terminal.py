@@ -7,6 +7,7 @@ escape sequence in them must not clear the screen, set the window title, or forg
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 
 _CONTROL = "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
@@ -34,7 +35,6 @@ def fill(line: str, width: int | None, hang: str | None = None) -> list[str]:
     kept = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", _KEEP), line)
     if hang is None:
         hang = indent + "  " if indent else ""
-    import textwrap  # only when a line is longer than the width
 
     lines = textwrap.wrap(
         kept,

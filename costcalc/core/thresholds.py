@@ -97,7 +97,7 @@ def thresholds(comparison: Comparison, a: Assumptions, found: Decision | None) -
         offer=offer_threshold(best, price, a, electricity),
         holders=tuple(holders),
         next_holder=offer_threshold(holders[0], price, a, electricity) if holders else None,
-        cloud_usd_per_year=electricity + price * (1 - a.resale_fraction) / a.horizon_years,
+        cloud_usd_per_year=electricity + price * (1 - a.resale_share) / a.horizon_years,
         utilisation=comparison.break_even_utilisation,
         desktop_price_usd=desktop_price_threshold(best.usd_per_year, electricity, a),
         usd_per_kwh=kwh_price_threshold(best.usd_per_year, price, comparison, a),
@@ -183,7 +183,7 @@ def desktop_price_threshold(
     saving = cloud_usd_per_year - electricity_usd_per_year
     if saving <= 0:
         return None
-    return saving * a.horizon_years / (1 - a.resale_fraction)
+    return saving * a.horizon_years / (1 - a.resale_share)
 
 
 def kwh_price_threshold(
@@ -192,7 +192,7 @@ def kwh_price_threshold(
     """The electricity price at which break-even lands on the horizon exactly (the same
     equation, solved for $/kWh); None when even free electricity leaves the desktop short."""
     kwh = comparison.desktop.kwh_per_year
-    room = cloud_usd_per_year - price_usd * (1 - a.resale_fraction) / a.horizon_years
+    room = cloud_usd_per_year - price_usd * (1 - a.resale_share) / a.horizon_years
     if kwh <= 0 or room <= 0:
         return None
     return room / kwh

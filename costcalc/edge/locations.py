@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from pathlib import Path
 
 APP_NAME = "costcalc"
 
@@ -20,8 +17,6 @@ APP_NAME = "costcalc"
 def user_path(text: str) -> Path:
     """A path as a user typed it, `~` expanded where it names a home; '~nobody/x' (no such
     user) stays as typed, so it is reported as a missing file rather than a traceback."""
-    from pathlib import Path
-
     try:
         return Path(text).expanduser()
     except RuntimeError:
@@ -29,8 +24,7 @@ def user_path(text: str) -> Path:
 
 
 # Each place is known as text first (`*_text`), the form `costcalc quick` asks about (does the
-# file exist?) without importing pathlib, which brings urllib and ipaddress: a twentieth of its
-# start-up. The Path is the same place: Path(text).
+# file exist?) with one os.stat and no Path made. The Path is the same place: Path(text).
 
 
 def _directory_text(kind: str) -> str:
@@ -65,8 +59,6 @@ def exists(text: str) -> bool:
 
 
 def _path(text: str) -> Path:
-    from pathlib import Path
-
     return Path(text)
 
 

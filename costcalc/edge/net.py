@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import requests
 from msgspec import Struct
@@ -577,8 +577,6 @@ def host_and_port(url: str) -> str:
 def _where(url: str) -> str:
     """How a message names a download: the host and path, without a query string (which may
     carry keys) and without percent-encoding noise."""
-    from urllib.parse import unquote
-
     return f"{host_and_port(url)}{unquote(urlsplit(url).path)}"
 
 

@@ -29,12 +29,15 @@ import contextlib
 import functools
 import os
 import sys
+import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
+from costcalc import __version__
 from costcalc.core.errors import QUOTED_MOST, DataFileError
 from costcalc.core.records import ValidationError, plain, problem, validated
+from costcalc.edge import locations
 
 try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
     from _blake2 import blake2b
@@ -294,9 +297,6 @@ def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
 def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> str | None:
     """Where the parsed `text` is kept: a path as text, as reading it needs no pathlib (a tenth
     of `costcalc quick`'s start-up)."""
-    from costcalc import __version__
-    from costcalc.edge import locations
-
     try:
         directory = os.path.join(locations.cache_dir_text(), "parsed")
     except Exception:  # no usable home directory: run without a cache
@@ -351,8 +351,6 @@ def prune_cache(directory: Path, keep: int = CACHE_ENTRIES) -> None:
 def clear_temp_files(directory: Path, older_than_s: float = 60.0) -> None:
     """Temp files a killed write left behind (`.<name>.<random>.tmp`), once old enough that no
     live writer can own them."""
-    import time
-
     if not directory.is_dir():
         return
     limit = time.time() - older_than_s

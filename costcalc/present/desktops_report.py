@@ -182,7 +182,7 @@ def after_table_lines(
 def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
     """What the comparison assumes: use, place, horizon, baseline and the box it is built in."""
     a, w = c.assumptions, c.workload
-    resale = f", {a.resale_fraction:.0%} resale" if a.resale_fraction else ", no resale"
+    resale = f", {a.resale_share:.0%} resale" if a.resale_share else ", no resale"
     at = f", batch {w.batch} per GPU" if w.batch else ""
     circuit = (
         f"one {c.circuit.label} ({c.circuit.continuous_w:,.0f} W continuous, {c.circuit_source})"
@@ -297,8 +297,8 @@ def build_json(b: BuildResult) -> dict[str, Any]:
         "total_memory_gb": b.total_memory_gb,
         "memory_split_across_gpus": False,
         "holds_job": b.holds_job,
-        "gpu_w": b.desktop.gpu_w,
-        "rest_of_system_w": b.desktop.rest_of_system_w,
+        "gpu_watts": b.desktop.gpu_watts,
+        "system_watts": b.desktop.system_watts,
         "dc_load_w": f.dc_load_w,
         "wall_w": b.energy.load_w,
         "kwh_per_year": b.energy.kwh_per_year,

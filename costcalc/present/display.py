@@ -9,7 +9,6 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.decision import Decision, and_join
 from costcalc.core.fx import USD, Money
@@ -217,12 +216,13 @@ def verdict(
     money: Money = USD,
     labels: Mapping[str, str] | None = None,
     *,
-    decided: Decision | None = None,
+    decided: Decision | None,
     reason: str | None = None,
 ) -> str:
     """One line that answers the question: buy or rent, and by how much (`labels`: the
     providers' names, as offer_label). `decided` and `reason`: the calculation's decision and
-    its reason (Calculation.decision): a build that does not work as a desktop has no Buy."""
+    its reason (Calculation.decision), worded here, never made again: a build that does not
+    work as a desktop has no Buy."""
     best = comparison.best
     desk = comparison.desktop
     at = f"at {percent(a.utilisation)} utilisation"
@@ -256,7 +256,7 @@ def verdict(
             "buying never pays back."
         )
     when = days(best.break_even_days)
-    if engine.pays_back(best.break_even_days, a.horizon_years):
+    if decided == "buy":
         return (
             f"Buy: {at} the desktop pays for itself after {when} against the cheapest comparable "
             f"offer, {label} ({cloud_year} a year)."

@@ -50,11 +50,15 @@ def electricity(
     d = comparison.desktop
     u = a.utilisation
     lines = [
-        f"load = ({num(desktop.gpu_w)} W x {desktop.gpu_count} GPU + "
-        f"{num(desktop.rest_of_system_w)} W rest) / PSU {num(a.psu_efficiency)} = "
+        f"load = ({num(desktop.gpu_watts)} W x {desktop.gpu_count} GPU + "
+        f"{num(desktop.system_watts)} W rest) / PSU {num(a.psu_efficiency)} = "
         f"{num(d.load_w)} W",
         f"kWh/year = {num(d.load_w)} W x {num(u)} x 8,760 h / 1000"
-        + (f" + idle {num(desktop.idle_w)} W x {num(1 - u)} x 8,760 h / 1000" if a.stays_on else "")
+        + (
+            f" + idle {num(desktop.idle_watts)} W x {num(1 - u)} x 8,760 h / 1000"
+            if a.always_on
+            else ""
+        )
         + f" = {fmt.kwh(d.kwh_per_year)}",
         f"{m.symbol.strip()}/year = {num(d.kwh_per_year)} kWh x {cur(a.usd_per_kwh, m)}/kWh = "
         f"{fmt.usd(d.electricity_usd_per_year, m)}",
@@ -130,7 +134,7 @@ def break_even(
     `no_buy`: why the desktop cannot be bought (Calculation.decision_reason), so no day is."""
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
     power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
-    resale = a.resale_fraction
+    resale = a.resale_share
     price = "price x (1 - resale)" if resale else "price"
     head = (
         f"{price} + electricity/day x d = cloud/day x d  ->  "

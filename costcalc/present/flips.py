@@ -312,7 +312,7 @@ def explain_lines(
     cur = explain.cur
     num = explain.num
     cloud, power, price = best.usd_per_year, d.electricity_usd_per_year, d.price_usd
-    own = f"{cur(price, money)} x (1 - {num(a.resale_fraction)})"
+    own = f"{cur(price, money)} x (1 - {num(a.resale_share)})"
     lines = [
         "buying pays back when price x (1 - resale) <= (cloud - electricity) a year x "
         f"{num(a.horizon_years)} years; each threshold solves it for one input:",
@@ -321,7 +321,7 @@ def explain_lines(
         lines.append(
             f"cloud a year at which it pays back = electricity + {own} / "
             f"{num(a.horizon_years)} = {cur(power, money)} + "
-            f"{cur(price * (1 - a.resale_fraction) / a.horizon_years, money)} = "
+            f"{cur(price * (1 - a.resale_share) / a.horizon_years, money)} = "
             f"{display.usd(t.cloud_usd_per_year, money)}"
         )
     if t.offer is not None and t.offer.usd_per_hour is not None:
@@ -343,10 +343,10 @@ def explain_lines(
     if t.desktop_price_usd is not None:
         lines.append(
             f"desktop price = ({cur(cloud, money)} - {cur(power, money)}) x "
-            f"{num(a.horizon_years)} / (1 - {num(a.resale_fraction)}) = "
+            f"{num(a.horizon_years)} / (1 - {num(a.resale_share)}) = "
             f"{display.usd_fixed(t.desktop_price_usd, money, 0)}"
         )
-    room = cloud - price * (1 - a.resale_fraction) / a.horizon_years
+    room = cloud - price * (1 - a.resale_share) / a.horizon_years
     kwh_text = (
         per_kwh(t.usd_per_kwh, money)
         if t.usd_per_kwh is not None

@@ -9,7 +9,7 @@ Rule kept here: presentation only; every number comes from `compare` (through
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from msgspec import Struct
@@ -20,19 +20,12 @@ from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.decision import NO_BUY
 from costcalc.core.grid import describe
 from costcalc.core.models import CloudOffer, GpuSpec, OfferResult
-from costcalc.core.ranges import Point, PriceRange, price_range, readings_of
 from costcalc.core.records import plain
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
-from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import columns as cols
 from costcalc.present import display, explain, flips, marks
-
-Recorded = Iterable[Point]
-"""Readings of the verdict's offer from outside the prices in use: the user's refresh history
-and other dated sources, as (offer name, when, $/h, origin)."""
-
 
 MARK_WIDTH = 2
 """A row's mark and the space after it."""
@@ -195,7 +188,6 @@ def to_text(
     width: int | None = None,
     wide: bool = False,
     short_labels: Mapping[str, str] | None = None,
-    recorded: Recorded = (),
     saved: frozenset[str] = frozenset(),
     after_verdict: str | None = None,
     brief: bool = False,
@@ -208,9 +200,9 @@ def to_text(
     cost; then the tables. `labels`: the providers' names
     for the verdict (the CLI passes them); `short_labels`: the names a table's provider column
     gives them; `width`: the terminal's, which prose wraps to and tables fit (None: no limit);
-    `wide`: tables show every column whatever the width; `recorded`: the user's history of the
-    verdict's offer; `saved`: the inputs saved settings filled; `after_verdict`: a line to
-    print right after the verdict (which inputs came from the app); `brief`: the verdict alone;
+    `wide`: tables show every column whatever the width; `saved`: the inputs saved settings
+    filled; `after_verdict`: a line to print right after the verdict (which inputs came from the
+    app); `brief`: the verdict alone;
     `exact_top`: `top` rows in each table, no more (`--top N`; without it, every provider's
     best shows, at least `top` rows; with a run, what keeps the answer and the `after` lines
     the caller prints under it (its notes) within RUN_LINES)."""
@@ -220,7 +212,7 @@ def to_text(
     def prose(*texts: str) -> list[str]:  # tables are fit to the width, never wrapped
         return fill_all(texts, width)
 
-    answer = verdict_lines(calc, data, labels, recorded, saved)
+    answer = verdict_lines(calc, labels, saved)
     out = prose(*answer, *([f"  {saved_note}"] if saved_note else []))
     if after_verdict:
         out += prose(f"  {after_verdict}")
@@ -362,23 +354,9 @@ class TableText:
         return fill_all(texts, self.width)
 
 
-def verdict_parts(
-    calc: Calculation, data: AppData, recorded: Recorded = ()
-) -> tuple[Thresholds, PriceRange | None]:
-    """What would flip the verdict, and the readings of its offer's price."""
-    c = calc.comparison
-    found = thresholds(c, calc.assumptions, calc.decision)
-    if c.best is None or c.best.offer.provider == CUSTOM_PROVIDER:
-        return found, None  # the user's own price has no readings but itself
-    readings = readings_of(c.best.offer, data.book.offers, recorded)
-    return found, price_range(readings, found)
-
-
 def verdict_lines(
     calc: Calculation,
-    data: AppData,
     labels: Mapping[str, str] | None = None,
-    recorded: Recorded = (),
     saved: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The answer: the verdict (naming the filters it was chosen under), the values that
@@ -389,18 +367,15 @@ def verdict_lines(
     if among:
         line = f"{line} {among}"
     lines = [line]
-    found, prices = verdict_parts(calc, data, recorded)
-    flip = flips.threshold_text(found, a, calc.money, labels)
+    flip = flips.threshold_text(calc.thresholds, a, calc.money, labels)
     if flip is not None:
         lines.append(f"  {flip}")
     nearest = display.alternatives_text(calc.alternatives, calc.money)
     if nearest is not None:
         lines.append(f"  {nearest}")
-    if c.best is not None and c.best.offer.provider != CUSTOM_PROVIDER:
-        name = "its price"
-        spread = flips.range_text(prices, found, calc.money, name)
-        if spread is not None:
-            lines.append(f"  {spread}")
+    spread = flips.range_text(calc.price_range, calc.thresholds, calc.money)
+    if spread is not None:
+        lines.append(f"  {spread}")
     if c.best is not None:
         lines.append(display.price_line(c.best, is_stale_result(c.best)))
     aside = display.set_aside_text(c.set_aside, calc.money, labels)
@@ -589,7 +564,7 @@ def explain_parts(
     """How `result` gets its figures, step by step: what the app's "why this number" panel and
     `--explain` show. The speed is explained from the split that made it: the bench's, at the
     size it was measured (costcalc.core.bench_apply), or the predictor's."""
-    from costcalc.core.bench_apply import explain_speed
+    from costcalc.core.bench_apply import explain_speed  # only for "why this number"
 
     why_speed = explain_speed(
         calc.bench,
@@ -651,8 +626,9 @@ def explain_text(
 
 def threshold_lines(calc: Calculation, labels: Mapping[str, str] | None = None) -> list[str]:
     """How each threshold of the verdict is derived (`--explain`), one string a line."""
-    found = thresholds(calc.comparison, calc.assumptions, calc.decision)
-    return flips.explain_lines(found, calc.comparison, calc.assumptions, calc.money, labels)
+    return flips.explain_lines(
+        calc.thresholds, calc.comparison, calc.assumptions, calc.money, labels
+    )
 
 
 def to_json(
@@ -662,7 +638,6 @@ def to_json(
     labels: Mapping[str, str] | None = None,
     *,
     with_explain: bool = False,
-    recorded: Recorded = (),
     saved_note: str | None = None,
     saved: frozenset[str] = frozenset(),
     app_state_note: str | None = None,
@@ -672,11 +647,9 @@ def to_json(
     best of each provider and the cheapest, at least `top`; None: every offer; `exact_top`:
     `top` in each table, no more, as `--top N` asks); `with_explain` adds the
     derivation of the verdict offer's figures ("explain": the lines `--explain` prints);
-    `recorded`: the user's history of the verdict's offer; `saved_note`: the line saying which
-    saved settings were used; `app_state_note`: with --as-in-app, the line saying which inputs
-    came from what the app remembers."""
+    `saved_note`: the line saying which saved settings were used; `app_state_note`: with
+    --as-in-app, the line saying which inputs came from what the app remembers."""
     c = calc.comparison
-    found, prices = verdict_parts(calc, data, recorded)
     run = calc.workload.run_hours is not None
     comparable, scale_out, rest = groups(c)
     rows = pick_rows(comparable, top, run, exact=exact_top, best=c.best)
@@ -695,9 +668,11 @@ def to_json(
         "decision_reason": calc.decision_reason,
         "verdict": verdict_text(calc, labels),
         "alternatives": [plain(alt) for alt in calc.alternatives],
-        "thresholds": flips.thresholds_json(found),
-        "thresholds_text": flips.threshold_text(found, calc.assumptions, calc.money, labels),
-        "price_range": flips.range_json(prices),
+        "thresholds": flips.thresholds_json(calc.thresholds),
+        "thresholds_text": flips.threshold_text(
+            calc.thresholds, calc.assumptions, calc.money, labels
+        ),
+        "price_range": flips.range_json(calc.price_range),
         "filters": display.filters_text(calc.scenario, saved) or None,
         "saved_settings": saved_note,
         "app_state": app_state_note,
@@ -760,7 +735,8 @@ def to_json(
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
-    import json  # for --json alone: the text report needs none
+
+    import json  # for --json alone: the text report needs none (nor does quick for one provider)
 
     return json.dumps(finite(doc), indent=2, allow_nan=False)
 

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from costcalc.core.catalog import GpuCatalog
 from costcalc.core.errors import DataFileError
+from costcalc.core.hardware import DesktopHardware
 from costcalc.core.models import GpuCatalogFile, ScalingData
 from costcalc.core.predict import Calibration, Predictor
 from costcalc.edge.resources import load_yaml_resource
 
-if TYPE_CHECKING:
-    from costcalc.core.hardware import DesktopHardware
+if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
     from costcalc.core.mfu import MfuFile
 
@@ -38,8 +38,6 @@ def load_desktop_hardware() -> DesktopHardware:
     slot widths and coolers, the assumed board, PSU sizes and wall circuits. Every card in it
     must be in the catalog: a stray key is a data error, reported as one line. Every comparison
     checks its desktop's fit with it (`scenario.desktop_fit`)."""
-    from costcalc.core.hardware import DesktopHardware
-
     data = load_yaml_resource(DATA_PACKAGE, "desktop_builds.yaml", DesktopHardware)
     catalog = load_catalog()
     stray = [c.gpu for c in data.cards if c.gpu not in catalog]

@@ -23,6 +23,9 @@ from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, F
 from costcalc.core.offers import LoadedSnapshot, PriceBook, age_days
 from costcalc.core.scenario import AppData, Scenario, evaluate
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale
+from costcalc.core.terminal import fill
+from costcalc.present.display import age
+from costcalc.present.report import Plain, render_table
 from costcalc.providers import registry
 
 DESKTOP_CARDS = ("rtx3090", "rtx4090", "rtx5090", "rtx_a6000", "rtx6000_ada", "rtx_pro6000")
@@ -146,9 +149,6 @@ def with_book(data: AppData, book: PriceBook) -> AppData:
 
 
 def age_table(ages: Iterable[FileAge], now: datetime, width: int | None) -> str:
-    from costcalc.present.display import age
-    from costcalc.present.report import Plain, render_table
-
     columns = (
         Plain("file", "file", numeric=False),
         Plain("origin", "origin", numeric=False),
@@ -177,9 +177,6 @@ def age_table(ages: Iterable[FileAge], now: datetime, width: int | None) -> str:
 
 
 def deciding_table(rows: Iterable[DecidingRow], now: datetime, width: int | None) -> str:
-    from costcalc.present.display import age
-    from costcalc.present.report import Plain, render_table
-
     columns = (
         Plain("gpu", "desktop", numeric=False),
         Plain("util", "util"),
@@ -220,7 +217,6 @@ def report(data: AppData, now: datetime, width: int | None, others: Iterable[Fil
     )
     if any(is_stale(r.offer, now) for r in deciding):
         tail += f"; {CLOUD_LEGEND}"
-    from costcalc.core.terminal import fill
 
     return "\n\n".join(
         [

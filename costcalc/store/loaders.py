@@ -14,18 +14,39 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from costcalc.core.electricity import ElectricityIndex
 from costcalc.core.errors import CostcalcError, quoted
+from costcalc.core.fx import Converter
+from costcalc.core.grid import GridIndex
+from costcalc.core.hardware import DesktopHardware
+from costcalc.core.models import GpuCatalogFile, GpuSpec, ScalingData
+from costcalc.core.predict import Calibration
+from costcalc.core.regions import RegionIndex
 from costcalc.core.scenario import AppData
+from costcalc.edge.resources import PRICES_PACKAGE
+from costcalc.providers import registry
+from costcalc.store import bundled
+from costcalc.store.bundled import (
+    DATA_PACKAGE,
+    load_catalog,
+    load_desktop_hardware,
+    load_predictor,
+    load_scaling,
+)
+from costcalc.store.snapshots import (
+    BUNDLED_FILES,
+    load_carbon,
+    load_desktop_defaults,
+    load_electricity,
+    load_fx,
+    load_price_book,
+    load_region_names,
+)
 
 if TYPE_CHECKING:
     from msgspec import Struct
 
-    from costcalc.core.electricity import ElectricityIndex
-    from costcalc.core.fx import Converter
-    from costcalc.core.grid import GridIndex
-    from costcalc.core.models import GpuSpec
     from costcalc.core.predict import Prediction
-    from costcalc.core.regions import RegionIndex
 
 NOW_ENV = "COSTCALC_NOW"
 """Pins the clock (an ISO 8601 time) so a report can be reproduced byte for byte."""
@@ -34,9 +55,6 @@ NOW_ENV = "COSTCALC_NOW"
 @functools.cache
 def load_region_index() -> RegionIndex:
     """Every home region by code and name: the carbon grids, the electricity prices, the aliases."""
-    from costcalc.core.regions import RegionIndex
-    from costcalc.store.snapshots import load_carbon, load_electricity, load_region_names
-
     carbon = load_carbon()
     prices = load_electricity()
     known = [(p.code, p.name) for p in prices.prices] + [(r.code, r.name) for r in carbon.regions]
@@ -44,26 +62,17 @@ def load_region_index() -> RegionIndex:
 
 
 def load_grid() -> GridIndex:
-    from costcalc.core.grid import GridIndex
-    from costcalc.store.snapshots import load_carbon
-
     return GridIndex(load_carbon(), load_region_index())
 
 
 def load_converter() -> Converter:
     """Exchange rates: the refreshed ECB file if there is a good one, else the bundled rates."""
-    from costcalc.core.fx import Converter
-    from costcalc.store.snapshots import load_fx
-
     return Converter(load_fx().rates)
 
 
 def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
     """Household electricity prices, converted with `fx` (the current rates by default); regions
     without a price fall back to the desktop defaults' electricity price."""
-    from costcalc.core.electricity import ElectricityIndex
-    from costcalc.store.snapshots import load_desktop_defaults, load_electricity
-
     defaults = load_desktop_defaults()
     return ElectricityIndex(
         load_electricity(),
@@ -76,22 +85,14 @@ def load_electricity_index(fx: Converter | None = None) -> ElectricityIndex:
 def load_app_data(providers: Sequence[str] | None = None) -> AppData:
     """The data a comparison needs: the bundled files, the user's refreshed snapshots and
     exchange rates, and the user's own prices (of every provider, or of the named ones)."""
-    from costcalc.core.fx import Converter
-    from costcalc.store.bundled import (
-        load_catalog,
-        load_desktop_hardware,
-        load_predictor,
-        load_scaling,
-    )
-    from costcalc.store.snapshots import load_desktop_defaults, load_fx, load_price_book
-
     rates = load_fx()
     fx = Converter(rates.rates)
-    book = load_price_book(providers)
+    catalog = load_catalog()
+    book = load_price_book(providers, catalog=catalog)
     if rates.warning is not None:  # a broken refreshed rates file is said, as a price file is
         book.problems.append(rates.warning)
     return AppData(
-        catalog=load_catalog(),
+        catalog=catalog,
         grid=load_grid(),
         desktop_defaults=load_desktop_defaults(),
         book=book,
@@ -105,8 +106,6 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
 
 def clear_caches() -> None:
     """Forget what this process has read (the bundled files are read once per process)."""
-    from costcalc.store import bundled
-
     for cached in (
         bundled.load_catalog,
         bundled.load_desktop_hardware,
@@ -123,17 +122,11 @@ def clear_caches() -> None:
 def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     """Every YAML file the package ships, as (package, name, model) (tests/test_cache.py checks
     that none is left out and that each validates)."""
-    from costcalc.core.hardware import DesktopHardware
+    # The job's data and two providers' own tables: a run that needs none never imports them.
     from costcalc.core.job import ModelFile
     from costcalc.core.mfu import MfuFile
-    from costcalc.core.models import GpuCatalogFile, ScalingData
-    from costcalc.core.predict import Calibration
-    from costcalc.edge.resources import PRICES_PACKAGE
-    from costcalc.providers import registry
     from costcalc.providers.aws_instances import AwsInstanceTable
     from costcalc.providers.azure import AzureSizeTable
-    from costcalc.store.bundled import DATA_PACKAGE
-    from costcalc.store.snapshots import BUNDLED_FILES
 
     data: list[tuple[str, type[Struct]]] = [
         ("gpus.yaml", GpuCatalogFile),
@@ -173,9 +166,6 @@ def predict_seconds(
 ) -> Prediction:
     """Time the work that takes `seconds` on `source_gpu` needs on `target_gpu`, for callers
     from Python: GPU names resolve the way the catalog resolves them (UnknownGpu otherwise)."""
-    from costcalc.core.models import GpuSpec
-    from costcalc.store.bundled import load_catalog, load_predictor
-
     catalog = load_catalog()
     source = source_gpu if isinstance(source_gpu, GpuSpec) else catalog.resolve(source_gpu)
     target = target_gpu if isinstance(target_gpu, GpuSpec) else catalog.resolve(target_gpu)

@@ -40,6 +40,7 @@ from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.records import Meta, Record
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
+from costcalc.providers.registry import names
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -65,8 +66,6 @@ GpuCount = Annotated[int, Meta(ge=1, le=MAX_GPUS_PER_OFFER)]
 def _check_entry(provider: str, usd_per_hour: float, as_of: date | None) -> None:
     """What the types cannot say of an entry: a provider costcalc knows, a price that is not a
     typo, a date that is not ahead (tomorrow is fine: a time zone ahead of UTC)."""
-    from costcalc.providers.registry import names
-
     if provider not in names():
         raise ValueError(f"unknown provider {quoted(provider)}; choose from {', '.join(names())}")
     if 0 < usd_per_hour < MIN_USD_PER_HOUR:

@@ -32,6 +32,7 @@ from costcalc.core.records import ValidationError, plain, problem, validated
 from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
 from costcalc.edge.resources import dump_yaml, read_user_yaml, write_atomic, write_model_yaml
+from costcalc.providers.registry import names
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -79,7 +80,7 @@ class Saved(Struct, frozen=True):
 
     @property
     def path(self) -> Path:
-        from pathlib import Path
+        from pathlib import Path  # `costcalc quick` asks about the file by its text alone
 
         return Path(self.file)
 
@@ -168,8 +169,6 @@ def _absent(text: str) -> bool:
 
 
 def _known_providers(given: list[Any] | tuple[Any, ...]) -> tuple[list[Any], list[str]]:
-    from costcalc.providers.registry import names
-
     known = {*names(), CUSTOM_PROVIDER}
     return [n for n in given if n in known], [str(n) for n in given if n not in known]
 

@@ -211,21 +211,22 @@ def load_price_book(
         book.short_labels[provider.name] = provider.short or provider.label
         offers = _known_gpus(provider, provider.offers(loaded.snapshot), book, catalog)
         if loaded.origin != "bundled":  # the bundled prices are checked by the tests
-            shipped = shipped or shipped_prices()
+            shipped = shipped or shipped_prices(catalog)
             offers = _believable(provider, offers, book, catalog, shipped)
         book.offers.extend(offers)
     if overrides:
         book.offers, warnings = apply_user_overrides(
-            book.offers, list(book.snapshots), catalog, lambda: shipped or shipped_prices()
+            book.offers, list(book.snapshots), catalog, lambda: shipped or shipped_prices(catalog)
         )
         book.problems += warnings
     return book
 
 
-def shipped_prices() -> ShippedPrices:
-    """What the bundled snapshots of every provider and prices/readings.yaml say each GPU costs:
-    never a refreshed snapshot or the user's own prices, so no feed moves the bounds it is
-    judged by (a provider whose bundled file is broken is left out; its loader says so)."""
+def shipped_prices(catalog: GpuCatalog | None = None) -> ShippedPrices:
+    """What the bundled snapshots of every provider and prices/readings.yaml say each GPU costs
+    (its GPUs as `catalog`, the bundled one by default, knows them): never a refreshed snapshot
+    or the user's own prices, so no feed moves the bounds it is judged by (a provider whose
+    bundled file is broken is left out; its loader says so)."""
     offers: list[CloudOffer] = []
     for provider in registry.PROVIDERS:
         try:
@@ -233,7 +234,7 @@ def shipped_prices() -> ShippedPrices:
         except DataFileError:
             continue
     readings = load_bundled_file("readings.yaml", ReadingsFile).readings
-    return ShippedPrices.of(offers, readings, load_catalog())
+    return ShippedPrices.of(offers, readings, catalog or load_catalog())
 
 
 def _known_gpus(
@@ -343,7 +344,7 @@ def load_fx() -> LoadedRates:
         return LoadedRates(bundled, "bundled", f"{exc}; using the bundled exchange rates instead")
     if refreshed.as_of < bundled.as_of:
         return LoadedRates(bundled, "bundled")
-    from costcalc.providers.ecb import drifted
+    from costcalc.providers.ecb import drifted  # only with refreshed rates
 
     why = drifted(refreshed, bundled)  # a file stored before the rates were checked one by one
     if why is not None:

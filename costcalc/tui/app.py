@@ -35,6 +35,7 @@ from costcalc.store.settings import (
 from costcalc.tui._compat import escape_then_key
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
 from costcalc.tui.screens.main import MainScreen
+from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.workers import answer, cancelled
 
 if TYPE_CHECKING:
@@ -237,7 +238,7 @@ class CostcalcApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detect")
     def detect_gpu(self) -> None:
-        from costcalc.tui.detect import nvidia_smi_gpu_names
+        from costcalc.tui.detect import nvidia_smi_gpu_names  # in its worker, after the first frame
 
         for name in nvidia_smi_gpu_names():
             try:
@@ -260,6 +261,7 @@ class CostcalcApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench-load")
     def load_latest_bench(self) -> None:
+        # the bench's records load in this worker, after the first frame, as the bench does
         from costcalc.bench.store import load_latest
 
         try:
@@ -312,7 +314,7 @@ class CostcalcApp(App[None]):
     def on_bench_finished(self, message: BenchFinished) -> None:
         self.notify(message.summary, title="Bench")
         self._set_bench(message.result)
-        from costcalc.core.bench_apply import desktop_gpu
+        from costcalc.core.bench_apply import desktop_gpu  # only once a bench has run
 
         measured = desktop_gpu(message.result)
         main = self.main
@@ -345,8 +347,7 @@ class CostcalcApp(App[None]):
     def action_help(self) -> Any:
         """The help, with the sort digit of each column on the main screen's table; awaited
         (the action returns the mount), so the next key of a burst reaches it."""
-        from costcalc.tui.screens.help import HelpScreen
-        from costcalc.tui.widgets.offers import OffersTable
+        from costcalc.tui.screens.help import HelpScreen  # imported when first opened
 
         if not isinstance(self.screen, HelpScreen):
             main = self.main

@@ -58,7 +58,7 @@ def desktop_outlay_usd(calc: Calculation) -> float | None:
     price = calc.desktop.price_usd
     if price is None:
         return None
-    return engine.horizon_cost_usd(price, 0.0, 0.0, calc.assumptions.resale_fraction)
+    return engine.horizon_cost_usd(price, 0.0, 0.0, calc.assumptions.resale_share)
 
 
 def cumulative(

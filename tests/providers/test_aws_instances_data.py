@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from costcalc.providers.aws_instances import load_instance_table
-
 from costcalc.store.bundled import load_catalog
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from costcalc.providers import aws_ondemand
 from costcalc.providers.common import FeedError
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from costcalc.providers import aws_reserved
-from costcalc.providers.common import FeedError
 
 from costcalc.cli import main
+from costcalc.providers import aws_reserved
+from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from costcalc.providers import aws_spot_advisor
 from costcalc.providers.common import FeedError
 

@@ -10,12 +10,12 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from costcalc.providers import azure
-from costcalc.providers.common import FeedError
 from werkzeug import Request, Response
 
 from costcalc.cli import main
 from costcalc.core.errors import CostcalcError
+from costcalc.providers import azure
+from costcalc.providers.common import FeedError
 from costcalc.store.bundled import load_catalog
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from costcalc.providers.registry import PROVIDERS
 
 from costcalc.core.models import PriceSnapshot
 from costcalc.feeds.refresh import row_identity
+from costcalc.providers.registry import PROVIDERS
 from costcalc.store.bundled import load_catalog
 from costcalc.store.snapshots import load_bundled
 

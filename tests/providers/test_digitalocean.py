@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from costcalc.providers import digitalocean
 from werkzeug import Request, Response
 
 from costcalc.edge.net import FetchError, FetchSettings, HttpClient
+from costcalc.providers import digitalocean
 from tests.conftest import FeedRoutes
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from costcalc.providers import ecb
-from costcalc.providers.common import FeedError
 from werkzeug import Response
 
 from costcalc.core.fx import Converter
 from costcalc.edge.net import FetchSettings, HttpClient
 from costcalc.feeds.refresh import refresh_fx, run_refresh
+from costcalc.providers import ecb
+from costcalc.providers.common import FeedError
 from costcalc.store.loaders import load_converter
 from costcalc.store.snapshots import fx_path, load_fx
 from tests.conftest import FEEDS, FeedRoutes

@@ -4,9 +4,9 @@ catalog key, unknown names skipped and reported once, never guessed."""
 from __future__ import annotations
 
 import pytest
+
 from costcalc.providers import registry
 from costcalc.providers.gpu_names import GpuNames
-
 from costcalc.store.bundled import load_catalog
 
 

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from costcalc.providers import lambda_cloud
-from costcalc.providers.common import FeedError
 from werkzeug import Request, Response
 
 from costcalc.cli import main
+from costcalc.providers import lambda_cloud
+from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled, refreshed_path
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from costcalc.providers import oci
 from costcalc.providers.common import FeedError
-
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck

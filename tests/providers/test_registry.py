@@ -7,9 +7,9 @@ import sys
 import textwrap
 
 import pytest
-from costcalc.providers import registry
 
 from costcalc.core.errors import CostcalcError
+from costcalc.providers import registry
 
 PREFIX = "costcalc.providers."
 

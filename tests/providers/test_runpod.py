@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from costcalc.providers import runpod
-from costcalc.providers.common import FeedError
 from werkzeug import Request, Response
 
+from costcalc.providers import runpod
+from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
-from costcalc.providers import registry
-from costcalc.providers.base import EnvVar, FeedProvider, Progress
-from costcalc.providers.common import FeedError, expect, load_json, price
 
 from costcalc.cli import main
 from costcalc.core.models import OfferRow, PriceSnapshot
+from costcalc.providers import registry
+from costcalc.providers.base import EnvVar, FeedProvider, Progress
+from costcalc.providers.common import FeedError, expect, load_json, price
 from tests.conftest import FeedRoutes
 
 # --------------------------------------------------------------------------- the module
@@ -147,13 +147,18 @@ async def test_the_app_offers_it_in_the_provider_filter(registered: None) -> Non
 
     from costcalc.tui.app import make_app
     from tests.tui.conftest import FIXED_NOW
-    from tests.tui.helpers import started
+    from tests.tui.helpers import started, wait_until
 
     app = make_app(now=FIXED_NOW, detect_gpu=False, load_bench=False)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot)  # the filter bar is filled right after the first frame
         select = app.screen.query_one("#provider", Select)
         select.value = "toy"
-        await pilot.pause()
-        calc = app.screen.calc  # type: ignore[attr-defined]
-        assert {r.offer.provider for r in calc.comparison.offers} == {"toy"}
+
+        def providers() -> set[str]:
+            calc = app.screen.calc  # type: ignore[attr-defined]
+            return {r.offer.provider for r in calc.comparison.offers}
+
+        # the choice reaches the answer through a message chain: wait for it, not for one pause
+        await wait_until(app, lambda: providers() == {"toy"})
+        assert providers() == {"toy"}

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from costcalc.providers import vast
-from costcalc.providers.common import FeedError
 from werkzeug import Request, Response
 
 from costcalc.core.ranges import what_price
+from costcalc.providers import vast
+from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
 from tests.providers import feedcheck

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from costcalc.providers.registry import short_labels
 
 from costcalc.core.scenario import AppData, evaluate, offer_text
 from costcalc.present import columns as cols
 from costcalc.present.report import table_context
+from costcalc.providers.registry import short_labels
 from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable

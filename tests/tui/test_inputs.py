@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from costcalc.providers import registry
 from textual.widgets import Input
 
 from costcalc.core.compare import Comparison, compare
+from costcalc.core.decision import decision
 from costcalc.core.models import Workload
 from costcalc.core.scenario import AppData, build_assumptions, build_desktop, scale_fn
 from costcalc.present import columns
 from costcalc.present import display as fmt
+from costcalc.providers import registry
 from costcalc.store.settings import Settings
 from costcalc.tui import rows
 from costcalc.tui.screens.main import MainScreen
@@ -81,7 +82,11 @@ async def test_u_then_60_enter_gives_the_engines_break_even(
         verdict = str(screen.query_one("#verdict-line").render())
         named = registry.labels()
         assert verdict == fmt.verdict(
-            expected, screen.calc.assumptions, screen.calc.spec, labels=named
+            expected,
+            screen.calc.assumptions,
+            screen.calc.spec,
+            labels=named,
+            decided=decision(expected, screen.calc.assumptions),
         )
         assert named[expected.best.offer.provider] in verdict  # a name, not a key
 

@@ -10,10 +10,10 @@ verdict panel; with a 40 GB job on an RTX 3090 the cost chart was an empty frame
 from __future__ import annotations
 
 import pytest
-from costcalc.providers.registry import labels
 
 from costcalc.present import display
 from costcalc.present.report import verdict_lines
+from costcalc.providers.registry import labels
 from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
@@ -70,7 +70,7 @@ async def test_the_verdict_panel_says_no_buy_why_and_what_would_work(
         assert "Nearest build" in desktop
         assert calc.decision in ("cannot_fit", "cannot_build")
         # the CLI's verdict line, word for word
-        assert verdict == words(verdict_lines(calc, app.data, labels())[0])
+        assert verdict == words(verdict_lines(calc, labels())[0])
         nearest = display.alternatives_text(calc.alternatives, calc.money)
         assert nearest is not None and words(nearest) in desktop
         assert "Flips to Buy" not in desktop and "beats the cheapest" not in desktop

@@ -15,6 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar, RichLog
 
+import costcalc.bench
+from costcalc.bench.store import save_result
 from costcalc.tui.messages import BenchFinished
 from costcalc.tui.screens.job import RUNNING, JobScreen
 from costcalc.tui.workers import answer
@@ -95,9 +97,6 @@ class BenchScreen(JobScreen):
 
         def progress(line: str, fraction: float) -> None:
             answer(app, self._progress, line, fraction)
-
-        import costcalc.bench
-        from costcalc.bench.store import save_result
 
         if importlib.util.find_spec("torch") is None:
             answer(app, self._failed, NO_TORCH)

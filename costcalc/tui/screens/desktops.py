@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Input, Label, Static
 from costcalc.core import desktops
 from costcalc.core.errors import CostcalcError
 from costcalc.present import desktops_report
+from costcalc.providers.registry import labels
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.widgets.keybar import KeyBar
 
@@ -80,18 +81,17 @@ class DesktopsScreen(Screen[None]):
         table.focus()
 
     def compute(self) -> None:
-        from costcalc.store.bundled import load_desktop_hardware
-
         app = self.app
         try:
             cards = self.query_one("#cards", Input).value.replace(",", " ").split()
             counts = desktops.parse_counts([self.query_one("#counts", Input).value or "1,2,4"])
             gpus = desktops.resolve_gpus(cards, app.data.catalog)
-            hw = load_desktop_hardware()
-            result = desktops.compare_builds(self.settings, app.data, hw, gpus, counts, app.clock())
+            result = desktops.compare_builds(self.settings, app.data, gpus, counts, app.clock())
         except CostcalcError as exc:
             self.notify(str(exc), title="Desktops", severity="error")
             return
+        hw = app.data.hardware
+        assert hw is not None  # compare_builds refuses data without it
         self.query_one("#desktops-header", Static).update(
             "\n".join(desktops_report.header_lines(result, hw))
         )
@@ -113,7 +113,6 @@ class DesktopsScreen(Screen[None]):
                     )
                 )
             table.add_row(*texts)
-        from costcalc.providers.registry import labels
 
         self.query_one("#desktops-notes", Static).update(
             "\n".join(desktops_report.after_table_lines(result, app.data.catalog, labels()))

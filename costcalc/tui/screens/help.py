@@ -14,6 +14,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from costcalc.core import inputs
+from costcalc.core.staleness import LEGEND
+from costcalc.core.tiers import TIER_HELP
+from costcalc.tui.widgets.setup import FIELD_KEYS, key_text
+
 KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓ j k PgUp PgDn", "move in the offers table (Home / End: first / last)"),
     ("← →", "show the columns that did not fit, one at a time"),
@@ -58,9 +63,6 @@ Settings are saved to your config file as you change them.
 
 
 def field_keys() -> tuple[tuple[str, str], ...]:
-    from costcalc.core import inputs
-    from costcalc.tui.widgets.setup import FIELD_KEYS, key_text
-
     return tuple(
         (key_text(field), f"{inputs.BY_FIELD[field].label}: {inputs.BY_FIELD[field].what}")
         for field in FIELD_KEYS
@@ -71,16 +73,12 @@ TIERS_TITLE = "Tiers T leaves out (as --exclude community,marketplace does in th
 
 
 def tier_lines() -> tuple[tuple[str, str], ...]:
-    from costcalc.core.tiers import TIER_HELP
-
     return tuple(TIER_HELP.items())
 
 
 def help_text(sort_keys: Sequence[tuple[str, str]] = ()) -> Group:
     """Keys in a grid, so a long line wraps under its own column; `sort_keys`: the digit of
     each column on screen now, and its title."""
-    from costcalc.core.staleness import LEGEND
-
     keys = Table.grid(padding=(0, 2))
     keys.add_column(justify="right", style="bold", no_wrap=True)
     keys.add_column()

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from msgspec.structs import replace
@@ -42,10 +43,12 @@ from textual.widgets import Header, Input, Select, TabbedContent, TabPane
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
-from costcalc.core.models import OfferResult
+from costcalc.core.models import CloudOffer, OfferResult
 from costcalc.core.ranges import Point
 from costcalc.core.records import ValidationError, plain, problem, validated
 from costcalc.core.scenario import AppData, Calculation, evaluate
+from costcalc.providers.registry import short_labels
+from costcalc.store.readings import recorded_points
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
 from costcalc.tui.messages import SettingsChanged
@@ -166,8 +169,6 @@ class MainScreen(Screen[None]):
         self._resumed = False
 
     def compose(self) -> ComposeResult:
-        from costcalc.providers.registry import short_labels
-
         data = self.app.data
         yield Header()
         yield VerdictBar(id="verdict")
@@ -275,7 +276,12 @@ class MainScreen(Screen[None]):
     def _evaluate(self, settings: Settings) -> Calculation:
         app = self.app
         return evaluate(
-            settings, app.data, app.clock(), bench=app.bench_for(settings), fallback_gpu=DEFAULT_GPU
+            settings,
+            app.data,
+            app.clock(),
+            bench=app.bench_for(settings),
+            fallback_gpu=DEFAULT_GPU,
+            recorded=self._recorded,
         )
 
     def watch_settings(self, settings: Settings) -> None:
@@ -298,18 +304,12 @@ class MainScreen(Screen[None]):
         self._draw_details()
 
     def _show_verdict(self, calc: Calculation) -> None:
-        self.query_one(VerdictBar).show(calc, self.app.data, self._recorded(calc))
+        self.query_one(VerdictBar).show(calc)
 
-    def _recorded(self, calc: Calculation) -> list[Point]:
-        """Readings of the verdict's offer beyond the prices in use (other dated sources, your
-        refresh history), read here, not in the widget; kept per offer until the app's data
-        change (a refresh writes the history and hands over new data)."""
-        from costcalc.store.readings import recorded_points
-
-        best = calc.comparison.best
-        if best is None:
-            return []
-        o = best.offer
+    def _recorded(self, o: CloudOffer) -> list[Point]:
+        """Readings of the verdict's offer `o` beyond the prices in use (other dated sources,
+        your refresh history), for `evaluate`; kept per offer until the app's data change (a
+        refresh writes the history and hands over new data)."""
         key = (o.provider, o.gpu, o.gpu_count, o.region)
         data = self.app.data
         if self._readings_of is not data:
@@ -522,7 +522,8 @@ class MainScreen(Screen[None]):
         tabs.active = "breakeven-pane" if tabs.active == "why-pane" else "why-pane"
 
     # A view's action returns the screen's mount, which run_action awaits: the keys after it in
-    # a burst (`e Escape w`) then reach the view, not this screen.
+    # a burst (`e Escape w`) then reach the view, not this screen. Each view's module is imported
+    # when it is first opened, so the first frame waits for none of them.
 
     def action_break_even(self) -> Any:
         from costcalc.tui.screens.breakeven import BreakEvenScreen
@@ -550,8 +551,6 @@ class MainScreen(Screen[None]):
         """Write the table as it is shown (rows, order, filters; every column) to a file in the
         working directory (the app's export_dir when served): CSV with plain numbers, Markdown
         as on screen."""
-        from pathlib import Path
-
         from costcalc.present.export import export_text
 
         table = self.query_one(OffersTable)

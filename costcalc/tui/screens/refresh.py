@@ -20,7 +20,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Label, LoadingIndicator, Static
 
+from costcalc.feeds.refresh import (
+    ProviderAsking,
+    ProviderFinished,
+    ProviderStarted,
+    RefreshLocked,
+    run_refresh,
+)
 from costcalc.present.display import safe
+from costcalc.store.loaders import load_app_data
 from costcalc.tui.messages import PricesRefreshed
 from costcalc.tui.screens.job import RUNNING, JobScreen
 from costcalc.tui.workers import answer
@@ -144,8 +152,6 @@ class RefreshScreen(JobScreen):
             self.query_one("#job-log", VerticalScroll).scroll_end(animate=False)
 
     def _event(self, event: RefreshEvent) -> None:
-        from costcalc.feeds.refresh import ProviderAsking, ProviderFinished, ProviderStarted
-
         if not self.is_attached:
             return
         if isinstance(event, ProviderStarted):
@@ -171,8 +177,6 @@ class RefreshScreen(JobScreen):
         def tell(event: RefreshEvent) -> None:
             answer(app, self._event, event)
 
-        from costcalc.feeds.refresh import RefreshLocked, run_refresh
-
         try:
             report = run_refresh(self.providers, progress=tell)
         except RefreshLocked as exc:
@@ -184,7 +188,6 @@ class RefreshScreen(JobScreen):
             return
         summary = refresh_summary(report)
         answer(app, self._status, "Reloading prices…")
-        from costcalc.store.loaders import load_app_data
 
         try:
             data = load_app_data()

@@ -13,19 +13,19 @@ from functools import cache
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widget import Widget
+from textual.css.query import NoMatches
+from textual.widget import MountError, Widget
 from textual.widgets import Static
 
 from costcalc.core.models import OfferResult
 from costcalc.core.scenario import AppData, Calculation
+from costcalc.providers.registry import short_labels
 from costcalc.tui.ticks import shorten
 from costcalc.tui.widgets.looks import DESKTOP, OFFERS, Look
 
 
 @cache
 def _short_providers() -> dict[str, str]:
-    from costcalc.providers.registry import short_labels
-
     labels: dict[str, str] = short_labels()
     return labels
 
@@ -138,9 +138,7 @@ class BreakEvenView(Vertical):
     async def _mount_plots(self) -> None:
         """Swap the placeholder for the plots, unless the app is closing meanwhile: a user who
         quits right after start must not see a traceback from a plot mounting into nothing."""
-        from textual.css.query import NoMatches
-        from textual.widget import MountError
-
+        # plotext, after the first frame (costcalc.tui.widgets.plots)
         from costcalc.tui.widgets.plots import CumulativePlot, UtilisationPlot
 
         if not self.is_attached or getattr(self.app, "_exit", False) or not self.app.is_running:

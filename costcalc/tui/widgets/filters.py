@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select
 
 from costcalc.core.scenario import AppData
+from costcalc.providers.registry import PROVIDERS
 from costcalc.store.settings import Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.field import ChoiceSelect
@@ -44,8 +45,6 @@ class FilterBar(Horizontal, FilledLater):
     def later(self) -> Iterator[Widget]:
         """The selects and the words, mounted right after the screen's first frame
         (costcalc.tui.widgets.later)."""
-        from costcalc.providers.registry import PROVIDERS
-
         regions = sorted({o.region for o in self.data.book.offers})
         for select_id, options in (
             ("provider", [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]),

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from textual.await_complete import AwaitComplete
-from textual.widget import Widget
+from textual.css.query import NoMatches
+from textual.widget import MountError, Widget
 
 
 class FilledLater(Widget):
@@ -53,9 +54,6 @@ class FilledLater(Widget):
         return self._filling
 
     async def _mount_later(self) -> None:
-        from textual.css.query import NoMatches
-        from textual.widget import MountError
-
         try:
             await self.mount_all(list(self.later()))
             if not self.is_attached:

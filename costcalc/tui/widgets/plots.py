@@ -12,6 +12,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from msgspec import Struct
@@ -211,8 +212,6 @@ def no_break_even(calc: Calculation) -> str | None:
 def draw_note(plt: Plot, note: str, width: int, height: int) -> None:
     """`note` in the middle of an empty plot, wrapped to its width: plotext leaves out a title
     or a text wider than the plot, so a note in the title alone may never be seen."""
-    import textwrap
-
     rows = max(1, height - FRAME_ROWS)
     lines = textwrap.wrap(note, max(8, width - 4))[:rows]
     plt.xlim(0.0, 1.0)

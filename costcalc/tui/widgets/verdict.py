@@ -1,8 +1,9 @@
 """The answer in three lines: the verdict, what it rests on (with the readings of its price),
 and the desktop's yearly cost.
 
-Rule kept here: no IO. The readings from outside the prices in use (other dated sources, the
-user's refresh history) are read by the screen (costcalc.store.readings) and handed in."""
+Rule kept here: words only. Every part of the answer is the calculation's (`scenario.evaluate`:
+the decision, what would flip it, the readings of its price); this panel says it in fewer words
+than the CLI."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from costcalc.core.scenario import AppData, Calculation
+from costcalc.core.scenario import Calculation
 from costcalc.core.staleness import is_stale_result
-from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import display as fmt
 from costcalc.present import flips
-from costcalc.present.report import Recorded, verdict_parts, verdict_text
+from costcalc.present.report import verdict_text
+from costcalc.providers.registry import labels
 from costcalc.tui.widgets.field import update_text
 
 
@@ -45,14 +46,10 @@ def filters_text(calc: Calculation) -> str:
     return f", among offers filtered to {text[len(prefix) : -1]}" if text else ""
 
 
-def flips_text(calc: Calculation, found: Thresholds | None = None) -> str | None:
+def flips_text(calc: Calculation) -> str | None:
     """What would flip the verdict, in one line (the CLI's thresholds, shorter); without Buy,
     the nearest builds that work."""
-    from costcalc.providers.registry import labels
-
-    if found is None:
-        found = thresholds(calc.comparison, calc.assumptions, calc.decision)
-    compact = flips.compact_text(found, calc.assumptions, calc.money, labels())
+    compact = flips.compact_text(calc.thresholds, calc.assumptions, calc.money, labels())
     # without Buy nothing flips it: what it would take to have a desktop that works instead
     return compact or fmt.alternatives_text(calc.alternatives, calc.money)
 
@@ -113,18 +110,13 @@ class VerdictBar(Vertical):
             for line in self.query(Static):
                 line.styles.min_height = None if self.narrow else self.WIDE_ROWS
 
-    def show(self, calc: Calculation, data: AppData, recorded: Recorded = ()) -> None:
-        """`recorded`: readings of the verdict's offer beyond `data`'s prices, read by the
-        screen (costcalc.store.readings.recorded_points)."""
-        from costcalc.providers.registry import labels
-
+    def show(self, calc: Calculation) -> None:
         self._fit()
         verdict = verdict_text(calc, labels())
         update_text(self.query_one("#verdict-line", Static), Text(verdict, style="bold"))
         basis = basis_text(calc)
-        found, prices = verdict_parts(calc, data, recorded)
-        flip = flips_text(calc, found)
-        spread = flips.compact_range_text(prices, found, calc.money)
+        flip = flips_text(calc)
+        spread = flips.compact_range_text(calc.price_range, calc.thresholds, calc.money)
         if self.narrow:  # no desktop line: what flips the verdict, then its price's age
             if "That is" in basis:
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
