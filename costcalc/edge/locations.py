@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APP_NAME = "costcalc"
 
@@ -17,6 +20,8 @@ APP_NAME = "costcalc"
 def user_path(text: str) -> Path:
     """A path as a user typed it, `~` expanded where it names a home; '~nobody/x' (no such
     user) stays as typed, so it is reported as a missing file rather than a traceback."""
+    from pathlib import Path  # see below: `costcalc quick` makes no Path
+
     try:
         return Path(text).expanduser()
     except RuntimeError:
@@ -24,7 +29,8 @@ def user_path(text: str) -> Path:
 
 
 # Each place is known as text first (`*_text`), the form `costcalc quick` asks about (does the
-# file exist?) with one os.stat and no Path made. The Path is the same place: Path(text).
+# file exist?) with one os.stat and no Path made: pathlib, and the urllib and ipaddress it
+# imports, were a tenth of its start-up. The Path is the same place: Path(text).
 
 
 def _directory_text(kind: str) -> str:
@@ -59,6 +65,8 @@ def exists(text: str) -> bool:
 
 
 def _path(text: str) -> Path:
+    from pathlib import Path
+
     return Path(text)
 
 
