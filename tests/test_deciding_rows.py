@@ -20,8 +20,9 @@ from datetime import datetime, timezone
 import pytest
 from msgspec.structs import replace
 
+from costcalc.core.models import Scenario
 from costcalc.core.offers import PriceBook, age_days
-from costcalc.core.scenario import AppData, Scenario, evaluate
+from costcalc.core.scenario import AppData, evaluate
 from costcalc.store.freshness import (
     DESKTOP_CARDS,
     UTILISATIONS,

@@ -14,7 +14,8 @@ from costcalc.cli import main
 from costcalc.core.desktops import DesktopsComparison, compare_builds, resolve_gpus
 from costcalc.core.errors import CostcalcError
 from costcalc.core.hardware import DesktopHardware
-from costcalc.core.scenario import AppData, Scenario
+from costcalc.core.models import Scenario
+from costcalc.core.scenario import AppData
 from costcalc.store.bundled import load_desktop_hardware
 from costcalc.store.loaders import load_app_data
 

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 import pytest
 
 from costcalc.core.compare import compare
-from costcalc.core.models import CloudOffer, Workload
-from costcalc.core.scenario import AppData, Scenario, build_assumptions, build_desktop, evaluate
+from costcalc.core.models import CloudOffer, Scenario, Workload
+from costcalc.core.scenario import AppData, build_assumptions, build_desktop, evaluate
 from costcalc.present import explain
 from costcalc.store.loaders import load_app_data
 

@@ -6,7 +6,7 @@ import pytest
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
-from costcalc.core.scenario import Scenario
+from costcalc.core.models import Scenario
 
 
 def parse(field: str, text: str) -> object:

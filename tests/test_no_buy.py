@@ -17,7 +17,8 @@ import pytest
 from msgspec.structs import replace
 
 from costcalc.cli import main
-from costcalc.core.scenario import Scenario, evaluate
+from costcalc.core.models import Scenario
+from costcalc.core.scenario import evaluate
 from costcalc.store.loaders import load_app_data
 
 NO_BUY = ("cannot_fit", "cannot_build")

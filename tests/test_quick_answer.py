@@ -152,7 +152,8 @@ def test_evaluate_returns_the_whole_answer_and_reads_the_verdicts_offer_once() -
     """The decision, what would flip it and its price's readings are one value from
     `evaluate`, the readings beyond the prices in use asked of the caller's reader once, for
     the verdict's offer alone: the front ends render them and compute none."""
-    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.core.models import Scenario
+    from costcalc.core.scenario import evaluate
     from costcalc.store.loaders import load_app_data
 
     now = datetime(2026, 11, 28, 12, tzinfo=timezone.utc)

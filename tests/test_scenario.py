@@ -184,7 +184,8 @@ def test_evaluate_gathers_each_steps_note_in_the_order_the_steps_run() -> None:
     batch, the electricity price, the card's price, the base system, the build's fit."""
     from datetime import datetime, timezone
 
-    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.core.models import Scenario
+    from costcalc.core.scenario import evaluate
     from costcalc.store.loaders import load_app_data
 
     scenario = Scenario(gpu="a100", gpu_count=4, base="lean", used=True, batch=8, home_region="BR")

@@ -208,7 +208,8 @@ def test_the_price_bisection_costs_every_offer_as_the_engine_does() -> None:
     compare.cloud_year gives the offer at that price (whole months, fees, setup, spot)."""
     from costcalc.core.compare import cloud_year
     from costcalc.core.engine import HOURS_PER_YEAR
-    from costcalc.core.scenario import Scenario, evaluate
+    from costcalc.core.models import Scenario
+    from costcalc.core.scenario import evaluate
     from costcalc.core.thresholds import year_at_price
     from costcalc.store.loaders import load_app_data
 

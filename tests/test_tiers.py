@@ -14,9 +14,8 @@ from costcalc.cli import main
 from costcalc.core import inputs, tiers
 from costcalc.core.constants import TIER_NAMES
 from costcalc.core.errors import CostcalcError
-from costcalc.core.models import CloudOffer
+from costcalc.core.models import CloudOffer, Scenario
 from costcalc.core.offers import custom_offer
-from costcalc.core.scenario import Scenario
 from costcalc.present import display
 
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)

@@ -20,7 +20,8 @@ from msgspec import Struct
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
-from costcalc.core.scenario import Scenario, validate_scenario
+from costcalc.core.models import Scenario
+from costcalc.core.scenario import validate_scenario
 from costcalc.store.settings import load_app_state, load_saved
 
 

@@ -29,19 +29,19 @@ from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.feasibility import Feasibility
 from costcalc.core.hardware import CardFacts, Circuit, DesktopHardware, ReliabilityClass
 from costcalc.core.models import (
+    AT_THE_WALL,
     Assumptions,
     DesktopBuild,
     DesktopResult,
     GpuSpec,
     OfferResult,
+    Scenario,
     Workload,
 )
 from costcalc.core.predict import SpeedFn
 from costcalc.core.scenario import (
-    AT_THE_WALL,
     AppData,
     Calculation,
-    Scenario,
     evaluate,
     resolved_dtype,
     said,

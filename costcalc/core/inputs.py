@@ -26,9 +26,8 @@ from msgspec import Struct
 
 from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.models import BASE_TIERS
+from costcalc.core.models import BASE_TIERS, Scenario
 from costcalc.core.records import field_bounds
-from costcalc.core.scenario import Scenario
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
-from msgspec.structs import force_setattr, replace
+from msgspec.structs import replace
 
 from costcalc.core import engine, tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
@@ -27,12 +27,7 @@ from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.core.constants import (
     CUSTOM_PROVIDER,
-    MIN_UTILISATION,
-    TIER_NAMES,
     Dtype,
-    Kind,
-    OfferKind,
-    TierName,
 )
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
@@ -49,12 +44,14 @@ from costcalc.core.models import (
     DesktopDefaults,
     GpuSpec,
     ScalingData,
+    Scenario,
     Workload,
+    upgrade_settings,
 )
 from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, SpeedFn, default_dtype
 from costcalc.core.ranges import PriceRange, ReadingsOf, verdict_range
-from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
+from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
 from costcalc.core.thresholds import Thresholds, thresholds
 
@@ -63,121 +60,6 @@ if TYPE_CHECKING:
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
-
-AT_THE_WALL = 1.0
-"""The default PSU efficiency: watts are counted as drawn at the wall."""
-
-DEFAULT_GPU = "rtx3090"
-"""The reference desktop of the canonical break-even example (DOMAIN.md section 1): the app's
-desktop until the user names one or nvidia-smi finds one."""
-
-
-def _tiers_once(value: tuple[TierName, ...]) -> tuple[TierName, ...]:
-    """Each tier once, in the vocabulary's order: the same exclusion reads the same."""
-    return tuple(t for t in TIER_NAMES if t in value)
-
-
-class Scenario(Record, frozen=True, kw_only=True):
-    """Every input of the comparison. Field names are the keys of the settings file."""
-
-    # -- the desktop
-    gpu: str | None = None
-    """Desktop GPU: a catalog key or any name the catalog resolves."""
-    gpu_count: Annotated[int, Meta(ge=1, le=16)] = 1
-    """GPUs in the desktop."""
-    desktop_price_usd: Annotated[float, Meta(ge=0, le=100_000_000)] | None = None
-    """Whole machine, up front, in the chosen currency (default: GPU street price + base system)."""
-    base: BaseTier | None = None
-    """Base system around the GPUs: lean, standard or workstation (default: lean for 1 GPU, standard
-    for 2, workstation for 3-4)."""
-    used: bool = False
-    """Price the cards on the second-hand market (where a dated used price exists)."""
-    gpu_watts: Annotated[float, Meta(ge=0, le=3000)] | None = None
-    """Draw of one GPU under load, W (default: TDP)."""
-    system_watts: Annotated[float, Meta(ge=0, le=5000)] | None = None
-    """Draw of the rest of the system under load, W."""
-    idle_watts: Annotated[float, Meta(ge=0, le=5000)] | None = None
-    """Whole-system idle draw, W (with always_on)."""
-    psu_efficiency: Annotated[float, Meta(ge=0.5, le=1)] = AT_THE_WALL
-    """1 counts watts at the wall; 0.9 adds PSU losses."""
-    resale_share: Annotated[float, Meta(ge=0, lt=1)] = 0.0
-    """Share of the price you get back after the horizon."""
-    horizon_years: Annotated[float, Meta(ge=0.1, le=20)] = 3.0
-    """Years you will use the desktop."""
-    embodied: bool = False
-    """Add the desktop's manufacturing carbon over its life."""
-    # -- how it is used
-    utilisation: Annotated[float, Meta(ge=MIN_UTILISATION, le=1)] = 0.15
-    """Share of all hours the GPU works (0.1-100 %)."""
-    always_on: bool = False
-    """The machine idles between jobs instead of being off."""
-    # -- where it runs
-    home_region: str | None = None
-    """Home region: country, state or cloud region; sets the electricity price and the grid's carbon
-    (default: US)."""
-    usd_per_kwh: Annotated[float, Meta(ge=0, le=1000)] | None = None
-    """Your electricity price per kWh, in the chosen currency (default: the home region's household
-    price)."""
-    currency: Annotated[str, Meta(pattern=r"^[A-Za-z]{3}$")] | None = None
-    """Currency of every amount shown and typed (default: the home region's, else USD)."""
-    # -- the run
-    run_hours: Annotated[float, Meta(ge=0.001, le=1_000_000)] | None = None
-    """Hours one training run takes on the desktop."""
-    items_per_run: Annotated[float, Meta(ge=1, le=1e15)] | None = None
-    """Items (samples) one run processes."""
-    memory_gb: Annotated[float, Meta(ge=0.1, le=10_000)] | None = None
-    """GPU memory the run needs, GB."""
-    kind: Kind = "generic"
-    """Workload kind used to compare GPUs."""
-    dtype: Dtype | Literal["auto"] = "auto"
-    """Training precision used to compare GPUs; auto: mixed precision (fp16) on a desktop GPU with
-    tensor cores, fp32 otherwise."""
-    batch: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
-    """Batch per GPU of the run: at a small batch a step's fixed cost (launches, the host) weighs
-    more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
-    bench: str | None = None
-    """A saved bench result to use: 'latest' or a file path."""
-    # -- the offers
-    cloud_prices: tuple[float, ...] = ()
-    """Your own offers on the desktop's GPUs, per hour, in the chosen currency."""
-    providers: tuple[str, ...] = ()
-    """Only offers from these providers; empty: all."""
-    offer_kind: OfferKind = "all"
-    """all, spot or on-demand offers."""
-    exclude_tiers: tuple[TierName, ...] = ()
-    """Leave out offers in these tiers (community, marketplace, spot, free, ...)."""
-    cloud_regions: tuple[str, ...] = ()
-    """Only offers in these cloud regions; empty: all."""
-    cloud_gpus: tuple[str, ...] = ()
-    """Only offers with these GPUs; a family name matches every variant (a100)."""
-    min_memory_gb: Annotated[float, Meta(ge=0, le=10_000)] | None = None
-    """Only offers with at least this memory per GPU."""
-    offer_match: Annotated[str, Meta(max_length=200)] | None = None
-    """Only offers whose provider, name, GPU or region contain these words; | separates alternatives
-    ('a100|h100', 'rtx 4090|l40s')."""
-    scale_out: bool = False
-    """Let offers with more GPUs than the desktop be the verdict (their speed assumes the sourced
-    multi-GPU scaling)."""
-    spot_checkpoint_minutes: Annotated[float, Meta(ge=0, le=600)] = 5
-    """Time one checkpoint takes to write (spot risk)."""
-    spot_restart_minutes: Annotated[float, Meta(ge=0, le=1440)] = 30
-    """Time to resume after a spot interruption."""
-
-    def __post_init__(self) -> None:
-        force_setattr(self, "exclude_tiers", _tiers_once(self.exclude_tiers))
-
-    def changed(self) -> dict[str, Any]:
-        """The inputs that differ from the defaults."""
-        return plain(self, omit_defaults=True)
-
-
-def upgrade_settings(data: Any) -> Any:
-    """Settings files written before `bench` existed said `run_from_bench: true`."""
-    if isinstance(data, dict) and "run_from_bench" in data:
-        data = dict(data)
-        if data.pop("run_from_bench") and not data.get("bench"):
-            data["bench"] = "latest"
-    return data
 
 
 def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) -> Scenario:

@@ -19,7 +19,7 @@ from costcalc.core.tiers import Weighed
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative
-    from costcalc.core.scenario import Scenario
+    from costcalc.core.models import Scenario
 
 safe = printable
 """Text from a feed, a file or the history database, fit for a terminal (no control characters)."""

@@ -19,9 +19,9 @@ from datetime import date, datetime, timezone
 from msgspec import Struct
 from msgspec.structs import replace
 
-from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, FxRates
+from costcalc.core.models import CloudOffer, DesktopDefaults, ElectricityData, FxRates, Scenario
 from costcalc.core.offers import LoadedSnapshot, PriceBook, age_days
-from costcalc.core.scenario import AppData, Scenario, evaluate
+from costcalc.core.scenario import AppData, evaluate
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale
 from costcalc.core.terminal import fill
 from costcalc.present.display import age

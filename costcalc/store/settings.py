@@ -28,8 +28,8 @@ from msgspec import Struct, field
 
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.errors import DataFileError, quoted, quoted_list
+from costcalc.core.models import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.core.records import ValidationError, plain, problem, validated
-from costcalc.core.scenario import DEFAULT_GPU, Scenario, upgrade_settings
 from costcalc.edge import locations
 from costcalc.edge.resources import dump_yaml, read_user_yaml, write_atomic, write_model_yaml
 from costcalc.providers.registry import names

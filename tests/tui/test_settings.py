@@ -28,7 +28,7 @@ def test_every_setting_is_documented() -> None:
     import ast
     import inspect
 
-    from costcalc.core.scenario import Scenario
+    from costcalc.core.models import Scenario
 
     documented: set[str] = set()
     for cls in (Scenario, Settings):
