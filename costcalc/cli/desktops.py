@@ -90,7 +90,12 @@ def run(ns: argparse.Namespace) -> int:
     data = load_app_data()
     gpus = desktops.resolve_gpus(ns.gpus or [], data.catalog)
     hw = load_desktop_hardware()
-    result = desktops.compare_builds(scenario, data, hw, gpus, counts, now, circuit_key=ns.circuit)
+    from costcalc.cli.quick import measured_use
+
+    measured = measured_use(scenario, now)
+    result = desktops.compare_builds(
+        scenario, data, hw, gpus, counts, now, circuit_key=ns.circuit, measured=measured
+    )
     for warning in data.book.warnings:
         print(f"costcalc: warning: {warning}", file=sys.stderr)
     if ns.json:
@@ -105,6 +110,10 @@ def run(ns: argparse.Namespace) -> int:
     width = output.width()
     if note:
         print("\n".join(fill(note, width)))
+    if measured is not None:
+        from costcalc.present.measured import verdict_line
+
+        print("\n".join(fill(verdict_line(measured, None), width)))
     labels = registry.labels()
     print(
         desktops_report.to_text(result, hw, data.catalog, width=width, wide=ns.wide, labels=labels)

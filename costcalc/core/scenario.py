@@ -54,6 +54,7 @@ from costcalc.core.offers import PriceBook, custom_offer
 from costcalc.core.predict import Predictor, SpeedFn, default_dtype
 from costcalc.core.records import Meta, Record, ValidationError, plain, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
+from costcalc.core.usage import MEASURED_TEXT, MeasuredUse, is_measured
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
@@ -104,8 +105,12 @@ class Scenario(Record, frozen=True, kw_only=True):
     embodied: bool = False
     """Add the desktop's manufacturing carbon over its life."""
     # -- how it is used
-    utilisation: Annotated[float, Meta(ge=MIN_UTILISATION, le=1)] = 0.15
-    """Share of all hours the GPU works (0.1-100 %)."""
+    utilisation: (
+        Annotated[float, Meta(ge=MIN_UTILISATION, le=1)]
+        | Annotated[str, Meta(pattern=MEASURED_TEXT)]
+    ) = 0.15
+    """Share of all hours the GPU works (0.1-100 %), or `measured` (`measured:14d`): the busy
+    share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
     # -- where it runs
@@ -450,6 +455,9 @@ class Calculation(Struct, frozen=True):
     """Why, in one line: '4x RTX 4090 needs 12 slots (the board has 7), ...' for no Buy."""
     alternatives: tuple[Alternative, ...] = ()
     """Without Buy, the nearest builds that work (costcalc.core.alternatives), nearest first."""
+    measured: MeasuredUse | None = None
+    """With `--util measured`: the busy share used, its window and spread, and whether its
+    power under load became the desktop's GPU watts (`load_w_used`)."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -474,13 +482,16 @@ def evaluate(
     bench: BenchResult | None = None,
     fallback_gpu: str | None = None,
     circuit: str | None = None,
+    measured: MeasuredUse | None = None,
 ) -> Calculation:
     """The comparison for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
-    names one (else the home region's)."""
+    names one (else the home region's); `measured` the busy share a `measured` utilisation
+    names, read by the caller (costcalc.store.usage)."""
     notes: list[str] = []
     spec = desktop_spec(scenario, data.catalog, bench, fallback_gpu, notes)
+    measured = measured_use(scenario, measured, spec, data.catalog)
     dtype = resolved_dtype(scenario, spec)
     batch = speed_batch(scenario, data.predictor, notes)
     found = bench_effects(scenario, data, bench, spec, dtype, batch, notes)
@@ -497,13 +508,11 @@ def evaluate(
         data.desktop_defaults,
         scenario.gpu_count,
         price_usd=price_usd,
-        gpu_w=scenario.gpu_watts
-        if scenario.gpu_watts is not None or found is None
-        else found.gpu_w,
+        gpu_w=desktop_gpu_w(scenario, measured, found),
         rest_of_system_w=scenario.system_watts,
         idle_w=scenario.idle_watts,
     )
-    assumptions = scenario_assumptions(scenario, data, household, money)
+    assumptions = scenario_assumptions(scenario, data, household, money, measured)
     fit = desktop_fit(spec, desktop, assumptions, data.hardware, circuit, notes)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
@@ -565,7 +574,40 @@ def evaluate(
             decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
         ),
         alternatives=nearest,
+        measured=measured,
     )
+
+
+def measured_use(
+    scenario: Scenario, measured: MeasuredUse | None, spec: GpuSpec, catalog: GpuCatalog
+) -> MeasuredUse | None:
+    """The measured use a `measured` utilisation asks for (None for a number), its power under
+    load taken for the desktop's GPU watts when the user gave none and every GPU sampled is
+    the desktop's GPU (another card's draw says nothing about this one)."""
+    if not is_measured(scenario.utilisation):
+        return None
+    if measured is None:
+        raise CostcalcError(
+            "utilisation measured: no samples were read; run `costcalc monitor` first"
+        )
+    if measured.busy_share < MIN_UTILISATION:
+        raise CostcalcError(
+            f"the measured utilisation is {measured.busy_share * 100:.2g}% over "
+            f"{measured.window_days} days, below the least costcalc prices "
+            f"({MIN_UTILISATION * 100:g}%): give --util for the use you plan"
+        )
+    same = bool(measured.names) and all(
+        _resolves_to(catalog, name, spec.key) for name in measured.names
+    )
+    used = scenario.gpu_watts is None and measured.load_w is not None and same
+    return replace(measured, load_w_used=used)
+
+
+def _resolves_to(catalog: GpuCatalog, name: str, key: str) -> bool:
+    try:
+        return catalog.resolve(name).key == key
+    except CostcalcError:
+        return False
 
 
 def decide(
@@ -638,6 +680,18 @@ def nearest_for(
         price_of=price_of,
         throughput=throughput,
     )
+
+
+def desktop_gpu_w(
+    scenario: Scenario, measured: MeasuredUse | None, found: BenchEffects | None
+) -> float | None:
+    """One GPU's draw under load: the user's, else the monitor's measured median when busy
+    (the user's own work), else a bench's measurement; None: the board power."""
+    if scenario.gpu_watts is not None:
+        return scenario.gpu_watts
+    if measured is not None and measured.load_w_used:
+        return measured.load_w
+    return found.gpu_w if found is not None else None
 
 
 def found_gpu_w(scenario: Scenario, found: BenchEffects) -> float | None:
@@ -791,9 +845,14 @@ def desktop_price(
 
 
 def scenario_assumptions(
-    scenario: Scenario, data: AppData, household: HouseholdPrice, money: Money
+    scenario: Scenario,
+    data: AppData,
+    household: HouseholdPrice,
+    money: Money,
+    measured: MeasuredUse | None = None,
 ) -> Assumptions:
-    """The scenario's use, horizon and home, with its electricity price in USD."""
+    """The scenario's use (the measured busy share for a `measured` utilisation), horizon and
+    home, with its electricity price in USD."""
     kwh_usd = (
         household.usd_per_kwh
         if scenario.usd_per_kwh is None
@@ -802,7 +861,7 @@ def scenario_assumptions(
     check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
     return build_assumptions(
         data.grid,
-        utilisation=scenario.utilisation,
+        utilisation=measured.busy_share if measured is not None else float(scenario.utilisation),
         usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
