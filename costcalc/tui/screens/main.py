@@ -266,8 +266,11 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ computing
 
     def recalculate(self) -> None:
-        """Run the comparison for the current settings, data, bench and clock."""
+        """Run the comparison for the current settings, data, bench and clock (once a
+        measured utilisation they name has been read: the app asks again then)."""
         try:
+            if self.app.measuring(self.settings):
+                return
             self.calc = self._evaluate(self.settings)
         except CostcalcError as exc:
             self.notify(str(exc), title="Cannot compute", severity="error")
@@ -275,7 +278,12 @@ class MainScreen(Screen[None]):
     def _evaluate(self, settings: Settings) -> Calculation:
         app = self.app
         return evaluate(
-            settings, app.data, app.clock(), bench=app.bench_for(settings), fallback_gpu=DEFAULT_GPU
+            settings,
+            app.data,
+            app.clock(),
+            bench=app.bench_for(settings),
+            fallback_gpu=DEFAULT_GPU,
+            measured=app.measured_for(settings),
         )
 
     def watch_settings(self, settings: Settings) -> None:

@@ -16,6 +16,7 @@ from costcalc.core.staleness import is_stale_result
 from costcalc.core.thresholds import Thresholds, thresholds
 from costcalc.present import display as fmt
 from costcalc.present import flips
+from costcalc.present.measured import compact_text
 from costcalc.present.report import Recorded, verdict_parts, verdict_text
 from costcalc.tui.widgets.field import update_text
 
@@ -70,7 +71,7 @@ def desktop_text(calc: Calculation, flip: str | None = None) -> str:
         f"Desktop {gpus}: {fmt.up_front(d.price_usd, m)}, "
         f"{fmt.usd(d.electricity_usd_per_year, m)} ({calc.electricity_text})"
         f" electricity and {fmt.co2(d.co2_kg_per_year)} CO2e a year at "
-        f"{fmt.percent(a.utilisation)}."
+        f"{compact_text(calc.measured) if calc.measured else fmt.percent(a.utilisation)}."
     )
     if c.desktop_run is not None:
         r = c.desktop_run
