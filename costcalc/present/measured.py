@@ -79,8 +79,8 @@ def compact_text(m: MeasuredUse) -> str:
 def explain_lines(m: MeasuredUse) -> tuple[str, ...]:
     """How the busy share, its spread and the power were made, for 'why this number'."""
     lines = [
-        f"busy share = busy GPU-hours / GPU-hours of the period = {m.busy_gpu_h:,.1f} h / "
-        f"{m.period_gpu_h:,.1f} h = {percent(m.busy_share)}",
+        f"busy share = busy GPU-hours / GPU-hours of the period = {_hours(m.busy_gpu_h)} / "
+        f"{_hours(m.period_gpu_h)} = {percent(m.busy_share)}",
         f"a sample is busy from {m.threshold_pct:g}% utilization.gpu (NVML: the share of its "
         "last sample period a kernel ran) and counts for its interval; time without samples "
         "counts as idle",
@@ -104,3 +104,8 @@ def explain_lines(m: MeasuredUse) -> tuple[str, ...]:
         )
         lines.append(f"power under load: {power}; {used}")
     return tuple(lines)
+
+
+def _hours(value: float) -> str:
+    """'165.6 h', '0.0278 h': a short sample still shows its hours."""
+    return f"{value:,.1f} h" if value >= 0.1 else f"{value:.2g} h"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from costcalc.store import usage
 from costcalc.store.settings import Settings
@@ -53,7 +53,8 @@ async def test_typing_measured_answers_with_the_monitors_busy_share(app_factory:
         assert screen.settings.utilisation == "measured"
         line = " ".join(str(screen.query_one("#desktop-line", Static).render()).split())
         assert "a year at 25% measured (30 days)." in line
-        assert screen.query_one("#utilisation").value == "measured"  # type: ignore[attr-defined]
+        assert screen.query_one("#utilisation", Input).value == "measured"
+        assert screen.query_one("#gpu_watts", Input).placeholder == "measured 290"
         await pilot.press("escape", "w")
         why = app.screen.query_one("#why-text", Static)
         await wait_until(app, lambda: "Utilisation (measured)" in str(why.render()))
@@ -63,9 +64,21 @@ async def test_measured_without_samples_says_how_to_get_them(app_factory: MakeAp
     app = app_factory(Settings(gpu="rtx3090", utilisation="measured:7d"))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(app, lambda: notified(app, "no GPU samples in the last 7 days"))
+        assert isinstance(app.screen, MainScreen) and app.screen.calc is None  # no guess shown
         assert notified(app, "costcalc monitor")
         await pilot.press("u", "ctrl+a", "ctrl+k", "2", "0", "enter")
         screen = app.screen
         assert isinstance(screen, MainScreen)
         await wait_until(app, lambda: screen.calc is not None)
         assert screen.calc is not None and screen.calc.assumptions.utilisation == 0.2
+
+
+async def test_at_80_columns_the_verdict_says_the_utilisation_was_measured(
+    app_factory: MakeApp,
+) -> None:
+    a_day_of_samples()
+    app = app_factory(Settings(gpu="rtx3090", utilisation="measured"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        basis = " ".join(str(app.screen.query_one("#basis-line", Static).render()).split())
+        assert "Utilisation 25% measured (30 days)." in basis

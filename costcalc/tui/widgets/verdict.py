@@ -131,6 +131,8 @@ class VerdictBar(Vertical):
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
                 basis = basis.rstrip(".") + "."
             basis = f"{flip} {basis}" if flip else basis
+            if calc.measured is not None:  # (the desktop line that says it is not shown)
+                basis = f"{basis} Utilisation {compact_text(calc.measured)}."
         if spread is not None:
             basis = f"{basis} {spread}"
         aside = calc.comparison.set_aside
