@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "predict": "costcalc.cli.predict",
     "desktops": "costcalc.cli.desktops",
     "job": "costcalc.cli.job",
+    "monitor": "costcalc.cli.monitor",
     "tui": "costcalc.cli.tui",
     "serve": "costcalc.cli.serve",
 }
@@ -47,6 +48,7 @@ SUMMARIES: dict[str, str] = {
     "predict": "predict how long work timed on one GPU takes on another",
     "desktops": "compare desktop builds (n x GPU): price, speed, TCO, break-even, and fit",
     "job": "price a training job: memory, hours, cost, kWh and CO2 per run, everywhere",
+    "monitor": "sample the GPU's utilisation and power for --util measured (or import logs)",
     "tui": "open the interactive app (the default when no command is given)",
     "serve": "open the interactive app in a web browser (on 127.0.0.1 by default)",
 }

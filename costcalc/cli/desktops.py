@@ -8,6 +8,7 @@ from typing import Any
 
 from costcalc.cli import args as cli_args
 from costcalc.cli import output
+from costcalc.cli.quick import measured_use
 from costcalc.core import desktops
 from costcalc.core.records import plain
 from costcalc.core.terminal import fill
@@ -87,7 +88,10 @@ def run(ns: argparse.Namespace) -> int:
     scenario, note = cli_args.build_scenario(ns, fields=FIELDS)
     data = load_app_data()
     gpus = desktops.resolve_gpus(ns.gpus or [], data.catalog)
-    result = desktops.compare_builds(scenario, data, gpus, counts, now, circuit_key=ns.circuit)
+    measured = measured_use(scenario, now)
+    result = desktops.compare_builds(
+        scenario, data, gpus, counts, now, circuit_key=ns.circuit, measured=measured
+    )
     hw = data.hardware
     assert hw is not None  # compare_builds refuses data without it
     for warning in data.book.warnings:
@@ -102,6 +106,10 @@ def run(ns: argparse.Namespace) -> int:
     width = output.width()
     if note:
         print("\n".join(fill(note, width)))
+    if measured is not None:
+        from costcalc.present.measured import verdict_line
+
+        print("\n".join(fill(verdict_line(measured, None), width)))
     labels = registry.labels()
     print(
         desktops_report.to_text(result, hw, data.catalog, width=width, wide=ns.wide, labels=labels)

@@ -83,7 +83,8 @@ def run(ns: argparse.Namespace) -> int:
     scenario, sources = cli_args.scenario_and_sources(ns)
     data = load_app_data(_wanted(scenario.providers))
     bench = _load_bench(scenario.bench)
-    calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points)
+    measured = measured_use(scenario, now)
+    calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points, measured=measured)
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     code = _answer(ns, calc, data, top, sources, labels)
     # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
@@ -151,6 +152,18 @@ def _wanted(providers: Any) -> list[str] | None:
         return None
 
     return [registry.get(p).name for p in providers if p != CUSTOM_PROVIDER]
+
+
+def measured_use(scenario: Any, now: Any) -> Any:
+    """The busy share a `--util measured` asks for, read from the history (store.usage), or
+    None for a number (nothing is imported then)."""
+    from costcalc.core.usage import is_measured
+
+    if not is_measured(scenario.utilisation):
+        return None
+    from costcalc.store.usage import measured_use as read
+
+    return read(scenario.utilisation, now)
 
 
 def _load_bench(spec: str | None) -> Any:

@@ -19,14 +19,14 @@ from costcalc.core.plausible import FEED_RATIO
 from costcalc.edge import locations
 from costcalc.feeds.refresh import ProviderFinished, ProviderSaid, RefreshEvent, run_refresh
 from costcalc.present.display import safe
-from costcalc.providers.registry import PROVIDERS
+from costcalc.providers import registry
 
 if TYPE_CHECKING:
     from costcalc.feeds.refresh import HeldBack, ProviderResult
 
 
 def register(sub: Any) -> None:
-    urls = ", ".join(e.name for p in PROVIDERS for e in p.env if not e.secret)
+    urls = ", ".join(e.name for p in registry.every() for e in p.env if not e.secret)
     p = sub.add_parser(
         "refresh",
         help="download fresh prices from the providers (run it from cron)",
@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
         default=[],
         metavar="NAME",
         help="only this provider (repeatable; default: all): "
-        + ", ".join(p.name for p in PROVIDERS),
+        + ", ".join(p.name for p in registry.every()),
     )
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     p.add_argument("--quiet", action="store_true", help="print only failures (for cron and logs)")
@@ -172,8 +172,28 @@ def summary(results: Sequence[ProviderResult]) -> str:
     return f"{refreshed} refreshed, {skipped} skipped, {failed} failed"
 
 
-def cron_line() -> str:
-    """A crontab line: every 6 hours, absolute paths, PATH set, output appended to a log."""
+def cron_line(
+    schedule: str = "17 */6 * * *", words: str = "refresh --quiet", log_name: str = "refresh.log"
+) -> str:
+    """A crontab line: every 6 hours (or `schedule`), absolute paths, PATH set, output
+    appended to a log; `words` the command's arguments (`costcalc monitor` has its own)."""
+    bin_dir, command = costcalc_command()
+    path = ":".join(dict.fromkeys([bin_dir, "/usr/local/bin", "/usr/bin", "/bin"]))
+    log_dir = locations.log_dir().absolute()
+    log = log_dir / log_name
+    env = f"PATH={shlex.quote(path)}"
+    home = costcalc_home()
+    if home:
+        env += f" COSTCALC_HOME={shlex.quote(home)}"
+    return f"{schedule} " + for_crontab(
+        f"mkdir -p {shlex.quote(str(log_dir))} && {env} {command} {words} "
+        f">> {shlex.quote(str(log))} 2>&1"
+    )
+
+
+def costcalc_command() -> tuple[str, str]:
+    """(the directory of this Python, the costcalc command as a shell word or two): the one
+    installed beside this Python, else the one on PATH, else `python -m costcalc`."""
     beside_python = Path(sys.executable).parent / "costcalc"
     found = shutil.which("costcalc")
     if beside_python.exists():
@@ -182,18 +202,13 @@ def cron_line() -> str:
         command = shlex.quote(str(Path(found).absolute()))
     else:
         command = f"{shlex.quote(sys.executable)} -m costcalc"
-    bin_dir = str(Path(sys.executable).parent.absolute())
-    path = ":".join(dict.fromkeys([bin_dir, "/usr/local/bin", "/usr/bin", "/bin"]))
-    log_dir = locations.log_dir().absolute()
-    log = log_dir / "refresh.log"
-    env = f"PATH={shlex.quote(path)}"
+    return str(Path(sys.executable).parent.absolute()), command
+
+
+def costcalc_home() -> str | None:
+    """COSTCALC_HOME as an absolute path, when it is set: a scheduled job must use it too."""
     home = os.environ.get("COSTCALC_HOME")
-    if home:
-        env += f" COSTCALC_HOME={shlex.quote(str(locations.user_path(home).absolute()))}"
-    return "17 */6 * * * " + for_crontab(
-        f"mkdir -p {shlex.quote(str(log_dir))} && {env} {command} refresh --quiet "
-        f">> {shlex.quote(str(log))} 2>&1"
-    )
+    return str(locations.user_path(home).absolute()) if home else None
 
 
 def for_crontab(command: str) -> str:

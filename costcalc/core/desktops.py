@@ -48,6 +48,7 @@ from costcalc.core.scenario import (
     scale_fn,
     speed_batch,
 )
+from costcalc.core.usage import MeasuredUse
 
 MAX_GPUS = 8
 """Largest GPU count asked about: past the assumed board's seven slots anyway."""
@@ -171,6 +172,7 @@ def compare_builds(
     now: datetime,
     *,
     circuit_key: str | None = None,
+    measured: MeasuredUse | None = None,
 ) -> DesktopsComparison:
     """Every build of `counts` x each of `gpus`, under the scenario's use, region and horizon.
     Each build is costed by `scenario.evaluate`, the one desktop costing `quick` and the app
@@ -186,6 +188,7 @@ def compare_builds(
             data,
             now,
             circuit=circuit_key,
+            measured=measured,
         )
         for spec in gpus
         for n in counts

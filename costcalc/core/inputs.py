@@ -28,6 +28,7 @@ from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import BASE_TIERS, Scenario
 from costcalc.core.records import field_bounds
+from costcalc.core.usage import MEASURED, MEASURED_PATTERN
 
 Form = Literal["money", "number", "share", "count", "text", "choice", "switch", "list"]
 
@@ -190,6 +191,9 @@ class Input(Struct, frozen=True):
     """For a list: the form of each item."""
     alias: tuple[str, str] | None = None
     """Another flag that sets a fixed value: ('--no-spot', 'on-demand')."""
+    words: str | None = None
+    """A pattern of texts the input also takes as they are, for the store to resolve before
+    the answer (utilisation: `measured`, `measured:14d`)."""
 
     @property
     def env(self) -> str:
@@ -203,10 +207,18 @@ class Input(Struct, frozen=True):
         return self._parse_one(self.form, text)
 
     def _parse_one(self, form: Form, text: str) -> Any:
+        if self.words is not None and re.fullmatch(self.words, text.strip().lower()):
+            return text.strip().lower()
         if form in ("money", "number"):
             value = number(text, self.what)
         elif form == "share":
-            value = share(text, self.what)
+            try:
+                value = share(text, self.what)
+            except CostcalcError as exc:
+                if self.words is None or not re.search("[a-z]", text.lower()):
+                    raise  # a number: the share's own message says it all
+                hint = f"{exc}, or {MEASURED} (`costcalc monitor`'s samples)"
+                raise CostcalcError(hint) from None
         elif form == "count":
             value = whole(text, self.what)
         elif form == "switch":
@@ -241,6 +253,8 @@ class Input(Struct, frozen=True):
         """How the app's field shows a value: what a person would type, never e-notation."""
         if value is None:
             return ""
+        if isinstance(value, str) and self.words is not None:
+            return value
         if self.form == "share":
             return f"{value * 100:.4g}%"
         if self.form == "switch":
@@ -393,10 +407,12 @@ INPUTS: tuple[Input, ...] = (
         "Util.",
         "utilisation",
         "share of all hours the GPU works: 0.15, 15% or 15 (default 15%, a PhD desktop; "
-        "personal machines really sit at 5-10%)",
+        "personal machines really sit at 5-10%), or measured: `costcalc monitor`'s busy share "
+        "over 30 days (measured:7d: 7 days)",
         "share",
         "use",
         metavar="SHARE",
+        words=MEASURED_PATTERN,
     ),
     Input(
         "always_on",

@@ -13,6 +13,7 @@ from msgspec.structs import force_setattr
 
 from costcalc.core.constants import MIN_UTILISATION, TIER_NAMES, Dtype, Kind, OfferKind, TierName
 from costcalc.core.records import Meta, Record, plain
+from costcalc.core.usage import MEASURED_TEXT
 
 Segment = Literal["consumer", "workstation", "datacenter"]
 Condition = Literal["new", "used", "new or used"]
@@ -602,8 +603,12 @@ class Scenario(Record, frozen=True, kw_only=True):
     embodied: bool = False
     """Add the desktop's manufacturing carbon over its life."""
     # -- how it is used
-    utilisation: Annotated[float, Meta(ge=MIN_UTILISATION, le=1)] = 0.15
-    """Share of all hours the GPU works (0.1-100 %)."""
+    utilisation: (
+        Annotated[float, Meta(ge=MIN_UTILISATION, le=1)]
+        | Annotated[str, Meta(pattern=MEASURED_TEXT)]
+    ) = 0.15
+    """Share of all hours the GPU works (0.1-100 %), or `measured` (`measured:14d`): the busy
+    share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
     # -- where it runs

@@ -27,6 +27,7 @@ from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
 from costcalc.core.constants import (
     CUSTOM_PROVIDER,
+    MIN_UTILISATION,
     Dtype,
 )
 from costcalc.core.decision import NO_BUY, Decision, decision, reason
@@ -54,6 +55,7 @@ from costcalc.core.ranges import PriceRange, ReadingsOf, verdict_range
 from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
 from costcalc.core.thresholds import Thresholds, thresholds
+from costcalc.core.usage import MeasuredUse, is_measured
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
@@ -345,6 +347,9 @@ class Calculation(Struct, frozen=True, kw_only=True):
     price_range: PriceRange | None = None
     """The readings of the verdict offer's price, low to high, and those at which the decision
     would flip (costcalc.core.ranges); None without a verdict offer or for the user's own."""
+    measured: MeasuredUse | None = None
+    """With `--util measured`: the busy share used, its window and spread, and whether its
+    power under load became the desktop's GPU watts (`load_w_used`)."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -370,14 +375,17 @@ def evaluate(
     fallback_gpu: str | None = None,
     circuit: str | None = None,
     recorded: ReadingsOf | None = None,
+    measured: MeasuredUse | None = None,
 ) -> Calculation:
     """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
     uses the reference RTX 3090; the CLI asks); `circuit` the wall circuit's key when the user
     names one (else the home region's); `recorded` the caller's reader of the readings of an
     offer's price beyond the prices in use (costcalc.store.readings), asked for the verdict's
-    offer alone, once the comparison has chosen it (None: the prices in use alone)."""
+    offer alone, once the comparison has chosen it (None: the prices in use alone); `measured`
+    the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage)."""
     spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
+    measured = measured_use(scenario, measured, spec, data.catalog)
     dtype = resolved_dtype(scenario, spec)
     batch, batch_note = speed_batch(scenario, data.predictor)
     found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
@@ -392,13 +400,11 @@ def evaluate(
         data.desktop_defaults,
         scenario.gpu_count,
         price_usd=priced.usd,
-        gpu_watts=scenario.gpu_watts
-        if scenario.gpu_watts is not None or found is None
-        else found.gpu_watts,
+        gpu_watts=desktop_gpu_watts(scenario, measured, found),
         system_watts=scenario.system_watts,
         idle_watts=scenario.idle_watts,
     )
-    assumptions = scenario_assumptions(scenario, data, household, money)
+    assumptions = scenario_assumptions(scenario, data, household, money, measured)
     fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
@@ -467,7 +473,40 @@ def evaluate(
         alternatives=nearest,
         thresholds=flips,
         price_range=verdict_range(comparison.best, data.book.offers, flips, recorded),
+        measured=measured,
     )
+
+
+def measured_use(
+    scenario: Scenario, measured: MeasuredUse | None, spec: GpuSpec, catalog: GpuCatalog
+) -> MeasuredUse | None:
+    """The measured use a `measured` utilisation asks for (None for a number), its power under
+    load taken for the desktop's GPU watts when the user gave none and every GPU sampled is
+    the desktop's GPU (another card's draw says nothing about this one)."""
+    if not is_measured(scenario.utilisation):
+        return None
+    if measured is None:
+        raise CostcalcError(
+            "utilisation measured: no samples were read; run `costcalc monitor` first"
+        )
+    if measured.busy_share < MIN_UTILISATION:
+        raise CostcalcError(
+            f"the measured utilisation is {measured.busy_share * 100:.2g}% over "
+            f"{measured.window_days} days, below the least costcalc prices "
+            f"({MIN_UTILISATION * 100:g}%): give --util for the use you plan"
+        )
+    same = bool(measured.names) and all(
+        _resolves_to(catalog, name, spec.key) for name in measured.names
+    )
+    used = scenario.gpu_watts is None and measured.load_w is not None and same
+    return replace(measured, load_w_used=used)
+
+
+def _resolves_to(catalog: GpuCatalog, name: str, key: str) -> bool:
+    try:
+        return catalog.resolve(name).key == key
+    except CostcalcError:
+        return False
 
 
 def decide(
@@ -540,6 +579,18 @@ def nearest_for(
         price_of=price_of,
         throughput=throughput,
     )
+
+
+def desktop_gpu_watts(
+    scenario: Scenario, measured: MeasuredUse | None, found: BenchEffects | None
+) -> float | None:
+    """One GPU's draw under load: the user's, else the monitor's measured median when busy
+    (the user's own work), else a bench's measurement; None: the board power."""
+    if scenario.gpu_watts is not None:
+        return scenario.gpu_watts
+    if measured is not None and measured.load_w_used:
+        return measured.load_w
+    return found.gpu_watts if found is not None else None
 
 
 def _bench_label(bench: BenchResult) -> str:
@@ -696,9 +747,14 @@ def desktop_price(
 
 
 def scenario_assumptions(
-    scenario: Scenario, data: AppData, household: HouseholdPrice, money: Money
+    scenario: Scenario,
+    data: AppData,
+    household: HouseholdPrice,
+    money: Money,
+    measured: MeasuredUse | None = None,
 ) -> Assumptions:
-    """The scenario's use, horizon and home, with its electricity price in USD."""
+    """The scenario's use (the measured busy share for a `measured` utilisation), horizon and
+    home, with its electricity price in USD."""
     kwh_usd = (
         household.usd_per_kwh
         if scenario.usd_per_kwh is None
@@ -707,7 +763,7 @@ def scenario_assumptions(
     check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
     return build_assumptions(
         data.grid,
-        utilisation=scenario.utilisation,
+        utilisation=measured.busy_share if measured is not None else float(scenario.utilisation),
         usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,

@@ -25,7 +25,7 @@ from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.present import columns as cols
-from costcalc.present import display, explain, flips, marks
+from costcalc.present import display, explain, flips, marks, measured
 
 MARK_WIDTH = 2
 """A row's mark and the space after it."""
@@ -370,6 +370,8 @@ def verdict_lines(
     flip = flips.threshold_text(calc.thresholds, a, calc.money, labels)
     if flip is not None:
         lines.append(f"  {flip}")
+    if calc.measured is not None:
+        lines.append(f"  {measured.verdict_line(calc.measured, c.break_even_utilisation)}")
     nearest = display.alternatives_text(calc.alternatives, calc.money)
     if nearest is not None:
         lines.append(f"  {nearest}")
@@ -587,6 +589,9 @@ def explain_parts(
         why_speed,
         no_buy=no_buy(calc),
     )
+    if calc.measured is not None:
+        why = explain.Explanation("Utilisation (measured)", measured.explain_lines(calc.measured))
+        parts = [why, *parts]
     return [*parts, price_part(result)]
 
 
@@ -732,6 +737,8 @@ def to_json(
         "notes": list(calc.notes),
         "warnings": data.book.warnings,
     }
+    if calc.measured is not None:
+        doc["measured_utilisation"] = plain(calc.measured)
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)

@@ -47,7 +47,27 @@ CREATE TABLE IF NOT EXISTS observations (
 );
 CREATE INDEX IF NOT EXISTS observations_by_series
     ON observations (gpu, provider, region, name, fetched_at);
+CREATE TABLE IF NOT EXISTS gpu_samples (
+    host TEXT NOT NULL,
+    gpu TEXT NOT NULL,
+    name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    taken_at TEXT NOT NULL,
+    span_s REAL NOT NULL,
+    busy_s REAL NOT NULL,
+    util_pct REAL,
+    memory_used_mib REAL,
+    power_w REAL,
+    energy_mj REAL,
+    merged INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX IF NOT EXISTS gpu_samples_once ON gpu_samples (host, gpu, taken_at);
+CREATE INDEX IF NOT EXISTS gpu_samples_by_time ON gpu_samples (taken_at);
 """
+"""The GPU's own samples (costcalc monitor, imported logs) live beside the prices in their own
+table, which costcalc.store.usage owns: unlike prices they are thinned with age (merged into
+hours after usage.RAW_DAYS, deleted after KEEP_DAYS). A table added to an older database by
+`CREATE ... IF NOT EXISTS` leaves the prices as they were."""
 
 UNIQUE = """
 DELETE FROM observations WHERE rowid NOT IN (

@@ -24,6 +24,7 @@ from textual.widgets import Input, Select
 
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.scenario import AppData
+from costcalc.core.usage import is_measured
 from costcalc.store.loaders import load_app_data, utc_now
 from costcalc.store.settings import (
     Settings,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from costcalc.core.bench_results import BenchResult
+    from costcalc.core.usage import MeasuredUse
 
 Clock = Callable[[], datetime]
 
@@ -83,6 +85,9 @@ class CostcalcApp(App[None]):
         """The latest saved bench (what `bench: latest` names), loaded after the first paint."""
         self._bench_files: dict[str, BenchResult | None] = {}
         """Bench results the settings name by path, as loaded (None: loading, or unreadable)."""
+        self._measured: dict[str, MeasuredUse | str | None] = {}
+        """Measured busy shares by the utilisation text that names them (`measured:7d`), as
+        read from the history: None while loading, the one-line error when there is none."""
         self._saving = threading.Lock()
         self._saves_asked = 0
         self._settings_warning = settings_warning
@@ -321,9 +326,49 @@ class CostcalcApp(App[None]):
         if measured is not None and main is not None and measured != main.settings.gpu:
             main.apply(gpu=measured)  # the GPU just measured is the desktop being costed
 
+    # ------------------------------------------------------------------ measured utilisation
+
+    def measuring(self, settings: Settings) -> bool:
+        """Whether the busy share a `measured` utilisation names is still being read (it is
+        read in a worker the first time it is named, as `costcalc quick --util measured`
+        reads it); the screen computes the answer once it is."""
+        text = settings.utilisation
+        if not is_measured(text):
+            return False
+        assert isinstance(text, str)
+        if text not in self._measured:
+            self._measured[text] = None
+            self.load_measured(text)
+        return self._measured[text] is None
+
+    def measured_for(self, settings: Settings) -> MeasuredUse | None:
+        """The measured busy share the settings name, once read; CostcalcError with quick's
+        line when the history holds no samples for it."""
+        found = self._measured.get(str(settings.utilisation))
+        if isinstance(found, str):
+            raise CostcalcError(found)
+        return found
+
+    @work(thread=True, exit_on_error=False, group="measured")
+    def load_measured(self, text: str) -> None:
+        from costcalc.store.usage import measured_use
+
+        try:
+            found: MeasuredUse | str = measured_use(text, self.clock())
+        except CostcalcError as exc:  # no samples: the answer says so, as quick does
+            found = str(exc)
+        answer(self, self._set_measured, text, found)
+
+    def _set_measured(self, text: str, found: MeasuredUse | str) -> None:
+        self._measured[text] = found
+        main = self.main
+        if main is not None and main.settings.utilisation == text:
+            main.recalculate()
+
     # ------------------------------------------------------------------ refresh
 
     def on_prices_refreshed(self, message: PricesRefreshed) -> None:
+        self._measured.clear()  # read again when next named: the monitor may have written
         if message.data is not None:
             self.data = message.data
             main = self.main

@@ -1,4 +1,4 @@
-"""What the CLI prints, byte for byte, for fifty-four recorded scenarios: the guard for changes that
+"""What the CLI prints, byte for byte, for fifty-five recorded scenarios: the guard for changes that
 must not change an answer (a refactor, a new record library, a faster loader).
 
 Each scenario runs `costcalc.cli.main` in the test's fresh home with the clock pinned and the
@@ -89,6 +89,7 @@ SCENARIOS: dict[str, str] = {
     "help-prices": "prices --help",
     "help-refresh": "refresh --help",
     "help-job": "job --help",
+    "help-monitor": "monitor --help",
 }
 
 

@@ -267,8 +267,11 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ computing
 
     def recalculate(self) -> None:
-        """Run the comparison for the current settings, data, bench and clock."""
+        """Run the comparison for the current settings, data, bench and clock (once a
+        measured utilisation they name has been read: the app asks again then)."""
         try:
+            if self.app.measuring(self.settings):
+                return
             self.calc = self._evaluate(self.settings)
         except CostcalcError as exc:
             self.notify(str(exc), title="Cannot compute", severity="error")
@@ -282,6 +285,7 @@ class MainScreen(Screen[None]):
             bench=app.bench_for(settings),
             fallback_gpu=DEFAULT_GPU,
             recorded=self._recorded,
+            measured=app.measured_for(settings),
         )
 
     def watch_settings(self, settings: Settings) -> None:

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Select
 
 from costcalc.core.scenario import AppData
-from costcalc.providers.registry import PROVIDERS
+from costcalc.providers import registry
 from costcalc.store.settings import Settings
 from costcalc.tui.messages import SettingsChanged
 from costcalc.tui.widgets.field import ChoiceSelect
@@ -47,7 +47,7 @@ class FilterBar(Horizontal, FilledLater):
         (costcalc.tui.widgets.later)."""
         regions = sorted({o.region for o in self.data.book.offers})
         for select_id, options in (
-            ("provider", [("all providers", ALL)] + [(p.label, p.name) for p in PROVIDERS]),
+            ("provider", [("all providers", ALL)] + [(p.label, p.name) for p in registry.every()]),
             ("offer_kind", list(KIND_CHOICES)),
             ("region", [("all regions", ALL)] + [(r, r) for r in regions]),
         ):

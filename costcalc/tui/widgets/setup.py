@@ -276,6 +276,9 @@ class SetupPanel(VerticalScroll, FilledLater):
                 widget.remove_class("-invalid")
         preset = next((v for _, v in UTILISATION_PRESETS if v == s.utilisation), None)
         self._set_select("preset", preset)
+        m = calc.measured  # an empty GPU W field says where its watts come from
+        watts = f"measured {m.load_w:.0f}" if m and m.load_w_used and m.load_w else None
+        self.query_one("#gpu_watts", Input).placeholder = watts or PLACEHOLDERS["gpu_watts"]
 
     def _text_for(self, field: str, calc: Calculation, s: Any) -> str:
         if field == "gpu":

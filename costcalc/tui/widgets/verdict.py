@@ -16,6 +16,7 @@ from costcalc.core.scenario import Calculation
 from costcalc.core.staleness import is_stale_result
 from costcalc.present import display as fmt
 from costcalc.present import flips
+from costcalc.present.measured import compact_text
 from costcalc.present.report import verdict_text
 from costcalc.providers.registry import labels
 from costcalc.tui.widgets.field import update_text
@@ -67,7 +68,7 @@ def desktop_text(calc: Calculation, flip: str | None = None) -> str:
         f"Desktop {gpus}: {fmt.up_front(d.price_usd, m)}, "
         f"{fmt.usd(d.electricity_usd_per_year, m)} ({calc.electricity_text})"
         f" electricity and {fmt.co2(d.co2_kg_per_year)} CO2e a year at "
-        f"{fmt.percent(a.utilisation)}."
+        f"{compact_text(calc.measured) if calc.measured else fmt.percent(a.utilisation)}."
     )
     if c.desktop_run is not None:
         r = c.desktop_run
@@ -122,6 +123,8 @@ class VerdictBar(Vertical):
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
                 basis = basis.rstrip(".") + "."
             basis = f"{flip} {basis}" if flip else basis
+            if calc.measured is not None:  # (the desktop line that says it is not shown)
+                basis = f"{basis} Utilisation {compact_text(calc.measured)}."
         if spread is not None:
             basis = f"{basis} {spread}"
         aside = calc.comparison.set_aside
