@@ -128,6 +128,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     from costcalc.core.mfu import MfuFile
     from costcalc.core.models import GpuCatalogFile, ScalingData
     from costcalc.core.predict import Calibration
+    from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
     from costcalc.edge.resources import PRICES_PACKAGE
     from costcalc.providers import registry
     from costcalc.providers.aws_instances import AwsInstanceTable
@@ -144,6 +145,9 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
         ("azure_sizes.yaml", AzureSizeTable),
         ("models.yaml", ModelFile),
         ("mfu.yaml", MfuFile),
+        ("serve_measurements.yaml", ServeMeasurementFile),
+        ("serve_calibration.yaml", ServeCalibration),
+        ("hosted_token_prices.yaml", HostedPriceFile),
     ]
     files = [(DATA_PACKAGE, name, model) for name, model in data]
     files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]
