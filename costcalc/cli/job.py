@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 EXAMPLES = (
     "costcalc job --model llama-3.1-8b --method lora --tokens 2e8 --gpu rtx3090",
     "costcalc job --model llama-3.2-1b --tokens 20B --gpu h100sxm --count 8",
-    "costcalc job --params 7e9 --layers 32 --hidden 4096 --tokens 1e9 --json",
-    "costcalc job --model llama-3.1-8b --serve --quant int4 --tokens-per-day 2e6 --gpu rtx3090",
+    "costcalc job --model llama-3.1-8b --serve --tokens-per-day 2e6 --gpu rtx3090",
 )
 SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
@@ -97,7 +96,7 @@ def register(sub: Any) -> None:
     data.add_argument("--sharding", choices=SHARDINGS, default="none", help="default none")
     data.add_argument("--batch", type=int, default=1, metavar="N", help="items per GPU (1)")
     serve = p.add_argument_group(
-        "serving it instead (--serve): $ per million tokens on your desktop, rented, or hosted"
+        "serving it (--serve): $ per million tokens, desktop, rented, hosted"
     )
     serve.add_argument("--serve", action="store_true", help="price serving the model, not training")
     serve.add_argument(
