@@ -45,8 +45,9 @@ LIST_KEY = {
 DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
-BUNDLED = ("models.yaml", "mfu.yaml")
-"""Promoted to bundled data (costcalc/data/) for `costcalc job`; the rest stay reference data."""
+BUNDLED = ("models.yaml", "mfu.yaml", "hosted_token_prices.yaml", "serve_measurements.yaml")
+"""Promoted to bundled data (costcalc/data/) for `costcalc job` (and `job --serve`); the rest stay
+reference data."""
 
 
 def _text(name: str) -> str:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 EXAMPLES = (
     "costcalc job --model llama-3.1-8b --method lora --tokens 2e8 --gpu rtx3090",
     "costcalc job --model llama-3.2-1b --tokens 20B --gpu h100sxm --count 8",
-    "costcalc job --params 7e9 --layers 32 --hidden 4096 --tokens 1e9 --json",
+    "costcalc job --model llama-3.1-8b --serve --tokens-per-day 2e6 --gpu rtx3090",
 )
 SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
@@ -95,6 +95,37 @@ def register(sub: Any) -> None:
     data.add_argument("--checkpointing", action="store_true", help="full activation checkpointing")
     data.add_argument("--sharding", choices=SHARDINGS, default="none", help="default none")
     data.add_argument("--batch", type=int, default=1, metavar="N", help="items per GPU (1)")
+    serve = p.add_argument_group(
+        "serving it (--serve): $ per million tokens, desktop, rented, hosted"
+    )
+    serve.add_argument("--serve", action="store_true", help="price serving the model, not training")
+    serve.add_argument(
+        "--quant", choices=("fp16", "fp8", "int8", "int4"), default="int4", help="default int4"
+    )
+    serve.add_argument(
+        "--engine", default="llama.cpp", metavar="NAME", help="llama.cpp (default), MLC, ExLlama"
+    )
+    serve.add_argument(
+        "--prompt-tokens", type=int, default=512, metavar="N", help="a request's prompt (512)"
+    )
+    serve.add_argument(
+        "--output-tokens", type=int, default=128, metavar="N", help="its answer (128)"
+    )
+    serve.add_argument(
+        "--context", type=int, metavar="N", help="tokens each sequence holds (prompt + answer)"
+    )
+    serve.add_argument(
+        "--concurrency", type=int, default=1, metavar="N", help="sequences at once (1)"
+    )
+    serve.add_argument(
+        "--tokens-per-day", type=amount("--tokens-per-day"), metavar="T", help="input + output"
+    )
+    serve.add_argument(
+        "--requests-per-day", type=amount("--requests-per-day"), metavar="N", help="... or requests"
+    )
+    serve.add_argument(
+        "--horizon-years", type=amount("--horizon-years"), metavar="Y", help="purchase over (3)"
+    )
     where = p.add_argument_group("where it runs")
     where.add_argument(
         "--gpu",
@@ -140,6 +171,8 @@ def run(ns: argparse.Namespace) -> int:
 
     if ns.list_models:
         return _list_models(ns)
+    if ns.serve:
+        return _serve(ns)
     job = build_job(ns)
     setup = build_setup(ns)
     data = load_job_data(setup)
@@ -253,12 +286,105 @@ def build_setup(ns: argparse.Namespace) -> RunSetup:
         raise CostcalcError(_flag_words(problem(exc))) from None
 
 
+def _serve(ns: argparse.Namespace) -> int:
+    from costcalc.core.errors import CostcalcError
+    from costcalc.core.serve import ServeJob, ServeSetup, price_serving
+    from costcalc.present import serve_report
+
+    if ns.tokens is not None or ns.epochs is not None:
+        raise CostcalcError("--serve prices serving: give --tokens-per-day, not --tokens")
+    if ns.tokens_per_day is not None and ns.requests_per_day is not None:
+        raise CostcalcError("give --tokens-per-day or --requests-per-day, not both")
+    spec = model_of(ns)
+    job = _validated(
+        ServeJob,
+        {
+            "model": spec,
+            "quant": ns.quant,
+            "engine": ns.engine,
+            "prompt_tokens": ns.prompt_tokens,
+            "output_tokens": ns.output_tokens,
+            "context": ns.context,
+            "concurrency": ns.concurrency,
+            "tokens_per_day": ns.tokens_per_day,
+            "requests_per_day": ns.requests_per_day,
+        },
+    )
+    setup = _validated(
+        ServeSetup,
+        {
+            "gpu": ns.gpu,
+            "gpu_count": ns.count,
+            "usd_per_kwh": ns.kwh_price,
+            "horizon_years": ns.horizon_years,
+            "watts_per_gpu": ns.watts_per_gpu,
+        },
+    )
+    answer = price_serving(job, setup, load_serve_data(ns.region))
+    if ns.json:
+        import json
+
+        top = None if ns.all else (ns.top or 10)
+        print(json.dumps(serve_report.to_json(answer, top=top), indent=2, default=str))
+        return 0
+    width = output.width()
+    rows = len(answer.offers) if ns.all else (ns.top or serve_report.OFFER_ROWS)
+    print(serve_report.to_text(answer, width, offers=rows))
+    output.notes(list(answer.notes))
+    return 0
+
+
+def _validated(cls: Any, values: dict[str, Any]) -> Any:
+    """A record from the flags, checked as every record from a user is (one line if not)."""
+    from costcalc.core.errors import CostcalcError
+    from costcalc.core.records import Record, ValidationError, plain, problem, validated
+
+    given = {
+        k: plain(v) if isinstance(v, Record) else v for k, v in values.items() if v is not None
+    }
+    try:
+        return validated(cls, given)
+    except ValidationError as exc:
+        raise CostcalcError(_flag_words(problem(exc))) from None
+
+
+def load_serve_data(region: str | None) -> Any:
+    from costcalc.core.serve import ServeData
+    from costcalc.store.bundled import load_hosted_prices, load_serve_calibration
+    from costcalc.store.loaders import load_app_data
+
+    app = load_app_data()
+    home = app.electricity.lookup(region)
+    grid_home = app.grid.home(region)  # an unknown region is one line now, not later
+    predictor = app.predictor
+
+    def matmul(spec: Any) -> float:
+        return predictor.rates(spec, "fp16", "transformer").math_tflops
+
+    return ServeData(
+        catalog=app.catalog,
+        calibration=load_serve_calibration(),
+        matmul_tflops=matmul,
+        offers=app.book.offers,
+        hosted=load_hosted_prices().prices,
+        defaults=app.desktop_defaults,
+        home_usd_per_kwh=home.usd_per_kwh,
+        hardware=app.hardware,
+        labels=app.book.short_labels,
+        home_region=grid_home.code,
+    )
+
+
 FLAGS = {
     "gpu_count": "--count",
     "cloud_price_usd": "--cloud-price",
     "grid_gco2_per_kwh": "--grid-g-per-kwh",
     "usd_per_kwh": "--kwh-price",
     "home_region": "--region",
+    "tokens_per_day": "--tokens-per-day",
+    "requests_per_day": "--requests-per-day",
+    "prompt_tokens": "--prompt-tokens",
+    "output_tokens": "--output-tokens",
 }
 
 

@@ -21,6 +21,7 @@ from costcalc.edge.resources import load_yaml_resource
 if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
     from costcalc.core.mfu import MfuFile
+    from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
 
 DATA_PACKAGE = "costcalc.data"
 
@@ -84,3 +85,29 @@ def load_mfu() -> MfuFile:
     if stray:
         raise DataFileError(f"costcalc.data/mfu.yaml: GPUs not in the catalog: {', '.join(stray)}")
     return data
+
+
+@functools.cache
+def load_serve_measurements() -> ServeMeasurementFile:
+    """Published inference speeds (costcalc/data/serve_measurements.yaml): what the serving fit
+    and its tests read; `costcalc job --serve` reads the calibration made from them."""
+    from costcalc.core.serve_data import ServeMeasurementFile
+
+    return load_yaml_resource(DATA_PACKAGE, "serve_measurements.yaml", ServeMeasurementFile)
+
+
+@functools.cache
+def load_serve_calibration() -> ServeCalibration:
+    """Serving's fitted figures (costcalc/data/serve_calibration.yaml), read only when a job
+    serves a model."""
+    from costcalc.core.serve_data import ServeCalibration
+
+    return load_yaml_resource(DATA_PACKAGE, "serve_calibration.yaml", ServeCalibration)
+
+
+@functools.cache
+def load_hosted_prices() -> HostedPriceFile:
+    """Hosted APIs' dated prices per million tokens (costcalc/data/hosted_token_prices.yaml)."""
+    from costcalc.core.serve_data import HostedPriceFile
+
+    return load_yaml_resource(DATA_PACKAGE, "hosted_token_prices.yaml", HostedPriceFile)

@@ -125,6 +125,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     # The job's data and two providers' own tables: a run that needs none never imports them.
     from costcalc.core.job import ModelFile
     from costcalc.core.mfu import MfuFile
+    from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
     from costcalc.providers.aws_instances import AwsInstanceTable
     from costcalc.providers.azure import AzureSizeTable
 
@@ -137,6 +138,9 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
         ("azure_sizes.yaml", AzureSizeTable),
         ("models.yaml", ModelFile),
         ("mfu.yaml", MfuFile),
+        ("serve_measurements.yaml", ServeMeasurementFile),
+        ("serve_calibration.yaml", ServeCalibration),
+        ("hosted_token_prices.yaml", HostedPriceFile),
     ]
     files = [(DATA_PACKAGE, name, model) for name, model in data]
     files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]
