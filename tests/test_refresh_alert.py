@@ -25,7 +25,7 @@ providers: [runpod]
 cloud_gpus: [rtx4090]
 """
 """A desktop RTX 3090 against RunPod's RTX 4090s: Rent, against the Community Cloud offer at
-$0.34/h (buying pays back against it alone above about $1.04/h), the Secure Cloud one at
+$0.34/h (buying pays back against it alone above about $0.89/h), the Secure Cloud one at
 $0.69/h also renting cheaper."""
 
 
@@ -84,7 +84,7 @@ def test_a_price_moved_across_the_flip_threshold_flips_the_answer_and_alerts(
     assert (code, err) == (0, "")  # the same prices: no alert
     assert "flipped" not in out and inbox.received == []
 
-    serve_runpod(runpod, 1.20, 1.40)  # both 4090s past ~$1.04/h: buying pays back now
+    serve_runpod(runpod, 1.20, 1.40)  # both 4090s past ~$0.89/h: buying pays back now
     code, out, err = run(capsys, "--notify", inbox.url)
 
     assert (code, err) == (4, "")
@@ -115,7 +115,7 @@ def test_the_verdict_offer_crossing_its_flip_price_alone_alerts_while_the_answer
     (line,) = out.splitlines()  # --quiet: only the alert
     assert line.endswith("the answer stays Rent: 1 other comparable offer keeps it"), line
     assert "RunPod 1x RTX 4090 (Community Cloud) in global crossed its flip price: " in line
-    assert "$0.340/h → $1.200/h (against it alone the answer flips above $1.03" in line
+    assert "$0.340/h → $1.200/h (against it alone the answer flips above $0.893/h)" in line
 
 
 def test_a_buy_that_turns_to_rent_alerts_too(
