@@ -30,13 +30,17 @@ def quick_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
 def test_a_card_sold_new_is_priced_new_and_used_on_request(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from costcalc.core.models import median_reading
+
+    readings = load_catalog().get("rtx5090").price_readings
     new = quick_json(["--gpu", "rtx5090"], capsys)["desktop_price"]
     used = quick_json(["--gpu", "rtx5090", "--used"], capsys)["desktop_price"]
     assert new["condition"] == "new" and used["condition"] == "used"
-    assert used["card_usd"] < new["card_usd"]
+    medians = [median_reading(readings, c)[0] for c in ("new", "used")]  # type: ignore[index]
+    assert [new["card_usd"], used["card_usd"]] == pytest.approx(medians, abs=0.5)  # stated to $0.50
     code, out, _ = run(["quick", "--gpu", "rtx5090", "--used"], capsys)
     assert code == 0
-    assert "used card price of 2026-09-30;" in " ".join(out.split())
+    assert "median of 3 used card prices to 2026-09-30;" in " ".join(out.split())
 
 
 def test_a_discontinued_card_says_why_its_price_is_used(
@@ -44,7 +48,8 @@ def test_a_discontinued_card_says_why_its_price_is_used(
 ) -> None:
     code, out, _ = run(["quick", "--gpu", "rtx4090", "--util", "60%"], capsys)
     assert code == 0
-    assert "used card price of 2026-04-30: no dated new price" in " ".join(out.split())
+    said = " ".join(out.split())
+    assert "median of 4 used card prices to 2026-06-29: discontinued, bought used" in said
 
 
 @pytest.mark.parametrize("key", ["a100_pcie_80gb", "h100_pcie_80gb", "rtx_pro6000", "a10"])

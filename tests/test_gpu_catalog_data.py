@@ -416,12 +416,12 @@ def test_street_prices_say_new_or_used_and_used_prices_are_dated(catalog: GpuCat
 def test_default_desktop_cards_are_priced_from_2026_sources(by_key: dict[str, GpuSpec]) -> None:
     """The Done-when: rtx3090 and rtx4090 default to a dated 2026 street price, named in the data
     (and so in `costcalc gpus --json`), never to a launch price."""
-    for key, usd, condition in (("rtx3090", 1207, "used"), ("rtx4090", 2470, "used")):
+    for key, usd, condition in (("rtx3090", 850, "used"), ("rtx4090", 1925, "used")):
         spec = by_key[key]
         assert spec.desktop_price_usd == usd, key
         assert spec.street_price_date is not None and spec.street_price_date.year == 2026, key
         assert spec.street_price_condition == condition, key
-        assert "gpupoet" in spec.sources["street_price"], key
+        assert "price_readings" in spec.sources["street_price"], key
 
 
 def test_paperspace_v100_rows_name_the_pcie_card_the_catalog_describes(

@@ -216,7 +216,7 @@ def test_card_prices_say_new_used_or_launch() -> None:
     catalog = load_catalog()
     rtx4090 = card_price(catalog.get("rtx4090"))
     assert rtx4090 is not None
-    assert (rtx4090.usd, rtx4090.condition, rtx4090.observed) == (2470, "used", date(2026, 4, 30))
+    assert (rtx4090.usd, rtx4090.condition, rtx4090.observed) == (1925, "used", date(2026, 6, 29))
     rtx5090_used = card_price(catalog.get("rtx5090"), used=True)
     assert rtx5090_used is not None and rtx5090_used.condition == "used"
     assert rtx5090_used.observed == date(2026, 9, 30)

@@ -35,12 +35,15 @@ def register(sub: Any) -> None:
             "snapshot (the bundled prices stay the fallback), and add every observation to the "
             "price history. A provider that fails keeps its last good snapshot. Exit codes: "
             "0 all refreshed, 1 some provider failed, 2 usage error, 3 another refresh is "
-            f"running. Feed settings: {urls}."
+            "running, 4 the answer to your saved scenario (config.yaml) flipped or its offer "
+            "crossed its flip price (one line says which). --publish writes the snapshots for a "
+            "lab to serve; --from takes a lab's in, checked file by file. "
+            f"Feed settings: {urls}."
         ),
         **output.examples(
-            "costcalc refresh",
             "costcalc refresh --provider aws-spot --provider runpod --json",
-            "costcalc refresh --print-cron",
+            "costcalc refresh --publish /srv/www/costcalc",
+            "costcalc refresh --from https://lab.example/costcalc/ --notify ntfy://gpus",
         ),
     )
     p.add_argument(
@@ -63,6 +66,51 @@ def register(sub: Any) -> None:
         "--print-cron",
         action="store_true",
         help="print a crontab line that refreshes every 6 hours, then exit",
+    )
+    lab = p.add_argument_group("one refresh for a lab (docs/refresh.md)")
+    lab.add_argument(
+        "--publish",
+        metavar="DIR",
+        help="after refreshing, write your snapshots and a manifest of their sizes and digests "
+        "into DIR, for any web server or object store to serve",
+    )
+    lab.add_argument(
+        "--with-bundled",
+        action="store_true",
+        help="with --publish: also publish the bundled prices of providers you have not refreshed",
+    )
+    lab.add_argument(
+        "--from",
+        dest="from_url",
+        metavar="URL",
+        help="instead of asking the providers, take the snapshots published at URL (http(s), "
+        "file:// or a path): each file checked for size, digest and plausibility; one that "
+        "fails keeps yours",
+    )
+    lab.add_argument(
+        "--pin",
+        metavar="SHA256",
+        help="with --from: take the snapshots only if the manifest's SHA-256 is this (what "
+        "--publish printed), so a server cannot hand you other prices",
+    )
+    alert = p.add_argument_group("an alert when the answer flips (docs/refresh.md)")
+    alert.add_argument(
+        "--notify",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="send the alert line through apprise to URL too (repeatable: mailto://, "
+        "slack://, ntfy://, json://...; needs the notify extra)",
+    )
+    alert.add_argument(
+        "--as-in-app",
+        action="store_true",
+        help="watch the answer as the app shows it (app-state.yaml over config.yaml)",
+    )
+    alert.add_argument(
+        "--no-alert",
+        action="store_true",
+        help="do not re-evaluate your saved scenario after the refresh",
     )
     p.set_defaults(run=run)
 
@@ -92,16 +140,36 @@ def run(ns: argparse.Namespace) -> int:
         elif isinstance(event, ProviderFinished):
             _tell(event.result, ns, line)
 
-    report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
+    from costcalc.store.loaders import utc_now
+
+    _check_lab_flags(ns)
+    sender = None
+    if ns.notify:
+        from costcalc.feeds.alert import notifier
+
+        sender = notifier(ns.notify)
+    now = utc_now()
+    watched = None if ns.no_alert else _watch(ns, now)
+    if ns.from_url:
+        from costcalc.feeds.publish import take
+
+        report = take(ns.from_url, now, pin=ns.pin, providers=ns.provider or None, force=ns.force)
+        for result in report.results:
+            progress(ProviderFinished(result))
+    else:
+        report = run_refresh(ns.provider or None, force=ns.force, progress=progress)
     for note in report.notes:
         print(line(f"costcalc: refresh: note: {note}"), file=sys.stderr)
     if report.history_error:
         print(
             line(f"costcalc: refresh: history not updated: {report.history_error}"), file=sys.stderr
         )
+    published = _publish(ns, now) if ns.publish else None
+    fired = _alert(ns, watched, now, sender)
+    exit_code = EXIT_ALERT if fired is not None else report.exit_code
     if ns.json:
         doc = {
-            "exit_code": report.exit_code,
+            "exit_code": exit_code,
             "started_at": report.started_at.isoformat(),
             "history_error": report.history_error,
             "results": [
@@ -119,11 +187,118 @@ def run(ns: argparse.Namespace) -> int:
                 }
                 for r in report.results
             ],
+            "published": published,
+            "alert": None if fired is None else {"kind": fired.kind, "line": fired.line},
         }
         print(json.dumps(doc, indent=2))
-    elif not ns.quiet:
-        print(line(f"refresh: {summary(report.results)}"), flush=True)
-    return report.exit_code
+    else:
+        if not ns.quiet:
+            print(line(f"refresh: {summary(report.results)}"), flush=True)
+            if published is not None:
+                print(line(published["line"]), flush=True)
+        if fired is not None:  # even with --quiet: it is what the job is for
+            print(line(fired.line), flush=True)
+    return exit_code
+
+
+EXIT_ALERT = 4
+"""The saved scenario's answer flipped (costcalc.feeds.alert)."""
+
+
+def _check_lab_flags(ns: argparse.Namespace) -> None:
+    """Options that only mean something beside another: a usage error (exit 2) alone."""
+    import re
+
+    from costcalc.core.errors import CostcalcError
+
+    if ns.with_bundled and not ns.publish:
+        raise CostcalcError("--with-bundled goes with --publish DIR")
+    if ns.pin is not None:
+        if not ns.from_url:
+            raise CostcalcError("--pin goes with --from URL")
+        if not re.fullmatch(r"[0-9a-fA-F]{64}", ns.pin):
+            raise CostcalcError("--pin must be a SHA-256: 64 hexadecimal digits")
+    if ns.no_alert and (ns.notify or ns.as_in_app):
+        raise CostcalcError("--no-alert turns off what --notify and --as-in-app are for")
+
+
+def _watch(ns: argparse.Namespace, now: Any) -> Any:
+    """The saved scenario's answer on the prices before the refresh, or None when there is no
+    saved scenario (no GPU named in config.yaml, or in the app with --as-in-app)."""
+    import sys
+
+    from costcalc.cli import args as cli_args
+    from costcalc.cli.quick import _load_bench, _wanted
+    from costcalc.core.errors import CostcalcError
+    from costcalc.feeds.alert import answer
+
+    asked = argparse.Namespace(environ=getattr(ns, "environ", None), as_in_app=ns.as_in_app)
+    try:
+        scenario, _ = cli_args.scenario_and_sources(asked)
+    except CostcalcError as exc:
+        print(f"costcalc: refresh: no alert: your saved scenario: {exc}", file=sys.stderr)
+        return None
+    if scenario.gpu is None and scenario.bench is None:
+        if ns.notify:
+            print(
+                "costcalc: refresh: no alert: your config.yaml names no gpu, so there is no "
+                "answer to watch",
+                file=sys.stderr,
+            )
+        return None
+    try:
+        bench = _load_bench(scenario.bench)
+        return (
+            scenario,
+            _wanted(scenario.providers),
+            bench,
+            answer(scenario, _wanted(scenario.providers), now, bench),
+        )
+    except CostcalcError as exc:
+        print(f"costcalc: refresh: no alert: your saved scenario: {exc}", file=sys.stderr)
+        return None
+
+
+def _alert(ns: argparse.Namespace, watched: Any, now: Any, sender: Any) -> Any:
+    """The alert the refresh calls for (sent through `sender` when there is one), or None."""
+    import sys
+
+    from costcalc.core.errors import CostcalcError
+    from costcalc.feeds.alert import answer, check, send
+
+    if watched is None:
+        return None
+    scenario, providers, bench, before = watched
+    try:
+        after = answer(scenario, providers, now, bench)
+    except CostcalcError as exc:
+        print(f"costcalc: refresh: no alert: your saved scenario: {exc}", file=sys.stderr)
+        return None
+    fired = check(before, after)
+    if fired is not None and sender is not None:
+        problem = send(sender, fired)
+        if problem is not None:
+            print(f"costcalc: refresh: {problem}", file=sys.stderr)
+    return fired
+
+
+def _publish(ns: argparse.Namespace, now: Any) -> dict[str, Any]:
+    """Write the snapshots in use into --publish DIR; its line says where, how many and the
+    manifest's digest (for --pin)."""
+    from pathlib import Path
+
+    from costcalc.feeds.publish import MANIFEST, publish
+
+    done = publish(Path(ns.publish).expanduser(), now, bundled=ns.with_bundled)
+    bundled = sum(1 for f in done.files if f.origin == "bundled")
+    also = f", {bundled} of them bundled" if bundled else ""
+    return {
+        "line": f"refresh: published {len(done.files)} snapshots{also} to {done.directory} "
+        f"({MANIFEST} sha256 {done.manifest_sha256})",
+        "directory": done.directory,
+        "manifest_sha256": done.manifest_sha256,
+        "files": [f.snapshot for f in done.files],
+    }
 
 
 def _held_json(provider: str, held: HeldBack) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from datetime import date
 from msgspec import Struct
 
 from costcalc.core.errors import UnknownGpu
-from costcalc.core.models import GpuSpec
+from costcalc.core.models import CardReading, GpuSpec
 
 _BRAND_WORDS = ("nvidia", "geforce", "tesla", "quadro")
 _MEMORY = r"^(\d+)(?:gb|g|gib)$"  # compiled by `re` when first used
@@ -67,6 +67,8 @@ class CardPrice(Struct, frozen=True):
     condition: str
     """'new', 'used', 'new or used' (a best deal across both), or 'launch price'."""
     source: str
+    readings: tuple[CardReading, ...] = ()
+    """The card's dated readings, new and used, when its prices are their medians."""
 
 
 def card_price(spec: GpuSpec, *, used: bool = False) -> CardPrice | None:
@@ -74,15 +76,16 @@ def card_price(spec: GpuSpec, *, used: bool = False) -> CardPrice | None:
     dated second-hand price, or None when no second-hand price is sourced."""
     cited = spec.sources.get("street_price", "")
     street = spec.street_price_usd
+    readings = spec.price_readings
     if used:
         if spec.used_price_usd is not None:
-            return CardPrice(spec.used_price_usd, spec.used_price_date, "used", cited)
+            return CardPrice(spec.used_price_usd, spec.used_price_date, "used", cited, readings)
         if street is not None and spec.street_price_condition == "used":
-            return CardPrice(street, spec.street_price_date, "used", cited)
+            return CardPrice(street, spec.street_price_date, "used", cited, readings)
         return None
     if street is not None:
         condition = spec.street_price_condition or "new or used"
-        return CardPrice(street, spec.street_price_date, condition, cited)
+        return CardPrice(street, spec.street_price_date, condition, cited, readings)
     if spec.launch_price_usd is not None:
         return CardPrice(spec.launch_price_usd, None, "launch price", spec.sources.get("price", ""))
     return None

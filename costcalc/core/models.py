@@ -39,6 +39,44 @@ every age is computable."""
 # --------------------------------------------------------------------------- GPU catalog
 
 
+class CardReading(Record, frozen=True, kw_only=True):
+    """One dated reading of what a card costs to buy, new or used, and where it was read."""
+
+    condition: Literal["new", "used"]
+    usd: Annotated[float, Meta(gt=0)]
+    """The price; the middle of the range when the source gives a range."""
+    low_usd: Annotated[float, Meta(gt=0)] | None = None
+    high_usd: Annotated[float, Meta(gt=0)] | None = None
+    """The range the source gives, when it gives one."""
+    observed: date
+    """The day the price was true: a listing's or an article's day, a monthly report's last day."""
+    source: Annotated[str, Meta(min_length=1)]
+    """Who said it, and what the figure is ('the average of the 3 cheapest eBay listings')."""
+    url: Annotated[str, Meta(pattern=r"^https://")]
+
+    def __post_init__(self) -> None:
+        if (self.low_usd is None) != (self.high_usd is None):
+            raise ValueError("a range needs both low_usd and high_usd")
+        if self.low_usd is not None and self.high_usd is not None:
+            middle = (self.low_usd + self.high_usd) / 2
+            if not self.low_usd <= self.high_usd or abs(self.usd - middle) > 0.5:
+                raise ValueError(f"usd {self.usd:g} is not the middle of its range ({middle:g})")
+
+
+def median_reading(
+    readings: tuple[CardReading, ...], condition: str
+) -> tuple[float, date, int] | None:
+    """The median price of the readings of `condition`, the newest reading's day and how many
+    there are; None without one."""
+    found = [r for r in readings if r.condition == condition]
+    if not found:
+        return None
+    prices = sorted(r.usd for r in found)
+    half = len(prices) // 2  # statistics.median's rule, without its imports on quick's path
+    middle = prices[half] if len(prices) % 2 else (prices[half - 1] + prices[half]) / 2
+    return middle, max(r.observed for r in found), len(found)
+
+
 class GpuSpec(Record, frozen=True, kw_only=True):
     """One GPU model as its vendor specifies it (per GPU, dense figures, no sparsity)."""
 
@@ -79,11 +117,36 @@ class GpuSpec(Record, frozen=True, kw_only=True):
     used_price_usd: Annotated[float, Meta(gt=0)] | None = None
     """Second-hand price where one is sourced beside a new street price."""
     used_price_date: date | None = None
+    price_readings: tuple[CardReading, ...] = ()
+    """Dated readings, new and used, from more than one source where found: the street and used
+    prices above are their medians, dated as the newest (checked when the catalog loads)."""
     aliases: tuple[str, ...] = ()
     """Other names people write."""
     sources: dict[str, str]
     """Where each group of figures comes from."""
     notes: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.price_readings:
+            return
+        street = self.street_price_condition
+        stated = [(street, self.street_price_usd, self.street_price_date)]
+        if street != "used":  # a used street price is the used price, checked once
+            stated.append(("used", self.used_price_usd, self.used_price_date))
+        for condition, usd, day in stated:
+            if condition not in ("new", "used"):
+                continue
+            found = median_reading(self.price_readings, condition)
+            if found is None:
+                if usd is not None:
+                    raise ValueError(f"a {condition} price of ${usd:g} and no {condition} reading")
+                continue
+            middle, newest, count = found
+            if usd is None or abs(usd - middle) > 0.5 or day != newest:
+                raise ValueError(
+                    f"its {condition} price should be the median of its {count} {condition} "
+                    f"readings, ${middle:g} of {newest}, not ${usd} of {day}"
+                )
 
     @property
     def short_name(self) -> str:

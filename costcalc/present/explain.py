@@ -11,11 +11,11 @@ from __future__ import annotations
 from msgspec import Struct
 
 from costcalc.core import commitment, engine
-from costcalc.core.catalog import GpuCatalog
+from costcalc.core.catalog import CardPrice, GpuCatalog
 from costcalc.core.compare import Comparison
 from costcalc.core.fx import USD, Money
 from costcalc.core.grid import GridIndex
-from costcalc.core.models import Assumptions, DesktopBuild, OfferResult, Workload
+from costcalc.core.models import Assumptions, CardReading, DesktopBuild, OfferResult, Workload
 from costcalc.core.predict import SpeedBreakdown
 from costcalc.present import display as fmt
 
@@ -42,6 +42,71 @@ def num(value: float) -> str:
     if size >= 100:
         return f"{value:.0f}" if value == round(value) else f"{value:.1f}"
     return f"{value:.4g}"
+
+
+def desktop_price(
+    card: CardPrice, desktop: DesktopBuild, base_usd: float, m: Money = USD
+) -> Explanation:
+    """The default desktop price: the card's price (with the dated readings it is the median
+    of, and their spread) times the GPU count, plus the base system."""
+    lines: list[str] = []
+    condition = card.condition
+    readings = sorted(
+        (r for r in card.readings if r.condition == condition),
+        key=lambda r: (r.observed, r.usd),
+        reverse=True,
+    )
+    if card.observed is None:
+        lines.append(f"card: launch price {cur(card.usd, m)} (no dated street price on file)")
+    elif not readings:
+        lines.append(
+            f"card: {condition} price {cur(card.usd, m)} of {card.observed}: {card.source}"
+        )
+    else:
+        sources = len({r.url.split("/")[2] for r in readings})  # one site, one source
+        lines.append(
+            f"card: {condition} price {cur(card.usd, m)} = the median of {len(readings)} dated "
+            f"{condition} readings from {sources} source{'s' if sources > 1 else ''}"
+            + (" (one source only)" if sources == 1 else "")
+            + ":"
+        )
+        lines += [f"  {_reading(r, m)}" for r in readings]
+        low, high = min(r.usd for r in readings), max(r.usd for r in readings)
+        oldest = min(r.observed for r in readings)
+        lines.append(
+            f"spread: {cur(low, m)} to {cur(high, m)} ({num(high / low)}x), {oldest} to "
+            f"{card.observed}"
+        )
+    other = "used" if condition == "new" else "new"
+    others = [r for r in card.readings if r.condition == other]
+    if others:
+        prices = sorted(r.usd for r in others)
+        half = len(prices) // 2
+        middle = prices[half] if len(prices) % 2 else (prices[half - 1] + prices[half]) / 2
+        found = (
+            f"median {cur(middle, m)} of {len(others)} readings ({cur(prices[0], m)} to "
+            f"{cur(prices[-1], m)})"
+            if len(others) > 1
+            else f"{cur(middle, m)}, one reading of {others[0].observed}"
+        )
+        use = "--used prices the desktop with it" if other == "used" else "not the price used"
+        lines.append(f"{other} cards: {found}; {use}")
+    total = card.usd * desktop.gpu_count + base_usd
+    lines.append(
+        f"desktop = {desktop.gpu_count} x {cur(card.usd, m)} + base system {cur(base_usd, m)} = "
+        f"{fmt.usd(total, m)}"
+    )
+    return Explanation("Desktop price", tuple(lines))
+
+
+def _reading(r: CardReading, m: Money) -> str:
+    """'$1,207  2026-09-30  GPU Poet October 2026 report: ...' ($700-1,000 when a range)."""
+    spread = (
+        f" ({cur(r.low_usd, m)}-{cur(r.high_usd, m)})"
+        if r.low_usd is not None and r.high_usd is not None
+        else ""
+    )
+    return f"{cur(r.usd, m)}{spread}, {r.observed}: {r.source}"
 
 
 def electricity(

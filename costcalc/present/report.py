@@ -473,12 +473,16 @@ def card_text(calc: Calculation) -> str:
     card, base = calc.card, calc.base
     if card is None or base is None:
         return ""
+    same = sum(1 for r in card.readings if r.condition == card.condition)
     if card.observed is None:
         what = "card launch price"
+    elif same > 1:  # the median of dated readings (explain lists them)
+        what = f"median of {same} {card.condition} card prices to {card.observed:%Y-%m-%d}"
     else:
         what = f"{card.condition} card price of {card.observed:%Y-%m-%d}"
     if card.condition == "used" and not calc.scenario.used:
-        what += ": no dated new price"
+        sold_new = any(r.condition == "new" for r in card.readings)
+        what += ": discontinued, bought used" if sold_new else ": no dated new price"
     return f" ({what}; {base.tier} base system {display.usd(base.system.usd, calc.money)})"
 
 
@@ -592,7 +596,12 @@ def explain_parts(
     if calc.measured is not None:
         why = explain.Explanation("Utilisation (measured)", measured.explain_lines(calc.measured))
         parts = [why, *parts]
-    return [*parts, price_part(result)]
+    parts.append(price_part(result))
+    if calc.card is not None and calc.base is not None:  # a default price: what it rests on
+        parts.append(
+            explain.desktop_price(calc.card, calc.desktop, calc.base.system.usd, calc.money)
+        )
+    return parts
 
 
 def price_part(result: OfferResult) -> explain.Explanation:

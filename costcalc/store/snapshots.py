@@ -119,24 +119,31 @@ def sealed(body: str, rows: int) -> str:
 def write_refreshed(path: Path, model: Struct) -> None:
     """Store a refreshed snapshot sealed with its row count and checksum, atomically; refuse
     one that would be too big for a reader (DataFileError)."""
+    text = sealed_snapshot(model, path.name)
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise DataFileError(f"{path}: {cannot_store(exc)}") from exc
+
+
+def sealed_snapshot(model: Struct, name: str) -> str:
+    """`model` as a stored snapshot's text (YAML under its seal), or DataFileError naming
+    `name` when it would be too big for a reader."""
     body = dump_yaml(plain(model, omit_defaults=True))
     size = len(body.encode("utf-8"))
     if size > MAX_SNAPSHOT_BYTES:
         raise DataFileError(
-            f"{path.name}: the snapshot would be {size:,} bytes, more than "
+            f"{name}: the snapshot would be {size:,} bytes, more than "
             f"{MAX_SNAPSHOT_BYTES:,}; not stored"
         )
     try:
-        check_yaml_shape(body, path.name, MAX_SNAPSHOT_NODES)  # as a reader counts
+        check_yaml_shape(body, name, MAX_SNAPSHOT_NODES)  # as a reader counts
     except DataFileError as exc:
         raise DataFileError(
-            f"{path.name}: the snapshot would have more than {MAX_SNAPSHOT_NODES:,} values, "
+            f"{name}: the snapshot would have more than {MAX_SNAPSHOT_NODES:,} values, "
             "more than a reader takes; not stored"
         ) from exc
-    try:
-        write_atomic(path, sealed(body, rows_of(model)))
-    except OSError as exc:
-        raise DataFileError(f"{path}: {cannot_store(exc)}") from exc
+    return sealed(body, rows_of(model))
 
 
 def cannot_store(exc: OSError) -> str:
@@ -157,18 +164,24 @@ def load_refreshed(path: Path, model: type[M]) -> M:
         data = read_user_bytes(path)
     except FileNotFoundError as exc:
         raise DataFileError(f"{path}: no such file") from exc
+    return read_sealed(data, str(path), model)
+
+
+def read_sealed(data: bytes, where: str, model: type[M]) -> M:
+    """A stored snapshot's bytes (`write_refreshed`'s form) as `model`, whole or not at all:
+    what `load_refreshed` reads from a file and `refresh --from` from a lab's copy."""
     seal = _SEAL.match(data)
     if seal is None:
         raise DataFileError(
-            f"{path}: no row count and checksum (written by an older costcalc, or by hand)"
+            f"{where}: no row count and checksum (written by an older costcalc, or by hand)"
         )
     body = data[seal.end() :]
     if digest(body) != seal[2].decode("ascii"):
-        raise DataFileError(f"{path}: checksum does not match; the file was cut short or changed")
-    found = load_yaml_text(body, str(path), model)
+        raise DataFileError(f"{where}: checksum does not match; the file was cut short or changed")
+    found = load_yaml_text(body, where, model)
     rows = int(seal[1])
     if rows_of(found) != rows:
-        raise DataFileError(f"{path}: {rows_of(found)} rows where its seal says {rows}")
+        raise DataFileError(f"{where}: {rows_of(found)} rows where its seal says {rows}")
     return found
 
 

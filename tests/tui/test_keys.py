@@ -150,6 +150,7 @@ async def test_every_field_has_a_key_and_escape_leaves_it(app_factory: MakeApp, 
         await pilot.pause()
         focused = screen.focused
         assert focused is not None and focused.id == field
+        shown = focused.value if isinstance(focused, Input) else None  # a default shows, too
         if isinstance(focused, Input):
             await pilot.press("9")  # typed, then abandoned
         await pilot.press("escape")
@@ -157,7 +158,7 @@ async def test_every_field_has_a_key_and_escape_leaves_it(app_factory: MakeApp, 
         assert isinstance(screen.focused, OffersTable)
         assert screen.settings == before  # Escape applied nothing
         if isinstance(focused, Input):
-            assert "9" not in focused.value or "9" in str(getattr(before, field))
+            assert focused.value == shown
 
 
 async def test_escape_and_enter_in_the_words_filter(app_factory: MakeApp) -> None:
@@ -491,8 +492,10 @@ async def test_a_new_answer_is_a_repaint_not_a_layout_pass(
     layout pass of the whole screen (25-60 ms with 5,000 offers, benchmarks/tui_keypress.py)
     would come from a widget asking for one. At 80 columns the setup panel, open while a
     field is edited, closes: one pass, as it lies over the table (beside it, the table would
-    change size and Textual would lay out a second time)."""
-    app = app_factory()
+    change size and Textual would lay out a second time). It starts at 45 %, where the
+    lines already take the rows each new answer's take (a flip line that names an electricity
+    price wraps at 140 columns)."""
+    app = app_factory(Settings(gpu="rtx3090", utilisation=0.45))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         screen = main_of(app)
