@@ -29,6 +29,7 @@ from costcalc.core.models import OfferRow, PriceSnapshot
 
 from .aws_instances import gpu_instances
 from .base import EnvVar, FeedProvider, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
@@ -300,5 +301,10 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "on-demand price list URL ({region}/{location} templates, or a bulk .csv)"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
+        ways="on-demand",
+        gpus="aws",
     ),
 )

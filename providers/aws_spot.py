@@ -27,6 +27,7 @@ from costcalc.core.models import OfferRow, PriceSnapshot
 
 from .aws_instances import gpu_instances
 from .base import EnvVar, FeedProvider, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
@@ -172,5 +173,11 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "spot price feed URL"),
         EnvVar("COSTCALC_AWS_ADVISOR_URL", "Spot Instance Advisor feed URL"),
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
+        ways="spot",
+        price_kind="observed",
+        gpus="aws",
     ),
 )

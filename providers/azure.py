@@ -48,6 +48,7 @@ from costcalc.edge.resources import load_yaml_resource
 
 from .aws_instances import InstanceGpus
 from .base import EnvVar, FeedProvider, Fetched, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, price
 
 if TYPE_CHECKING:
@@ -275,5 +276,9 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "Retail Prices API URL of the first page"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("gpuhunt", "azure"), CatalogSource("skypilot", "azure")),
+        gpus="azure",
     ),
 )

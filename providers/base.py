@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.core.models import CloudOffer, ColabSnapshot, OfferRow, PriceSnapshot
 from costcalc.core.offers import Snapshot, offers_from_price_snapshot
 from costcalc.edge.resources import PRICES_PACKAGE
 
+from .catalog_spec import CatalogFeed
 from .gpu_names import Choice
 
 if TYPE_CHECKING:
@@ -55,6 +56,12 @@ class Fetched(Struct, frozen=True):
 
     snapshot: PriceSnapshot
     unknown_gpus: tuple[str, ...] = ()
+    readings: tuple[OfferRow, ...] = ()
+    """Other dated readings of the snapshot's own offers (a catalog's price for an offer the
+    direct feed priced), named as the offer they read: the refresh records them in the history,
+    where `quick` shows them in the offer's range, and never stores them as offers."""
+    note: str = ""
+    """What the refresh's line should add ('cross-checked 12 offers against the catalogs')."""
 
 
 class Skip(Struct, frozen=True):
@@ -132,10 +139,13 @@ class FeedProvider(Struct, frozen=True, eq=False):
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE
+    catalogs: CatalogFeed | None = None
+    """The field's catalogs (gpuhunt, SkyPilot) that list this provider, and how to read its
+    rows there (providers/catalog_spec.py): beside `fetch`, or instead of it."""
 
     @property
     def live(self) -> bool:
-        return self.fetch is not None
+        return self.fetch is not None or self.catalogs is not None
 
     def offers(self, snapshot: Snapshot) -> list[CloudOffer]:
         if self.to_offers is not None:
@@ -150,6 +160,9 @@ class FeedProvider(Struct, frozen=True, eq=False):
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
     ) -> PriceSnapshot | Fetched | Skip:
-        if self.fetch is None:
-            return Skip()
-        return self.fetch(client, now, progress)
+        direct = Skip() if self.fetch is None else self.fetch(client, now, progress)
+        if self.catalogs is None:
+            return direct
+        from .from_catalogs import with_catalogs
+
+        return with_catalogs(self, direct, client, now, progress)

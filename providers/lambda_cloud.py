@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot
 
 from .base import EnvVar, FeedProvider, Fetched, Progress, Skip
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, named, price
 from .gpu_names import Choice, GpuNames
 
@@ -185,4 +186,8 @@ PROVIDER = FeedProvider(
         EnvVar(URL_ENV, "instance-types API URL"),
     ),
     gpu_names=GPU_NAMES,
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "lambda"), CatalogSource("gpuhunt", "lambdalabs")),
+        tier="secure",
+    ),
 )

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow, PriceSnapshot, Tier
 
 from .base import EnvVar, FeedProvider, Fetched, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, named, price
 from .gpu_names import Choice, GpuNames
 
@@ -190,4 +191,9 @@ PROVIDER = FeedProvider(
     env=(EnvVar(URL_ENV, "GraphQL API URL"),),
     gpu_names=GPU_NAMES,
     ignored_gpus=IGNORED_GPUS,
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("gpuhunt", "runpod"), CatalogSource("skypilot", "runpod")),
+        tier="secure",
+        cross_check_only=True,
+    ),
 )
