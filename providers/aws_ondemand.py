@@ -28,7 +28,7 @@ from urllib.parse import quote
 from costcalc.core.models import OfferRow, PriceSnapshot
 
 from .aws_instances import gpu_instances
-from .base import EnvVar, FeedProvider, Progress
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Progress
 from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, price
 
@@ -301,6 +301,7 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "on-demand price list URL ({region}/{location} templates, or a bulk .csv)"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+        *CATALOG_ENV,
     ),
     catalogs=CatalogFeed(
         sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),

@@ -47,7 +47,7 @@ from costcalc.core.records import Meta, Record
 from costcalc.edge.resources import load_yaml_resource
 
 from .aws_instances import InstanceGpus
-from .base import EnvVar, FeedProvider, Fetched, Progress
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Fetched, Progress
 from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, price
 
@@ -276,6 +276,7 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "Retail Prices API URL of the first page"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+        *CATALOG_ENV,
     ),
     catalogs=CatalogFeed(
         sources=(CatalogSource("gpuhunt", "azure"), CatalogSource("skypilot", "azure")),

@@ -50,6 +50,14 @@ class EnvVar(Struct, frozen=True):
         return (self.name, *self.aliases)
 
 
+CATALOG_ENV: tuple[EnvVar, ...] = (
+    EnvVar("COSTCALC_GPUHUNT_URL", "gpuhunt's published catalog (the base its v3 files are under)"),
+    EnvVar("COSTCALC_SKYPILOT_URL", "SkyPilot's hosted catalogs (the base of v8/<cloud>/vms.csv)"),
+    EnvVar("COSTCALC_SKYPILOT_COMMITS_URL", "GitHub's commits API for the SkyPilot files' dates"),
+)
+"""The settings of every provider read from the field's catalogs (providers/catalogs.py)."""
+
+
 class Fetched(Struct, frozen=True):
     """A fetched snapshot and the GPU names the feed offered that no table maps: skipped, and
     reported once in the refresh's result (`refresh --json` counts them)."""
@@ -62,6 +70,9 @@ class Fetched(Struct, frozen=True):
     where `quick` shows them in the offer's range, and never stores them as offers."""
     note: str = ""
     """What the refresh's line should add ('cross-checked 12 offers against the catalogs')."""
+    from_catalogs: tuple[OfferRow, ...] = ()
+    """The snapshot's rows that came from the field's catalogs, each dated by its catalog file
+    (not by the refresh): the refresh records them in the history as observed."""
 
 
 class Skip(Struct, frozen=True):

@@ -16,7 +16,7 @@ prices/<name>.yaml, built by scripts/bundle_prices.py from the catalogs' recorde
 
 from __future__ import annotations
 
-from .base import FeedProvider
+from .base import CATALOG_ENV, FeedProvider
 from .catalog_spec import CatalogFeed, CatalogSource
 
 
@@ -34,7 +34,12 @@ def _shadeform(rows_of: str) -> CatalogSource:
 
 def _provider(name: str, label: str, feed: CatalogFeed, short: str = "") -> FeedProvider:
     return FeedProvider(
-        name=name, label=label, short=short, snapshot_file=f"{name}.yaml", catalogs=feed
+        name=name,
+        label=label,
+        short=short,
+        snapshot_file=f"{name}.yaml",
+        env=CATALOG_ENV,
+        catalogs=feed,
     )
 
 

@@ -36,6 +36,7 @@ from urllib.parse import quote
 
 from msgspec import Struct
 
+from .base import CATALOG_ENV
 from .catalog_rows import CatalogRow, parse_gpuhunt, parse_skypilot
 from .catalog_spec import CatalogSource
 from .common import FeedError, as_text, expect, load_json, named
@@ -45,9 +46,7 @@ if TYPE_CHECKING:
 
     from .base import Progress
 
-GPUHUNT_ENV = "COSTCALC_GPUHUNT_URL"
-SKYPILOT_ENV = "COSTCALC_SKYPILOT_URL"
-SKYPILOT_COMMITS_ENV = "COSTCALC_SKYPILOT_COMMITS_URL"
+GPUHUNT_ENV, SKYPILOT_ENV, SKYPILOT_COMMITS_ENV = (var.name for var in CATALOG_ENV)
 GPUHUNT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"
 SKYPILOT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs"
 SKYPILOT_COMMITS_URL = "https://api.github.com/repos/skypilot-org/skypilot-catalog/commits"

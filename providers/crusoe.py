@@ -8,13 +8,14 @@ needs an account's signed keys. Prices are per VM.
 
 from __future__ import annotations
 
-from .base import FeedProvider
+from .base import CATALOG_ENV, FeedProvider
 from .catalog_spec import CatalogFeed, CatalogSource
 
 PROVIDER = FeedProvider(
     name="crusoe",
     label="Crusoe",
     snapshot_file="crusoe.yaml",
+    env=CATALOG_ENV,
     catalogs=CatalogFeed(
         sources=(CatalogSource("skypilot", "shadeform", "crusoe"),), tier="secure", via="Shadeform"
     ),

@@ -256,13 +256,17 @@ def with_catalogs(
             note = f"{len(rows)} offers from the catalogs"
             if direct.hint:
                 note += f" ({direct.hint} for its own feed)"
-            return Fetched(_snapshot(provider, feed, rows, now, files), names.unknown, note=note)
+            snapshot = _snapshot(provider, feed, rows, now, files)
+            return Fetched(snapshot, names.unknown, note=note, from_catalogs=tuple(rows))
         if problems:
             raise FeedError("; ".join(problems))
         return direct
     snapshot, unknown = _direct_rows(direct)
     merged, readings, note = merge(snapshot, rows, feed.cross_check_only)
+    added = merged.offers[len(snapshot.offers) :]
     if problems:
         failed = f"{len(problems)} {'catalog' if len(problems) == 1 else 'catalogs'} failed"
         note = "; ".join(filter(None, [note, f"{failed}: {problems[0]}"]))
-    return Fetched(merged, unknown + names.unknown, readings=readings, note=note)
+    return Fetched(
+        merged, unknown + names.unknown, readings=readings, note=note, from_catalogs=added
+    )

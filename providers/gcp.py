@@ -8,7 +8,7 @@ which is not a price anyone pays. Its own Cloud Billing Catalog API needs an API
 
 from __future__ import annotations
 
-from .base import FeedProvider
+from .base import CATALOG_ENV, FeedProvider
 from .catalog_spec import CatalogFeed, CatalogSource
 
 PROVIDER = FeedProvider(
@@ -16,6 +16,7 @@ PROVIDER = FeedProvider(
     label="Google Cloud",
     short="GCP",
     snapshot_file="gcp.yaml",
+    env=CATALOG_ENV,
     catalogs=CatalogFeed(
         sources=(CatalogSource("gpuhunt", "gcp"), CatalogSource("skypilot", "gcp")),
         tier="secure",

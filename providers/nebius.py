@@ -8,13 +8,14 @@ does not ask for.
 
 from __future__ import annotations
 
-from .base import FeedProvider
+from .base import CATALOG_ENV, FeedProvider
 from .catalog_spec import CatalogFeed, CatalogSource
 
 PROVIDER = FeedProvider(
     name="nebius",
     label="Nebius",
     snapshot_file="nebius.yaml",
+    env=CATALOG_ENV,
     catalogs=CatalogFeed(
         sources=(CatalogSource("gpuhunt", "nebius"), CatalogSource("skypilot", "nebius")),
         tier="secure",

@@ -607,9 +607,11 @@ def _refresh_one(
             return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()
         readings: tuple[OfferRow, ...] = ()
+        dated: tuple[OfferRow, ...] = ()
         note = ""
         if isinstance(outcome, Fetched):
             unknown, readings, note = outcome.unknown_gpus, outcome.readings, outcome.note
+            dated = outcome.from_catalogs
             outcome = outcome.snapshot
         outcome, repeated, held = _checked(
             outcome, provider, client.unconfirmed, force, shipped, known
@@ -628,7 +630,7 @@ def _refresh_one(
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
-    observed += _catalog_observations(provider, outcome, readings, now)
+    observed += _catalog_observations(provider, outcome, dated, readings)
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
@@ -673,16 +675,20 @@ def _believable(
 
 
 def _catalog_observations(
-    provider: Provider, stored: PriceSnapshot, readings: Sequence[OfferRow], now: datetime
+    provider: Provider,
+    stored: PriceSnapshot,
+    dated: Sequence[OfferRow],
+    readings: Sequence[OfferRow],
 ) -> list[CloudOffer]:
     """What a refresh observed through the catalogs: their rows as stored (dated by their
-    catalog file, not by `now`) and their readings of the direct feed's offers, which the
-    history keeps as other points of those offers (costcalc.core.ranges shows them)."""
-    dated = [o for o in provider.offers(stored) if o.fetched_at != now]
-    if not readings:
-        return dated
-    as_read = replace(stored, **{"offers": tuple(readings)})
-    return dated + provider.offers(as_read)
+    catalog file, not by the refresh; a row held back is not stored) and their readings of the
+    direct feed's offers, which the history keeps as other points of those offers
+    (costcalc.core.ranges shows them)."""
+    wanted = {row_identity(r) for r in dated}
+    rows = tuple(r for r in stored.offers if row_identity(r) in wanted) + tuple(readings)
+    if not rows:
+        return []
+    return provider.offers(replace(stored, **{"offers": rows}))
 
 
 def _unknown_note(unknown: tuple[str, ...]) -> str:
