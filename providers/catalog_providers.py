@@ -56,6 +56,7 @@ MASSEDCOMPUTE = _provider(
     "massedcompute",
     "Massed Compute",
     CatalogFeed(sources=(_shadeform("massedcompute"),), tier="secure", via="Shadeform"),
+    short="Massed",
 )
 SCALEWAY = _provider(
     "scaleway",
@@ -87,6 +88,7 @@ EXCESSSUPPLY = _provider(
     "excesssupply",
     "Excess Supply",
     CatalogFeed(sources=(_shadeform("excesssupply"),), tier="marketplace", via="Shadeform"),
+    short="ExcessSupply",
 )
 CUDO = _provider(
     "cudo",
@@ -102,6 +104,7 @@ PRIMEINTELLECT = _provider(
     "primeintellect",
     "Prime Intellect",
     CatalogFeed(sources=(_sky("primeintellect"),), tier="marketplace"),
+    short="PrimeIntel",
 )
 SPHERON = _provider(
     "spheron", "Spheron", CatalogFeed(sources=(_sky("spheron"),), tier="marketplace")
