@@ -688,7 +688,8 @@ def _catalog_observations(
     rows = tuple(r for r in stored.offers if row_identity(r) in wanted) + tuple(readings)
     if not rows:
         return []
-    return provider.offers(replace(stored, **{"offers": rows}))
+    found: list[CloudOffer] = provider.offers(replace(stored, **{"offers": rows}))
+    return found
 
 
 def _unknown_note(unknown: tuple[str, ...]) -> str:
