@@ -148,14 +148,32 @@ def rebuild(prices_dir: Path) -> tuple[int, list[str]]:
     """Refresh every provider and the exchange rates into the (temporary) home, credentials
     unset, so a keyed feed is skipped; copy what passed. The exit status (0, or 1 when a feed
     failed) and one line per provider."""
-    from costcalc.providers import ecb
+    from costcalc.providers import ecb, registry
 
+    from costcalc.core.models import PriceSnapshot
+    from costcalc.edge.resources import load_yaml_file
     from costcalc.feeds.refresh import run_refresh
+    from costcalc.store.snapshots import refreshed_path
 
     report = run_refresh()
-    lines = []
+    lines: list[str] = []
+    readings: list[Any] = []
     for result in report.results:
-        if result.ok and not result.skipped:
+        provider = None if result.provider == ecb.NAME else registry.get(result.provider)
+        if result.ok and not result.skipped and provider and appends_catalog_rows(provider):
+            rows = load_yaml_file(refreshed_path(provider), PriceSnapshot).offers
+            why = f"read live from the catalogs on {report.started_at:%Y-%m-%d}"
+            added, _ = add_catalog_rows(
+                prices_dir / provider.snapshot_file,
+                provider,
+                rows,
+                why,
+                False,
+                readings,
+                report.started_at,
+            )
+            lines.append(f"{result.provider}: kept its table, {added} catalog rows appended")
+        elif result.ok and not result.skipped:
             if result.provider == ecb.NAME:
                 bundle_fx(prices_dir)
             else:
@@ -165,6 +183,8 @@ def rebuild(prices_dir: Path) -> tuple[int, list[str]]:
             lines.append(f"{result.provider}: kept the curated file ({result.summary})")
         else:
             lines.append(f"{result.provider}: FAILED, kept the old file: {result.message}")
+    if readings:
+        append_rows(prices_dir / "readings.yaml", readings, "Catalog readings of bundled offers")
     return report.exit_code, lines
 
 
@@ -300,12 +320,11 @@ def bundle_catalogs(
     """Every provider's catalog rows from the recorded copies in `directory` (module doc, 5)."""
     from costcalc.providers import registry
     from costcalc.providers.catalog_gpus import IGNORED, table
-    from costcalc.providers.from_catalogs import merge, offer_rows
+    from costcalc.providers.from_catalogs import offer_rows
     from costcalc.providers.gpu_names import GpuNames
 
-    from costcalc.core.models import PriceSnapshot
     from costcalc.core.ranges import CrossReading
-    from costcalc.edge.resources import dump_yaml, load_yaml_file, write_atomic
+    from costcalc.edge.resources import dump_yaml, write_atomic
 
     lines: list[str] = []
     readings: list[CrossReading] = []
@@ -329,33 +348,10 @@ def bundle_catalogs(
             )
             lines.append(f"{provider.name}: {len(rows)} rows from the recorded catalogs")
         else:
-            current = load_yaml_file(path, PriceSnapshot)
-            if any(s.readings_only for s in stated):
-                _, found, _ = merge(current, rows, cross_check_only=True)
-                added: list[Any] = []
-            else:
-                merged, found, _ = merge(current, rows, feed.cross_check_only)
-                added = list(merged.offers[len(current.offers) :])
             why = "; ".join(s.why for s in stated)
-            append_rows(path, added, f"Why these dates: {why}" if added else "")
-            for reading in (
-                CrossReading(
-                    provider=provider.name,
-                    name=r.name,
-                    region=r.region,
-                    gpu=r.gpu,
-                    gpu_count=r.gpu_count,
-                    usd_per_hour=r.usd_per_hour,
-                    observed=(r.fetched_at or now).date(),
-                    source=f"{r.source}; {why}",
-                )
-                for r in found
-            ):
-                if reading not in readings:
-                    readings.append(reading)
-            lines.append(
-                f"{provider.name}: {len(added)} catalog rows appended, {len(found)} readings"
-            )
+            only = any(s.readings_only for s in stated)
+            added, found = add_catalog_rows(path, provider, rows, why, only, readings, now)
+            lines.append(f"{provider.name}: {added} catalog rows appended, {found} readings")
         lines += [f"{provider.name}:   held back {h}" for h in held]
         lines += [f"{provider.name}:   left out {x}" for x in left_out]
     append_rows(
@@ -365,6 +361,55 @@ def bundle_catalogs(
     )
     return lines
 
+
+def add_catalog_rows(
+    path: Path,
+    provider: Any,
+    rows: Sequence[Any],
+    why: str,
+    readings_only: bool,
+    readings: list[Any],
+    now: datetime,
+) -> tuple[int, int]:
+    """Append to `path` the catalog rows its own rows lack (none when `readings_only`), and add
+    to `readings` the catalog readings of its own offers; how many of each."""
+    from costcalc.providers.from_catalogs import merge
+
+    from costcalc.core.models import PriceSnapshot
+    from costcalc.core.ranges import CrossReading
+    from costcalc.edge.resources import load_yaml_text
+
+    # the file's own rows, not those an earlier build appended
+    own = path.read_text(encoding="utf-8").split(f"\n{CATALOG_MARK}", 1)[0]
+    current = load_yaml_text(own.encode("utf-8"), str(path), PriceSnapshot)
+    merged, found, _ = merge(current, rows, provider.catalogs.cross_check_only or readings_only)
+    added = [] if readings_only else list(merged.offers[len(current.offers) :])
+    append_rows(path, added, f"Why these dates: {why}" if added else "")
+    for r in found:
+        reading = CrossReading(
+            provider=provider.name,
+            name=r.name,
+            region=r.region,
+            gpu=r.gpu,
+            gpu_count=r.gpu_count,
+            usd_per_hour=r.usd_per_hour,
+            observed=(r.fetched_at or now).date(),
+            source=f"{r.source}; {why}",
+        )
+        if reading not in readings:
+            readings.append(reading)
+    return len(added), len(found)
+
+
+def appends_catalog_rows(provider: Any) -> bool:
+    """True for a provider with catalogs and no keyless feed of its own: its curated table is
+    kept and the catalog rows it lacks appended, never the table replaced by them."""
+    return getattr(provider, "catalogs", None) is not None and provider.name in _OWN_TABLES
+
+
+_OWN_TABLES = frozenset({"gcp", "crusoe", "nebius", "lambda"})
+"""Providers with catalogs whose own, hand-curated tables stay: without a keyless feed of their
+own (Lambda's needs a key), a refresh fills them from the catalogs alone."""
 
 _CURATED_WITH_CATALOGS = frozenset({"gcp", "crusoe", "nebius"})
 """Providers without a feed of their own whose curated tables the catalogs add to, never
