@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 from costcalc.core.models import OfferRow, PriceSnapshot
 
-from .aws_instances import gpu_instances
+from .aws_instances import aws_instance_table, gpu_instances
 from .base import CATALOG_ENV, EnvVar, FeedProvider, Progress
 from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, price
@@ -306,6 +306,6 @@ PROVIDER = FeedProvider(
     catalogs=CatalogFeed(
         sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
         ways="on-demand",
-        gpus="aws",
+        instances=aws_instance_table,
     ),
 )

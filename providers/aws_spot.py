@@ -25,7 +25,7 @@ from msgspec.structs import replace
 from costcalc.core.constants import INTERRUPTION_BUCKETS
 from costcalc.core.models import OfferRow, PriceSnapshot
 
-from .aws_instances import gpu_instances
+from .aws_instances import aws_instance_table, gpu_instances
 from .base import CATALOG_ENV, EnvVar, FeedProvider, Progress
 from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, named, price
@@ -179,6 +179,6 @@ PROVIDER = FeedProvider(
         sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
         ways="spot",
         price_kind="observed",
-        gpus="aws",
+        instances=aws_instance_table,
     ),
 )

@@ -93,6 +93,13 @@ def load_size_table() -> AzureSizeTable:
     return load_yaml_resource("costcalc.data", "azure_sizes.yaml", AzureSizeTable)
 
 
+def azure_size_table() -> tuple[dict[str, InstanceGpus], dict[str, str]]:
+    """The size table and its skipped sizes, as the field's catalogs are read through it
+    (providers/catalog_spec.py CatalogFeed.instances)."""
+    table = load_size_table()
+    return table.sizes, table.skipped
+
+
 def regions() -> tuple[str, ...]:
     chosen = tuple(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip())
     bad = [r for r in chosen if not re.fullmatch(r"[a-z0-9]+", r)]
@@ -280,6 +287,6 @@ PROVIDER = FeedProvider(
     ),
     catalogs=CatalogFeed(
         sources=(CatalogSource("gpuhunt", "azure"), CatalogSource("skypilot", "azure")),
-        gpus="azure",
+        instances=azure_size_table,
     ),
 )

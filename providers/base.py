@@ -152,7 +152,8 @@ class FeedProvider(Struct, frozen=True, eq=False):
     snapshot_package: str = PRICES_PACKAGE
     catalogs: CatalogFeed | None = None
     """The field's catalogs (gpuhunt, SkyPilot) that list this provider, and how to read its
-    rows there (providers/catalog_spec.py): beside `fetch`, or instead of it."""
+    rows there (providers/catalog_spec.py): beside `fetch`, or instead of it; the refresh adds
+    them to what `refresh` returns (providers/from_catalogs.py)."""
 
     @property
     def live(self) -> bool:
@@ -171,9 +172,6 @@ class FeedProvider(Struct, frozen=True, eq=False):
     def refresh(
         self, client: HttpClient, now: datetime, progress: Progress
     ) -> PriceSnapshot | Fetched | Skip:
-        direct = Skip() if self.fetch is None else self.fetch(client, now, progress)
-        if self.catalogs is None:
-            return direct
-        from .from_catalogs import with_catalogs
-
-        return with_catalogs(self, direct, client, now, progress)
+        if self.fetch is None:
+            return Skip()
+        return self.fetch(client, now, progress)

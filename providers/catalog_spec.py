@@ -7,8 +7,8 @@ their rows into a snapshot providers/from_catalogs.py's, both imported only by a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 from msgspec import Struct, field
 
@@ -18,7 +18,9 @@ from .gpu_names import Choice
 
 Catalog = Literal["gpuhunt", "skypilot"]
 Ways = Literal["both", "on-demand", "spot"]
-Resolver = Literal["names", "aws", "azure"]
+Instances = Callable[[], tuple[Mapping[str, Any], Mapping[str, str]]]
+"""An instance-type table: type -> its GPUs (`.gpu`, `.gpu_count`), and the types it leaves out
+with the reason (AWS's costcalc/data/aws_instances.yaml, Azure's azure_sizes.yaml)."""
 
 
 class CatalogSource(Struct, frozen=True):
@@ -49,9 +51,9 @@ class CatalogFeed(Struct, frozen=True):
     """Which of a catalog's prices this provider sells: aws-ondemand the on-demand ones,
     aws-spot the spot ones."""
     price_kind: PriceKind = "list"
-    gpus: Resolver = "names"
-    """How a row's GPUs are found: the catalogs' GPU names (providers/catalog_gpus.py), or the
-    instance type through the AWS or Azure instance tables."""
+    instances: Instances | None = None
+    """How a row's GPUs are found: None, by the catalogs' GPU names (providers/catalog_gpus.py);
+    else by its instance type in this table (AWS, Azure: the same tables their own feeds use)."""
     gpu_overrides: Mapping[str, Choice] = field(default_factory=dict)
     """This provider's own reading of a name the shared table reads otherwise ('h100' is the
     PCIe card at Scaleway)."""

@@ -54,19 +54,12 @@ FAR = 0.2
 
 
 def _gpus(feed: CatalogFeed, names: GpuNames, row: CatalogRow) -> tuple[str, int] | None:
-    if feed.gpus == "aws":
-        from .aws_instances import gpu_instances
-
-        found = gpu_instances().get(row.instance)
-        return (found.gpu, found.gpu_count) if found else None
-    if feed.gpus == "azure":
-        from .azure import load_size_table
-
-        sizes = load_size_table()
-        size = sizes.sizes.get(row.instance)
-        if size is None and row.instance not in sizes.skipped:
+    if feed.instances is not None:
+        table, skipped = feed.instances()
+        found = table.get(row.instance)
+        if found is None and row.instance not in skipped:
             names.skip(row.instance)
-        return (size.gpu, size.gpu_count) if size else None
+        return (found.gpu, found.gpu_count) if found else None
     key = catalog_key(names, row.gpu_name, row.instance, row.gpu_memory_gb)
     return (key, row.gpu_count) if key else None
 

@@ -602,7 +602,14 @@ def _refresh_one(
         return result, []
 
     try:
-        outcome = provider.refresh(client, now, lambda text: progress(_said(name, text)))
+        def said(text: str) -> None:
+            progress(_said(name, text))
+
+        outcome = provider.refresh(client, now, said)
+        if getattr(provider, "catalogs", None) is not None:
+            from costcalc.providers.from_catalogs import with_catalogs
+
+            outcome = with_catalogs(provider, outcome, client, now, said)
         if isinstance(outcome, Skip):
             return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()
