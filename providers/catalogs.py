@@ -156,11 +156,13 @@ def _skypilot(client: HttpClient, cloud: str, progress: Progress) -> CatalogFile
     progress(f"downloading {url}")
     text = client.get(url, max_bytes=MAX_CATALOG_BYTES)
     rows = named(url, lambda: parse_skypilot(text, cloud))
+    from costcalc.edge.net import FetchError
+
     dates = f"{skypilot_commits()}?path=catalogs/{path}&per_page=1"
     try:
         answer = client.get(dates, max_bytes=MAX_SMALL_BYTES)
         dated = named(dates, lambda: commit_date(answer))
-    except FeedError as exc:
+    except (FeedError, FetchError) as exc:
         raise FeedError(
             f"no date for SkyPilot's {cloud} catalog, so it is not used: {exc}"
         ) from exc
