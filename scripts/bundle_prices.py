@@ -73,10 +73,9 @@ def header(
 
 def bundle_provider(name: str, prices_dir: Path, now: datetime) -> None:
     """Copy one refreshed snapshot into prices_dir, marked as fetched from a feed."""
-    from costcalc.providers import registry
-
     from costcalc.core.models import PriceSnapshot
     from costcalc.edge.resources import dump_yaml, load_yaml_file, write_atomic
+    from costcalc.providers import registry
     from costcalc.store.freshness import FEED_NOTE
     from costcalc.store.snapshots import refreshed_path
 
@@ -121,11 +120,10 @@ def bundle_fx(prices_dir: Path) -> None:
 
 def freshness_report(prices_dir: Path, now: datetime, width: int | None) -> str:
     """The freshness table of the snapshots in prices_dir (not the installed ones)."""
-    from costcalc.providers.registry import PROVIDERS
-
     from costcalc.core.models import DesktopDefaults, ElectricityData, FxRates
     from costcalc.core.offers import LoadedSnapshot, PriceBook
     from costcalc.edge.resources import load_yaml_file
+    from costcalc.providers.registry import PROVIDERS
     from costcalc.store import freshness
     from costcalc.store.loaders import load_app_data
 
@@ -148,11 +146,10 @@ def rebuild(prices_dir: Path) -> tuple[int, list[str]]:
     """Refresh every provider and the exchange rates into the (temporary) home, credentials
     unset, so a keyed feed is skipped; copy what passed. The exit status (0, or 1 when a feed
     failed) and one line per provider."""
-    from costcalc.providers import ecb, registry
-
     from costcalc.core.models import PriceSnapshot
     from costcalc.edge.resources import load_yaml_file
     from costcalc.feeds.refresh import run_refresh
+    from costcalc.providers import ecb, registry
     from costcalc.store.snapshots import refreshed_path
 
     report = run_refresh()
@@ -318,13 +315,12 @@ def bundle_catalogs(
     directory: Path, prices_dir: Path, now: datetime, released: datetime
 ) -> list[str]:
     """Every provider's catalog rows from the recorded copies in `directory` (module doc, 5)."""
+    from costcalc.core.ranges import CrossReading
+    from costcalc.edge.resources import dump_yaml, write_atomic
     from costcalc.providers import registry
     from costcalc.providers.catalog_gpus import IGNORED, table
     from costcalc.providers.from_catalogs import offer_rows
     from costcalc.providers.gpu_names import GpuNames
-
-    from costcalc.core.ranges import CrossReading
-    from costcalc.edge.resources import dump_yaml, write_atomic
 
     lines: list[str] = []
     readings: list[CrossReading] = []
@@ -373,11 +369,10 @@ def add_catalog_rows(
 ) -> tuple[int, int]:
     """Append to `path` the catalog rows its own rows lack (none when `readings_only`), and add
     to `readings` the catalog readings of its own offers; how many of each."""
-    from costcalc.providers.from_catalogs import merge
-
     from costcalc.core.models import PriceSnapshot
     from costcalc.core.ranges import CrossReading
     from costcalc.edge.resources import load_yaml_text
+    from costcalc.providers.from_catalogs import merge
 
     # the file's own rows, not those an earlier build appended
     own = path.read_text(encoding="utf-8").split(f"\n{CATALOG_MARK}", 1)[0]
@@ -419,10 +414,9 @@ replace: their own rows were transcribed and cross-checked by hand."""
 def catalog_snapshot(
     provider: Any, feed: Any, rows: Sequence[Any], files: Sequence[Any], released: datetime
 ) -> Any:
+    from costcalc.core.models import PriceSnapshot
     from costcalc.providers.catalogs import GPUHUNT_URL, SKYPILOT_URL
     from costcalc.providers.from_catalogs import LICENCE
-
-    from costcalc.core.models import PriceSnapshot
 
     used = ", ".join(f"{f.source} as of {f.dated:%Y-%m-%d}" for _, f in files)
     dates = [r.fetched_at for r in rows if r.fetched_at]
@@ -500,10 +494,9 @@ RELEASE_MAX_AGE_DAYS = 30
 
 
 def book_of(prices_dir: Path) -> Any:
-    from costcalc.providers.registry import PROVIDERS
-
     from costcalc.core.offers import LoadedSnapshot, PriceBook
     from costcalc.edge.resources import load_yaml_file
+    from costcalc.providers.registry import PROVIDERS
 
     book = PriceBook()
     for p in PROVIDERS:

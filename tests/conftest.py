@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from costcalc.providers import registry
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")

@@ -203,6 +203,7 @@ def test_a_live_rebuild_adds_catalog_rows_to_a_curated_table_and_keeps_it(
         (prices_copy / name).write_text(_own_part(ROOT / "prices" / name))
     own = {name: (prices_copy / name).read_text() for name in ("lambda.yaml", "crusoe.yaml")}
     code, out = run(capsys, "--prices-dir", str(prices_copy))
+    assert code == 0, out
     assert "lambda: kept its table" in out and "crusoe: kept its table" in out, out
     for name, text in own.items():
         after = (prices_copy / name).read_text()

@@ -601,10 +601,10 @@ def _refresh_one(
         )
         return result, []
 
-    try:
-        def said(text: str) -> None:
-            progress(_said(name, text))
+    def said(text: str) -> None:
+        progress(_said(name, text))
 
+    try:
         outcome = provider.refresh(client, now, said)
         if getattr(provider, "catalogs", None) is not None:
             from costcalc.providers.from_catalogs import with_catalogs

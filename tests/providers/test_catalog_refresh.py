@@ -7,10 +7,10 @@ from __future__ import annotations
 import csv
 
 import pytest
-from costcalc.providers import registry
 
 from costcalc.core.models import PriceSnapshot
 from costcalc.feeds.refresh import RefreshReport, run_refresh
+from costcalc.providers import registry
 from costcalc.store.snapshots import load_snapshot
 from tests.conftest import CATALOGS, FeedRoutes
 
