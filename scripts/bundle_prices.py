@@ -61,10 +61,9 @@ def header(
 
 def bundle_provider(name: str, prices_dir: Path, now: datetime) -> None:
     """Copy one refreshed snapshot into prices_dir, marked as fetched from a feed."""
-    from costcalc.providers import registry
-
     from costcalc.core.models import PriceSnapshot
     from costcalc.edge.resources import dump_yaml, load_yaml_file, write_atomic
+    from costcalc.providers import registry
     from costcalc.store.freshness import FEED_NOTE
     from costcalc.store.snapshots import refreshed_path
 
@@ -109,11 +108,10 @@ def bundle_fx(prices_dir: Path) -> None:
 
 def freshness_report(prices_dir: Path, now: datetime, width: int | None) -> str:
     """The freshness table of the snapshots in prices_dir (not the installed ones)."""
-    from costcalc.providers.registry import PROVIDERS
-
     from costcalc.core.models import DesktopDefaults, ElectricityData, FxRates
     from costcalc.core.offers import LoadedSnapshot, PriceBook
     from costcalc.edge.resources import load_yaml_file
+    from costcalc.providers.registry import PROVIDERS
     from costcalc.store import freshness
     from costcalc.store.loaders import load_app_data
 
@@ -136,9 +134,8 @@ def rebuild(prices_dir: Path) -> tuple[int, list[str]]:
     """Refresh every provider and the exchange rates into the (temporary) home, credentials
     unset, so a keyed feed is skipped; copy what passed. The exit status (0, or 1 when a feed
     failed) and one line per provider."""
-    from costcalc.providers import ecb
-
     from costcalc.feeds.refresh import run_refresh
+    from costcalc.providers import ecb
 
     report = run_refresh()
     lines = []

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-from costcalc.providers.registry import PROVIDERS
 from werkzeug import Response
 
 from costcalc.cli import main
@@ -29,6 +28,7 @@ from costcalc.core.models import PriceSnapshot
 from costcalc.core.records import plain
 from costcalc.edge.resources import MAX_NODES, DataFileError, check_yaml_shape, load_yaml_text
 from costcalc.feeds.refresh import MAX_FIELD_CHARS
+from costcalc.providers.registry import PROVIDERS
 from costcalc.store import snapshots
 from costcalc.store.snapshots import load_bundled, load_refreshed, load_snapshot, refreshed_path
 from tests.conftest import FEEDS, FeedRoutes

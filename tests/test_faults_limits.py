@@ -314,8 +314,9 @@ def test_a_55_mb_lambda_answer_is_refused_as_it_streams(
     """61 s and 1.2 GB before it was refused: the whole body was read, then parsed."""
     import os
 
-    from costcalc.providers import lambda_cloud
     from werkzeug import Response
+
+    from costcalc.providers import lambda_cloud
 
     sent: list[int] = []
     tls_feed_server.serve(
