@@ -406,7 +406,10 @@ def test_a_stored_one_reading_price_never_reaches_a_verdict(
         "1x RTX 3090 (Community Cloud) in global: $0.03 per GPU-hour, expected at least $0.0459"
         in problem
     )
-    assert verdict(capsys, "rtx3090").startswith(before.split(" against ")[0])
+    # the bad 3090 row never becomes the verdict: RunPod's 4090, the one row kept, is
+    after = verdict(capsys, "rtx3090")
+    assert "against RunPod 1x RTX 4090 (Community Cloud)" in after and "0.03" not in after
+    assert before.startswith(("Rent:", "Buy:")) and after.startswith(before.split(":")[0])
 
 
 def test_your_own_price_is_kept_with_a_warning_naming_the_bound(

@@ -654,6 +654,8 @@ _OfferResultFields = NamedTuple(  # noqa: UP014 - the class form is what costs
         ("fits", bool | None),  # None when the workload's memory need is unknown
         ("usd_per_batch_item", float | None),
         ("run", RunCost | None),
+        # batch per GPU the offer's GPU runs where it differs by GPU (--target-batch), else None
+        ("batch", int | None),
     ],
 )
 
@@ -692,6 +694,7 @@ def offer_result(
     fits: bool | None,
     usd_per_batch_item: float | None,
     run: RunCost | None,
+    batch: int | None = None,
 ) -> OfferResult:
     """An OfferResult built by keyword at the cost of a positional call.
 
@@ -715,5 +718,6 @@ def offer_result(
             fits,
             usd_per_batch_item,
             run,
+            batch,
         ),
     )

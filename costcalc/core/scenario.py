@@ -57,6 +57,7 @@ from costcalc.core.staleness import MAX_AGE_DAYS
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
+    from costcalc.core.batching import BatchPlan
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
@@ -130,8 +131,12 @@ class Scenario(Record, frozen=True, kw_only=True):
     """Training precision used to compare GPUs; auto: mixed precision (fp16) on a desktop GPU with
     tensor cores, fp32 otherwise."""
     batch: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
-    """Batch per GPU of the run: at a small batch a step's fixed cost (launches, the host) weighs
-    more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
+    """Batch per GPU of the run on the desktop: at a small batch what a step costs whatever its
+    size (launches, the host, the optimizer's update) weighs more and a big GPU gains less
+    (default: the speed model's reference batch)."""
+    target_batch: Literal["same", "max"] | Annotated[int, Meta(ge=1, le=1_000_000)] = "same"
+    """Batch per GPU on each offer's GPU: same (the run unchanged), max (the largest that fits
+    each GPU, from the job's memory at its batch or a bench's memory fit) or a number."""
     bench: str | None = None
     """A saved bench result to use: 'latest' or a file path."""
     # -- the offers
@@ -450,6 +455,8 @@ class Calculation(Struct, frozen=True):
     """Why, in one line: '4x RTX 4090 needs 12 slots (the board has 7), ...' for no Buy."""
     alternatives: tuple[Alternative, ...] = ()
     """Without Buy, the nearest builds that work (costcalc.core.alternatives), nearest first."""
+    batch_plan: BatchPlan | None = None
+    """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -484,6 +491,14 @@ def evaluate(
     dtype = resolved_dtype(scenario, spec)
     batch = speed_batch(scenario, data.predictor, notes)
     found = bench_effects(scenario, data, bench, spec, dtype, batch, notes)
+    plan = batch_plan(scenario, data.predictor, spec, batch, found)
+    if found is not None and found.speed is not None and plan.varies and bench is not None:
+        from costcalc.core.bench_apply import speed_from
+
+        speed_at = speed_from(
+            bench, scenario.kind, dtype, data.predictor, batch, target_batch=plan.speed_batch
+        )
+        found = replace(found, speed=speed_at)
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
     if lean:
         notes.append(f"speeds relative to the {spec.name}: {lean}")
@@ -516,7 +531,7 @@ def evaluate(
     )
     chosen = chosen_offers(scenario, data, spec, money, now)
     speed = (found.speed if found else None) or data.predictor.speed_fn(
-        scenario.kind, dtype, batch=batch
+        scenario.kind, dtype, batch=batch, target_batch=plan.speed_batch if plan.varies else None
     )
     scale = scale_fn(data.scaling, scenario.kind)
     comparison = compare(
@@ -530,6 +545,7 @@ def evaluate(
         speed=speed,
         scale=scale,
         rules=scenario_rules(scenario, spec),
+        batch_for=plan.on if plan.varies else None,
     )
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
@@ -565,6 +581,7 @@ def evaluate(
             decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
         ),
         alternatives=nearest,
+        batch_plan=plan if plan.varies else None,
     )
 
 
@@ -684,6 +701,29 @@ def speed_batch(scenario: Scenario, predictor: Predictor, notes: list[str]) -> i
         notes.append(unused)
         return None
     return scenario.batch
+
+
+def batch_plan(
+    scenario: Scenario,
+    predictor: Predictor,
+    spec: GpuSpec,
+    batch: int | None,
+    found: BenchEffects | None,
+) -> BatchPlan:
+    """Which batch each offer's GPU runs: the desktop's on the desktop GPU, and on another by
+    --target-batch; "max" from the bench's memory fit, else the job's --memory-gb at its batch
+    (split by costcalc.core.memory's prior)."""
+    from costcalc.core.batching import BatchPlan
+
+    if scenario.target_batch == "same":
+        return BatchPlan(batch, "same", None, spec.key)
+    from costcalc.core.memory import from_one_batch
+
+    memory = found.memory if found is not None else None
+    if memory is None and scenario.memory_gb is not None:
+        at = batch or int(predictor.kind_calibration(scenario.kind).reference_batch or 1)
+        memory = from_one_batch(scenario.memory_gb, at, scenario.kind)
+    return BatchPlan(batch, scenario.target_batch, memory, spec.key)
 
 
 def bench_effects(

@@ -292,7 +292,7 @@ def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
 
 
 def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> Path | None:
-    from costcalc import __version__
+    from costcalc.core.version import VERSION as __version__
     from costcalc.edge import locations
 
     try:
