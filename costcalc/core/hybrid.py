@@ -2,9 +2,9 @@
 
 The work is a profile of busy desktop-hours for each month of a year (the hours one desktop
 like yours would be busy; more than a month's 730 hours means more than one desktop's work):
-typed as 'jan:400,feb:300,...', measured by `costcalc monitor`, or the utilisation the same
-every month. Owning n desktops serves up to n x 730 hours a month; the hours above that are
-rented at the cheapest comparable offer paid by the hour. Over the horizon, n desktops cost
+typed as 'jan:400,feb:300,...', or the utilisation the same every month (a measured
+utilisation included). Owning n desktops serves up to n x 730 hours a month; the hours above
+that are rented at the cheapest comparable offer paid by the hour. Over the horizon, n desktops cost
 
     n x (price x (1 - resale + interest) + repairs a year x years)
     + years x sum over months of (electricity of the owned busy hours
@@ -16,7 +16,7 @@ month between (k - 1) x 730 and k x 730, so owning it trades those hours' rent f
 electricity and its price.
 
 Rule kept here: pure. The comparison's offers, the desktop and the assumptions arrive as
-arguments; the profile as hours, read by the caller when it is measured.
+arguments; the profile as twelve months of hours.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ MONTH_HOURS = engine.HOURS_PER_MONTH
 MAX_OWNED = 64
 """The most desktops a plan weighs."""
 MAX_MONTH_HOURS = MONTH_HOURS * MAX_OWNED
-MEASURED_PROFILE = "measured"
 
 
 class Profile(Struct, frozen=True):
@@ -46,7 +45,7 @@ class Profile(Struct, frozen=True):
 
     hours: tuple[float, ...]
     source: str
-    """'your profile', 'the utilisation, 30% every month', 'measured, ...'."""
+    """'your profile', 'the utilisation, 30% every month'."""
 
 
 class HybridRow(Struct, frozen=True):
@@ -135,7 +134,7 @@ def _month(name: str, text: str) -> int:
 def _profile_help(text: str) -> str:
     return (
         "profile: write busy hours per month as jan:400,feb:300,... (months left out have "
-        f"none), or measured; got {quoted(text)}"
+        f"none); got {quoted(text)}"
     )
 
 

@@ -760,8 +760,7 @@ INPUTS: tuple[Input, ...] = (
         "--failure-rate",
         "Fail/yr",
         "failure rate",
-        "share of cards that fail a year, instead of the class's published figure (counts "
-        "repairs)",
+        "share of cards that fail a year, instead of the class's published figure (counts repairs)",
         "share",
         "own",
         metavar="SHARE",
@@ -783,7 +782,7 @@ INPUTS: tuple[Input, ...] = (
         "Profile",
         "profile",
         "busy hours of one desktop's work per month for --hybrid: 'jan:400,feb:300,...' "
-        "(months left out have none), or measured (`costcalc monitor`'s last 12 months)",
+        "(months left out have none; default: the utilisation every month)",
         "text",
         "hybrid",
         metavar="MONTHS",
@@ -801,6 +800,12 @@ INPUTS: tuple[Input, ...] = (
 )
 
 BY_FIELD: dict[str, Input] = {i.field: i for i in INPUTS}
+RENT_EXTRAS_FIELDS = tuple(i.field for i in INPUTS if i.group == "rent")
+"""What renting adds beyond the GPU-hours (costcalc.core.rent_extras)."""
+OWNING_FIELDS = tuple(i.field for i in INPUTS if i.group == "own")
+"""Owning, in full: a loan and repairs (costcalc.core.owning)."""
+HYBRID_FIELDS = tuple(i.field for i in INPUTS if i.group == "hybrid")
+"""Own a baseline, rent the bursts (costcalc.core.hybrid)."""
 assert set(BY_FIELD) == set(Scenario.__struct_fields__), "every Scenario field has one input"
 
 

@@ -691,14 +691,14 @@ class Scenario(Record, frozen=True, kw_only=True):
     share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
-    runs_per_year: Annotated[float, Meta(ge=0, le=1_000_000)] | None = None
-    """Training runs a year: prices what each run adds on the rent side (setup, transfer); with
-    run_hours and no utilisation of its own it sets the utilisation (runs x hours / 8,760)."""
+    runs_per_year: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    """Training runs a year: with a run's hours (given or a model's) it sets the utilisation as
+    runs x hours / 8,760, and it prices what each run adds on the rent side (setup, transfer)."""
     hybrid: bool = False
     """Answer how many desktops to own and what to rent above them (costcalc.core.hybrid)."""
     profile: Annotated[str, Meta(max_length=400)] | None = None
-    """Busy desktop-hours per month for the hybrid plan ('jan:400,feb:300,...') or `measured`
-    (`costcalc monitor`'s samples); None: the utilisation, the same every month."""
+    """Busy desktop-hours per month for the hybrid plan ('jan:400,feb:300,...'); None: the
+    utilisation, the same every month."""
     max_owned: Annotated[int, Meta(ge=0, le=64)] | None = None
     """The most desktops the hybrid plan weighs (default: enough for the busiest month)."""
     # -- where it runs

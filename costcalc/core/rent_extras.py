@@ -115,9 +115,7 @@ class DataUse(Struct, frozen=True):
     @property
     def per_run(self) -> bool:
         """Whether anything is counted per run (and so runs a year are needed)."""
-        return bool(
-            self.checkpoint_gb or self.egress_gb or self.setup_h or self.uploads_each_run
-        )
+        return bool(self.checkpoint_gb or self.egress_gb or self.setup_h or self.uploads_each_run)
 
     @property
     def uploads_each_run(self) -> bool:

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
-    from costcalc.core.hybrid import HybridPlan, Profile
+    from costcalc.core.hybrid import HybridPlan
     from costcalc.core.owning import Loan, OwnershipFile, Repairs, ResaleByAge
     from costcalc.core.rent_extras import RentExtras, StorageFile
 
@@ -373,6 +373,9 @@ class Calculation(Struct, frozen=True, kw_only=True):
     hybrid: HybridPlan | None = None
     """With --hybrid: how many desktops to own and what to rent above them, every owned count
     weighed (costcalc.core.hybrid)."""
+    cash_basis: str | None = None
+    """What the verdict compares when owning is counted in full (a loan's cash flows, repairs,
+    resale by age), in words; None: the price, electricity and a flat resale."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -399,7 +402,6 @@ def evaluate(
     circuit: str | None = None,
     recorded: ReadingsOf | None = None,
     measured: MeasuredUse | None = None,
-    profile: Profile | None = None,
 ) -> Calculation:
     """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
@@ -407,8 +409,7 @@ def evaluate(
     names one (else the home region's); `recorded` the caller's reader of the readings of an
     offer's price beyond the prices in use (costcalc.store.readings), asked for the verdict's
     offer alone, once the comparison has chosen it (None: the prices in use alone); `measured`
-    the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage);
-    `profile` the busy hours a month a `measured` hybrid profile names, read the same way."""
+    the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage)."""
     spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
     measured = measured_use(scenario, measured, spec, data.catalog)
     dtype = resolved_dtype(scenario, spec)
@@ -473,7 +474,8 @@ def evaluate(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
     flips = thresholds(comparison, assumptions, decided)
-    plan, plan_note = hybrid_plan(scenario, comparison, desktop, assumptions, profile)
+    plan, plan_note = hybrid_plan(scenario, comparison, desktop, assumptions)
+    basis = cash_basis(owned, assumptions)
     resolved = replace(
         scenario,
         **{
@@ -522,7 +524,7 @@ def evaluate(
             spec,
             workload,
             fit.feasibility if fit else None,
-            basis=cash_basis(owned, assumptions),
+            basis=basis,
         ),
         alternatives=nearest,
         thresholds=flips,
@@ -533,6 +535,7 @@ def evaluate(
         repairs=owned.repairs,
         resale=owned.resale,
         hybrid=plan,
+        cash_basis=basis,
     )
 
 
@@ -949,8 +952,10 @@ def owning_costs(
         )
     if price_usd is None:
         return Owned(
-            notes=(f"no price for the {spec.short_name}: the loan, repairs and resale by age "
-                   "need --desktop-price",)
+            notes=(
+                f"no price for the {spec.short_name}: the loan, repairs and resale by age "
+                "need --desktop-price",
+            )
         )
     notes: list[str] = []
     horizon = scenario.horizon_years
@@ -959,9 +964,7 @@ def owning_costs(
         loan = owning.loan(price_usd, scenario.loan_apr or 0.0, scenario.loan_term_years, horizon)
     repairs = None
     if scenario.repairs or scenario.failure_rate is not None:
-        found = owning.repairs(
-            spec, scenario.gpu_count, scenario.failure_rate, data.ownership
-        )
+        found = owning.repairs(spec, scenario.gpu_count, scenario.failure_rate, data.ownership)
         if isinstance(found, str):
             notes.append(f"repairs are not counted: {found}")
         else:
@@ -1102,7 +1105,6 @@ def hybrid_plan(
     comparison: Comparison,
     desktop: DesktopBuild,
     a: Assumptions,
-    profile: Profile | None,
 ) -> Noted[HybridPlan | None]:
     """With --hybrid (or a --profile): every owned count weighed against renting above it
     (costcalc.core.hybrid); a note when no plan can be made."""
@@ -1111,13 +1113,7 @@ def hybrid_plan(
     from costcalc.core import hybrid  # only with --hybrid
 
     text = scenario.profile
-    if text is not None and text.strip().lower() == hybrid.MEASURED_PROFILE:
-        if profile is None:
-            raise CostcalcError(
-                "profile measured: no samples were read; run `costcalc monitor` first"
-            )
-        used = profile
-    elif text is not None:
+    if text is not None:
         used = hybrid.Profile(hybrid.parse_profile(text), "your profile")
     else:
         used = hybrid.flat_profile(a.utilisation)

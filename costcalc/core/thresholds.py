@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
@@ -109,9 +108,7 @@ def thresholds(comparison: Comparison, a: Assumptions, found: Decision | None) -
         decision=found,
         offer=offer_threshold(best, price, a, electricity, extras),
         holders=tuple(holders),
-        next_holder=offer_threshold(holders[0], price, a, electricity, extras)
-        if holders
-        else None,
+        next_holder=offer_threshold(holders[0], price, a, electricity, extras) if holders else None,
         cloud_usd_per_year=electricity
         + repairs_per_year(a)
         + price * net_share(a) / a.horizon_years,
@@ -226,9 +223,7 @@ def kwh_price_threshold(
     """The electricity price at which break-even lands on the horizon exactly (the same
     equation, solved for $/kWh); None when even free electricity leaves the desktop short."""
     kwh = comparison.desktop.kwh_per_year
-    room = (
-        cloud_usd_per_year - repairs_per_year(a) - price_usd * net_share(a) / a.horizon_years
-    )
+    room = cloud_usd_per_year - repairs_per_year(a) - price_usd * net_share(a) / a.horizon_years
     if kwh <= 0 or room <= 0:
         return None
     return room / kwh

@@ -114,7 +114,12 @@ def for_scenario(data: AppData, scenario: Scenario) -> AppData:
     storage = data.storage
     if storage is None and any(
         v is not None
-        for v in (scenario.dataset_gb, scenario.checkpoint_gb, scenario.egress_gb, scenario.storage_gb)
+        for v in (
+            scenario.dataset_gb,
+            scenario.checkpoint_gb,
+            scenario.egress_gb,
+            scenario.storage_gb,
+        )
     ):
         storage = load_storage()
     ownership = data.ownership
