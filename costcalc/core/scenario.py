@@ -474,7 +474,7 @@ def evaluate(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
     flips = thresholds(comparison, assumptions, decided)
-    plan, plan_note = hybrid_plan(scenario, comparison, desktop, assumptions)
+    hybrid_found, hybrid_note = hybrid_plan(scenario, comparison, desktop, assumptions)
     basis = cash_basis(owned, assumptions)
     resolved = replace(
         scenario,
@@ -509,7 +509,7 @@ def evaluate(
             *owned.notes,
             fit_note,
             extras_note,
-            plan_note,
+            hybrid_note,
         ),
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
@@ -534,7 +534,7 @@ def evaluate(
         loan=owned.loan,
         repairs=owned.repairs,
         resale=owned.resale,
-        hybrid=plan,
+        hybrid=hybrid_found,
         cash_basis=basis,
     )
 
