@@ -30,9 +30,10 @@ OfferWay = Literal["on-demand", "spot", "committed"]
 """How an offer is bought: by the hour with no promise (on-demand), interruptible (spot), or for
 a term paid every hour whether used or not (committed: a reservation, savings plan or
 committed-use discount; CloudOffer.term_years says how long)."""
-Tier = Literal["secure", "community", "marketplace"]
-"""How a GPU is rented where it matters: a provider's own data centres (secure), third-party
-hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
+Tier = Literal["secure", "community", "marketplace", "decentralised"]
+"""How a GPU is rented where it matters: a provider's own data centres (secure: the data-centre
+tier), third-party hosts without a data-centre SLA (community), a marketplace of independent
+hosts, or a decentralised network of anonymous operators paid through it."""
 
 
 UtcDatetime = Annotated[datetime, Meta(tz=True)]
