@@ -1088,7 +1088,7 @@ def rent_extras(
     )
     return extras, (
         f"storage and transfer are left out for {names}: no sourced rate "
-        "(prices/storage.yaml says why)"
+        "in prices/storage.yaml"
     )
 
 
