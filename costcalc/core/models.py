@@ -735,8 +735,12 @@ class Scenario(Record, frozen=True, kw_only=True):
     """Training precision used to compare GPUs; auto: mixed precision (fp16) on a desktop GPU with
     tensor cores, fp32 otherwise."""
     batch: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
-    """Batch per GPU of the run: at a small batch a step's fixed cost (launches, the host) weighs
-    more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
+    """Batch per GPU of the run on the desktop: at a small batch what a step costs whatever its
+    size (launches, the host, the optimizer's update) weighs more and a big GPU gains less
+    (default: the speed model's reference batch)."""
+    target_batch: Literal["same", "max"] | Annotated[int, Meta(ge=1, le=1_000_000)] = "same"
+    """Batch per GPU on each offer's GPU: same (the run unchanged), max (the largest that fits
+    each GPU, from the job's memory at its batch or a bench's memory fit) or a number."""
     bench: str | None = None
     """A saved bench result to use: 'latest' or a file path."""
     # -- the offers
@@ -897,6 +901,8 @@ _OfferResultFields = NamedTuple(  # noqa: UP014 - the class form is what costs
         ("fits", bool | None),  # None when the workload's memory need is unknown
         ("usd_per_batch_item", float | None),
         ("run", RunCost | None),
+        # batch per GPU the offer's GPU runs where it differs by GPU (--target-batch), else None
+        ("batch", int | None),
     ],
 )
 
@@ -935,6 +941,7 @@ def offer_result(
     fits: bool | None,
     usd_per_batch_item: float | None,
     run: RunCost | None,
+    batch: int | None = None,
 ) -> OfferResult:
     """An OfferResult built by keyword at the cost of a positional call.
 
@@ -958,5 +965,6 @@ def offer_result(
             fits,
             usd_per_batch_item,
             run,
+            batch,
         ),
     )

@@ -61,6 +61,7 @@ from costcalc.core.usage import MeasuredUse, is_measured
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
+    from costcalc.core.batching import BatchPlan
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
@@ -376,6 +377,8 @@ class Calculation(Struct, frozen=True, kw_only=True):
     cash_basis: str | None = None
     """What the verdict compares when owning is counted in full (a loan's cash flows, repairs,
     resale by age), in words; None: the price, electricity and a flat resale."""
+    batch_plan: BatchPlan | None = None
+    """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -415,6 +418,14 @@ def evaluate(
     dtype = resolved_dtype(scenario, spec)
     batch, batch_note = speed_batch(scenario, data.predictor)
     found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
+    plan = batch_plan(scenario, data.predictor, spec, batch, found)
+    if found is not None and found.speed is not None and plan.varies and bench is not None:
+        from costcalc.core.bench_apply import speed_from
+
+        speed_at = speed_from(
+            bench, scenario.kind, dtype, data.predictor, batch, target_batch=plan.speed_batch
+        )
+        found = replace(found, speed=speed_at)
     lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
     lean_note = f"speeds relative to the {spec.name}: {lean}" if lean else None
     household = data.electricity.lookup(scenario.home_region)
@@ -454,7 +465,7 @@ def evaluate(
     )
     chosen = chosen_offers(scenario, data, spec, money, now)
     speed = (found.speed if found else None) or data.predictor.speed_fn(
-        scenario.kind, dtype, batch=batch
+        scenario.kind, dtype, batch=batch, target_batch=plan.speed_batch if plan.varies else None
     )
     scale = scale_fn(data.scaling, scenario.kind)
     extras, extras_note = rent_extras(scenario, data, workload, chosen)
@@ -469,6 +480,7 @@ def evaluate(
         speed=speed,
         scale=scale,
         rules=replace(scenario_rules(scenario, spec), **{"extras": extras}),
+        batch_for=plan.on if plan.varies else None,
     )
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
@@ -536,6 +548,7 @@ def evaluate(
         resale=owned.resale,
         hybrid=hybrid_found,
         cash_basis=basis,
+        batch_plan=plan if plan.varies else None,
     )
 
 
@@ -695,6 +708,29 @@ def speed_batch(scenario: Scenario, predictor: Predictor) -> Noted[int | None]:
     if unused:
         return None, unused
     return scenario.batch, None
+
+
+def batch_plan(
+    scenario: Scenario,
+    predictor: Predictor,
+    spec: GpuSpec,
+    batch: int | None,
+    found: BenchEffects | None,
+) -> BatchPlan:
+    """Which batch each offer's GPU runs: the desktop's on the desktop GPU, and on another by
+    --target-batch; "max" from the bench's memory fit, else the job's --memory-gb at its batch
+    (split by costcalc.core.memory's prior)."""
+    from costcalc.core.batching import BatchPlan
+
+    if scenario.target_batch == "same":
+        return BatchPlan(batch, "same", None, spec.key)
+    from costcalc.core.memory import from_one_batch
+
+    memory = found.memory if found is not None else None
+    if memory is None and scenario.memory_gb is not None:
+        at = batch or int(predictor.kind_calibration(scenario.kind).reference_batch or 1)
+        memory = from_one_batch(scenario.memory_gb, at, scenario.kind)
+    return BatchPlan(batch, scenario.target_batch, memory, spec.key)
 
 
 def bench_effects(
@@ -1087,8 +1123,7 @@ def rent_extras(
         "your own offers" if p == CUSTOM_PROVIDER else labels.get(p, p) for p in missing
     )
     return extras, (
-        f"storage and transfer are left out for {names}: no sourced rate "
-        "in prices/storage.yaml"
+        f"storage and transfer are left out for {names}: no sourced rate in prices/storage.yaml"
     )
 
 

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from costcalc import __version__
 from costcalc.core.errors import QUOTED_MOST, DataFileError
 from costcalc.core.records import ValidationError, plain, problem, validated
+from costcalc.core.version import VERSION as __version__
 from costcalc.edge import locations
 
 try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
