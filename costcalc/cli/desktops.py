@@ -14,7 +14,7 @@ from costcalc.core.records import plain
 from costcalc.core.terminal import fill
 from costcalc.present import desktops_report
 from costcalc.providers import registry
-from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.loaders import for_scenario, load_app_data, utc_now
 
 FIELDS = (
     "utilisation",
@@ -87,7 +87,7 @@ def run(ns: argparse.Namespace) -> int:
     now = utc_now()
     counts = desktops.parse_counts(ns.counts or ["1,2,4"])
     scenario, note = cli_args.build_scenario(ns, fields=FIELDS)
-    data = load_app_data()
+    data = for_scenario(load_app_data(), scenario)
     gpus = desktops.resolve_gpus(ns.gpus or [], data.catalog)
     measured = measured_use(scenario, now)
     result = desktops.compare_builds(

@@ -15,7 +15,7 @@ from costcalc.core.scenario import evaluate
 from costcalc.core.staleness import CLOUD_LEGEND
 from costcalc.present import report
 from costcalc.providers import registry
-from costcalc.store.loaders import load_app_data, utc_now
+from costcalc.store.loaders import for_scenario, load_app_data, utc_now
 from costcalc.store.readings import recorded_points
 
 EXAMPLES = (
@@ -81,7 +81,7 @@ def run(ns: argparse.Namespace) -> int:
     if top is not None and top < 1:
         raise CostcalcError(f"top must be at least 1, got {ns.top!r}")
     scenario, sources = cli_args.scenario_and_sources(ns)
-    data = load_app_data(_wanted(scenario.providers))
+    data = for_scenario(load_app_data(_wanted(scenario.providers)), scenario)
     bench = _load_bench(scenario.bench)
     measured = measured_use(scenario, now)
     calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points, measured=measured)

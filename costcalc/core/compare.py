@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -39,6 +40,9 @@ from costcalc.core.models import (
 from costcalc.core.offers import age_days
 from costcalc.core.predict import SpeedFn
 from costcalc.core.staleness import is_stale_result, stale_kind
+
+if TYPE_CHECKING:
+    from costcalc.core.rent_extras import RentExtras
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""
@@ -68,6 +72,9 @@ class Rules(Struct, frozen=True):
     """Time to write one checkpoint (the spot overhead's assumption)."""
     restart_h: float = 0.5
     """Time to get capacity back and reload after an interruption."""
+    extras: RentExtras | None = None
+    """What renting adds beyond the GPU-hours (storage, transfer, setup), when the user gives
+    the data it moves; None: nothing (costcalc.core.rent_extras)."""
 
 
 class Comparison(Struct, frozen=True):
@@ -124,7 +131,9 @@ def desktop_run(
     kwh = result.load_w * w.run_hours / 1000
     busy_hours = a.utilisation * engine.HOURS_PER_YEAR * a.horizon_years
     runs_over_horizon = max(busy_hours / w.run_hours, 1.0)
-    hardware = desktop.price_usd * (1 - a.resale_share) / runs_over_horizon
+    hardware = (
+        desktop.price_usd * net_share(a) + repairs_per_year(a) * a.horizon_years
+    ) / runs_over_horizon
     usd = engine.electricity_usd(kwh, a.usd_per_kwh) + hardware
     return RunCost(
         hours=w.run_hours,
@@ -198,7 +207,7 @@ def compare(
         offers=tuple(results),
         best=best,
         break_even_utilisation=(
-            _break_even_utilisation(desktop, a, load_w, best, payg)
+            _break_even_utilisation(desktop, a, load_w, best, payg, rules.extras)
             if best is not None and fits
             else None
         ),
@@ -233,12 +242,33 @@ def desktop_break_even_days(
     desktop never pays back, or when its price is not known."""
     if price_usd is None:
         return None
+    owning = a.owning
+    if owning is None:
+        return engine.break_even_days(
+            price_usd,
+            cloud_usd_per_year / engine.DAYS_PER_YEAR,
+            electricity_usd_per_year / engine.DAYS_PER_YEAR,
+            a.resale_share,
+        )
     return engine.break_even_days(
         price_usd,
         cloud_usd_per_year / engine.DAYS_PER_YEAR,
-        electricity_usd_per_year / engine.DAYS_PER_YEAR,
+        (electricity_usd_per_year + owning.repairs_usd_per_year) / engine.DAYS_PER_YEAR,
         a.resale_share,
+        owning.interest_share,
     )
+
+
+def net_share(a: Assumptions) -> float:
+    """The share of the desktop's price it costs over the horizon, running costs aside: less
+    its resale, plus a loan's interest (1 - resale + interest)."""
+    interest = a.owning.interest_share if a.owning is not None else 0.0
+    return 1 - a.resale_share + interest
+
+
+def repairs_per_year(a: Assumptions) -> float:
+    """The repairs allowance a year (0 when not counted)."""
+    return a.owning.repairs_usd_per_year if a.owning is not None else 0.0
 
 
 OfferFacts = tuple[float, float, GpuSpec, str, int | None]
@@ -280,6 +310,7 @@ def offer_coster(
     grids: dict[tuple[str, str], tuple[float, float]] = {}
     ages: dict[int, float] = {}  # by the timestamp object: hashing aware datetimes is slow
     overheads: dict[int | None, float] = {}  # spot overhead by interruption bucket
+    extras = rules.extras
 
     def gpu_facts(offer: CloudOffer) -> OfferFacts:
         spec = catalog.get(offer.gpu)
@@ -311,7 +342,7 @@ def offer_coster(
                 found_overhead = overheads[offer.interruption_bucket] = spot_overhead(offer, rules)
             overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
-        hours, usd_year = cloud_year(offer, busy_hours, effective, horizon_years)
+        hours, usd_year = cloud_year(offer, busy_hours, effective, horizon_years, extras)
         if check_fit:  # a GPU with its own batch fits the job at it, or at none (0)
             fits = batch > 0 if batch is not None else _fits(spec, offer.gpu, w)
         else:
@@ -329,7 +360,7 @@ def offer_coster(
             price_age_days=age,
             fits=fits,
             usd_per_batch_item=_usd_per_batch_item(offer, w) if per_batch else None,
-            run=_offer_run(offer, effective, offer_w, gco2, pue, a, w)
+            run=_offer_run(offer, effective, offer_w, gco2, pue, a, w, extras)
             if run_hours is not None and fits is not False
             else None,
             batch=batch,
@@ -343,25 +374,34 @@ def _default_scale(_spec: GpuSpec, count: int) -> float:
 
 
 def cloud_year(
-    offer: CloudOffer, busy_hours: float, relative_speed: float, horizon_years: float = 3.0
+    offer: CloudOffer,
+    busy_hours: float,
+    relative_speed: float,
+    horizon_years: float = 3.0,
+    extras: RentExtras | None = None,
 ) -> tuple[float, float]:
     """Hours a year the offer needs for the desktop's busy hours, and what a year of it costs
     (`relative_speed` already carries any interruption overhead): servers rented by the month
     bill whole months, a setup fee is spread over the horizon, and a commitment is paid for
-    every hour of its term (costcalc.core.commitment)."""
+    every hour of its term (costcalc.core.commitment). With `extras`, each run's boot and setup
+    time is billed in the hours and the provider's storage and transfer a year are added."""
     hours = engine.cloud_hours_for(busy_hours, relative_speed)
+    fixed = 0.0
+    if extras is not None:
+        hours += extras.setup_hours(busy_hours)
+        fixed = extras.extra_usd(offer.provider, busy_hours)
     if offer.term_years is not None:
         usd = commitment.committed_usd_per_year(
             offer.usd_per_hour, hours, offer.term_years, horizon_years
         )
-        return hours, usd + offer.setup_fee_usd / horizon_years
+        return hours, usd + offer.setup_fee_usd / horizon_years + fixed
     billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
     usd = engine.cloud_usd_for_hours(
         billed, offer.usd_per_hour, offer.monthly_fee_usd, offer.included_usd_per_month
     )
     if offer.setup_fee_usd:
         usd += offer.setup_fee_usd / horizon_years
-    return hours, usd
+    return hours, usd + fixed
 
 
 def is_stale_volatile(result: OfferResult) -> bool:
@@ -438,18 +478,22 @@ def _offer_run(
     pue: float,
     a: Assumptions,
     w: Workload,
+    extras: RentExtras | None = None,
 ) -> RunCost | None:
     if w.run_hours is None:
         return None
     hours = engine.cloud_hours_for(w.run_hours, rel)
+    setup_s = extras.use.setup_h * 3600 if extras is not None else 0.0
     billed_s = engine.billed_seconds(
-        hours * 3600, offer.billing_increment_s, offer.billing_minimum_s
+        hours * 3600 + setup_s, offer.billing_increment_s, offer.billing_minimum_s
     )
     share = 0.0
     if offer.monthly_fee_usd:
         runs = engine.runs_per_month(a.utilisation, w.run_hours)
         share = engine.plan_share_usd(offer.monthly_fee_usd, runs)
     usd = engine.billed_cost_usd(billed_s, offer.usd_per_hour, share)
+    if extras is not None:
+        usd += run_share_usd(extras, offer.provider, a.utilisation * engine.HOURS_PER_YEAR)
     if offer.term_years is not None:
         # the term is paid whether used or not: a run carries its share of the year's cost
         runs_a_year = engine.runs_per_month(a.utilisation, w.run_hours) * engine.MONTHS_PER_YEAR
@@ -468,12 +512,20 @@ def _offer_run(
     )
 
 
+def run_share_usd(extras: RentExtras, provider: str, busy_hours: float) -> float:
+    """One run's share of a year's storage and transfer at `provider` (the year's figure over
+    the runs a year; all of it when there is less than one run)."""
+    year = extras.year(provider, busy_hours)
+    return year.usd / max(year.runs, 1.0)
+
+
 def _break_even_utilisation(
     desktop: DesktopBuild,
     a: Assumptions,
     load_w: float,
     best: OfferResult,
     payg: OfferResult | None = None,
+    extras: RentExtras | None = None,
 ) -> float | None:
     """The utilisation at which the verdict against `best` flips, by the verdict's own rule
     (engine.pays_back on desktop_break_even_days) at each utilisation tried; None without a
@@ -487,7 +539,7 @@ def _break_even_utilisation(
         kwh = engine.desktop_kwh_per_year(load_w, u, desktop.idle_watts, a.always_on)
         electricity = engine.electricity_usd(kwh, a.usd_per_kwh)
         cloud = min(
-            cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, a.horizon_years)[1]
+            cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, a.horizon_years, extras)[1]
             for offer, speed in rivals
         )
         days = desktop_break_even_days(desktop.price_usd, a, cloud, electricity)

@@ -53,11 +53,14 @@ def reason(
     spec: GpuSpec,
     w: Workload,
     fit: Feasibility | None = None,
+    *,
+    basis: str | None = None,
 ) -> str:
     """Why `found` (decision's answer), in one line: why there is no Buy ('4x RTX 4090 needs 12
     slots (the board has 7), a 2,500 W PSU (the largest for 120 V is 1,600 W) and more than one
     120 V/15 A circuit'), or what the money says ('the desktop pays for itself after ~293 days
-    against the cheapest comparable offer, within the 3-year horizon')."""
+    against the cheapest comparable offer, within the 3-year horizon'); `basis`, what the money
+    compares when owning is counted in full (a loan's cash flows, repairs, resale by age)."""
     count = comparison.desktop.gpu_count
     label = f"{count}x {spec.short_name}" if count > 1 else f"the {spec.short_name}"
     needs = fit.needs if fit is not None and fit.fits is False else ()
@@ -78,14 +81,15 @@ def reason(
             "the cheapest comparable offer costs no more a year than the desktop's electricity: "
             "buying never pays back"
         )
+    how = f", {basis}" if basis else ""
     if found == "buy":
         return (
             f"the desktop pays for itself after ~{days:,.0f} days against the cheapest "
-            f"comparable offer, within the {years}"
+            f"comparable offer, within the {years}{how}"
         )
     return (
         f"the desktop would pay for itself only after ~{days:,.0f} days against the cheapest "
-        f"comparable offer, beyond the {years}"
+        f"comparable offer, beyond the {years}{how}"
     )
 
 

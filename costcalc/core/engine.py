@@ -133,20 +133,24 @@ def break_even_days(
     cloud_usd_per_day: float,
     electricity_usd_per_day: float,
     resale_share: float,
+    interest_share: float = 0.0,
 ) -> float | None:
     """Day on which buying has cost as much as renting, the desktop counted at its price less
-    what it sells for after the horizon (`resale_share` of it).
+    what it sells for after the horizon (`resale_share` of it), plus the interest a loan for it
+    costs within the horizon (`interest_share` of it).
 
-    Solves  price x (1 - resale) + electricity_per_day x d = cloud_per_day x d.  None ("never")
-    when renting costs no more per day than the desktop's electricity alone. With no resale this
-    is DOMAIN.md's canonical break-even; with resale, `pays_back` on its answer is exactly "the
-    desktop costs less than renting over the horizon" (`horizon_cost_usd` of both), so the
-    verdict, these days and the break-even utilisation can never disagree.
+    Solves  price x (1 - resale + interest) + running_per_day x d = cloud_per_day x d,  where
+    the running cost a day is the electricity (and the repairs allowance, which the caller adds
+    to it). None ("never") when renting costs no more per day than running the desktop. With no
+    resale and no loan this is DOMAIN.md's canonical break-even; with them, `pays_back` on its
+    answer is exactly "the desktop's cash out over the horizon is no more than renting's"
+    (`horizon_cost_usd` of both), so the verdict, these days and the break-even utilisation can
+    never disagree.
     """
     saving_per_day = cloud_usd_per_day - electricity_usd_per_day
     if saving_per_day <= 0:
         return None
-    days = desktop_price_usd * (1 - resale_share) / saving_per_day
+    days = desktop_price_usd * (1 - resale_share + interest_share) / saving_per_day
     return days if math.isfinite(days) else None  # a saving too small to ever pay back
 
 
@@ -161,9 +165,57 @@ def horizon_cost_usd(
     running_usd_per_year: float,
     horizon_years: float,
     resale_share: float = 0.0,
+    interest_share: float = 0.0,
 ) -> float:
-    """Total cost of owning over a horizon: price, running costs, minus what it sells for after."""
-    return price_usd * (1 - resale_share) + running_usd_per_year * horizon_years
+    """Total cost of owning over a horizon: price, a loan's interest within it, running costs,
+    minus what it sells for after."""
+    return price_usd * (1 - resale_share + interest_share) + running_usd_per_year * horizon_years
+
+
+# --------------------------------------------------------------------------- financing
+
+
+def monthly_payment_usd(principal_usd: float, apr: float, months: int) -> float:
+    """The level monthly payment that repays `principal_usd` in `months` at `apr` a year,
+    compounded monthly (r = apr / 12): P = L x r / (1 - (1 + r)^-n); L / n without interest."""
+    rate = apr / MONTHS_PER_YEAR
+    if rate == 0:
+        return principal_usd / months
+    return principal_usd * rate / (1 - (1 + rate) ** -months)
+
+
+def loan_balance_usd(principal_usd: float, apr: float, months: int, paid: int) -> float:
+    """What is still owed after `paid` of the `months` payments:
+    B_k = L x (1 + r)^k - P x ((1 + r)^k - 1) / r."""
+    rate = apr / MONTHS_PER_YEAR
+    payment = monthly_payment_usd(principal_usd, apr, months)
+    if rate == 0:
+        return max(principal_usd - payment * paid, 0.0)
+    grown = (1 + rate) ** paid
+    return max(principal_usd * grown - payment * (grown - 1) / rate, 0.0)
+
+
+def loan_months(term_years: float) -> int:
+    """Monthly payments in a term of `term_years` (at least one)."""
+    return max(round(term_years * MONTHS_PER_YEAR), 1)
+
+
+def interest_within_usd(
+    principal_usd: float, apr: float, term_years: float, horizon_years: float
+) -> float:
+    """The interest a loan of the whole price costs within the horizon: the payments made in it
+    less the principal they repaid, plus the interest accrued on what is owed in a last part
+    month. A term longer than the horizon leaves a balance that is paid when the horizon ends
+    (from the resale or cash): it is part of the price, so only the interest counts."""
+    months = loan_months(term_years)
+    within = horizon_years * MONTHS_PER_YEAR
+    paid = min(months, math.floor(within + 1e-9))
+    payment = monthly_payment_usd(principal_usd, apr, months)
+    owed = loan_balance_usd(principal_usd, apr, months, paid)
+    interest = payment * paid - (principal_usd - owed)
+    if paid < months and within > paid:
+        interest += owed * apr / MONTHS_PER_YEAR * (within - paid)
+    return max(interest, 0.0)
 
 
 def break_even_utilisation(

@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
-from costcalc.core.constants import DTYPES, KINDS, OFFER_KINDS, TIER_NAMES
+from costcalc.core.constants import DTYPES, KINDS, MIN_UTILISATION, OFFER_KINDS, TIER_NAMES
 from costcalc.core.errors import CostcalcError, quoted
-from costcalc.core.models import BASE_TIERS, Scenario
+from costcalc.core.models import BASE_TIERS, RESALE_BY_AGE, Scenario
 from costcalc.core.records import field_bounds
 from costcalc.core.usage import MEASURED, MEASURED_PATTERN
 
@@ -195,7 +195,10 @@ class Input(Struct, frozen=True):
     """Another flag that sets a fixed value: ('--no-spot', 'on-demand')."""
     words: str | None = None
     """A pattern of texts the input also takes as they are, for the store to resolve before
-    the answer (utilisation: `measured`, `measured:14d`)."""
+    the answer (utilisation: `measured`, `measured:14d`) or the answer to work out (resale:
+    `age`)."""
+    words_hint: str | None = None
+    """How a message names those texts: 'measured (`costcalc monitor`'s samples)'."""
 
     @property
     def env(self) -> str:
@@ -219,8 +222,7 @@ class Input(Struct, frozen=True):
             except CostcalcError as exc:
                 if self.words is None or not re.search("[a-z]", text.lower()):
                     raise  # a number: the share's own message says it all
-                hint = f"{exc}, or {MEASURED} (`costcalc monitor`'s samples)"
-                raise CostcalcError(hint) from None
+                raise CostcalcError(f"{exc}, or {self.words_hint}") from None
         elif form == "count":
             value = whole(text, self.what)
         elif form == "switch":
@@ -384,10 +386,13 @@ INPUTS: tuple[Input, ...] = (
         "--resale",
         "Resale",
         "resale share",
-        "share of the price you get back after the horizon (0.3 or 30%)",
+        "share of the price you get back after the horizon (0.3 or 30%), or age: the cards' "
+        "used value today aged by their class's depreciation (fitted on dated used prices)",
         "share",
         "desktop",
         metavar="SHARE",
+        words=RESALE_BY_AGE,
+        words_hint=f"{RESALE_BY_AGE} (the resale the cards' age gives)",
     ),
     Input(
         "horizon_years",
@@ -421,6 +426,7 @@ INPUTS: tuple[Input, ...] = (
         "use",
         metavar="SHARE",
         words=MEASURED_PATTERN,
+        words_hint=f"{MEASURED} (`costcalc monitor`'s samples)",
     ),
     Input(
         "always_on",
@@ -670,9 +676,156 @@ INPUTS: tuple[Input, ...] = (
         "offers",
         metavar="MIN",
     ),
+    # -- what renting adds beyond the GPU-hours (costcalc.core.rent_extras)
+    Input(
+        "runs_per_year",
+        "--runs-per-year",
+        "Runs/yr",
+        "runs per year",
+        "training runs a year: what each rented run adds (setup, downloads) counts this many "
+        "times; with --run-hours and no --util it sets the utilisation, runs x hours / 8,760",
+        "number",
+        "rent",
+        metavar="N",
+    ),
+    Input(
+        "dataset_gb",
+        "--dataset-gb",
+        "Data GB",
+        "dataset size",
+        "the dataset your runs read: uploaded to the provider (free everywhere priced) and kept "
+        "on its volume, at each provider's dated rate (prices/storage.yaml)",
+        "number",
+        "rent",
+        metavar="GB",
+    ),
+    Input(
+        "checkpoint_gb",
+        "--checkpoint-gb",
+        "Ckpt GB",
+        "checkpoint size",
+        "checkpoint or model downloaded after each run: egress beyond each provider's free "
+        "allowance",
+        "number",
+        "rent",
+        metavar="GB",
+    ),
+    Input(
+        "egress_gb",
+        "--egress-gb",
+        "Egress GB",
+        "egress per run",
+        "other data downloaded after each run (results, logs, samples)",
+        "number",
+        "rent",
+        metavar="GB",
+    ),
+    Input(
+        "storage_gb",
+        "--storage-gb",
+        "Kept GB",
+        "storage kept",
+        "kept on the provider's volume between runs (default: the dataset and one checkpoint; "
+        "0 uploads the dataset for every run)",
+        "number",
+        "rent",
+        metavar="GB",
+    ),
+    Input(
+        "setup_minutes",
+        "--setup-minutes",
+        "Setup min",
+        "setup minutes",
+        "minutes each rented run is billed before it trains: boot, image pull, data copy "
+        "(default 0; VMs boot in under a minute to two, a 10-20 GB image or a dataset adds "
+        "minutes)",
+        "number",
+        "rent",
+        metavar="MIN",
+    ),
+    # -- owning, in full (costcalc.core.owning)
+    Input(
+        "loan_apr",
+        "--apr",
+        "APR",
+        "loan APR",
+        "finance the desktop: the loan's annual rate (0.08 or 8%); the verdict then compares "
+        "the cash each way pays out over the horizon (needs --term-years)",
+        "share",
+        "own",
+        metavar="RATE",
+    ),
+    Input(
+        "loan_term_years",
+        "--term-years",
+        "Loan yrs",
+        "loan term",
+        "years the loan repays the whole price over, in equal monthly payments (alone: 0% APR)",
+        "number",
+        "own",
+        metavar="YEARS",
+    ),
+    Input(
+        "repairs",
+        "--repairs",
+        "Repairs",
+        "repairs",
+        "count an allowance for failed cards: the card class's published failure rate a year "
+        "x the card's price (costcalc/data/ownership.yaml)",
+        "switch",
+        "own",
+    ),
+    Input(
+        "failure_rate",
+        "--failure-rate",
+        "Fail/yr",
+        "failure rate",
+        "share of cards that fail a year, instead of the class's published figure (counts repairs)",
+        "share",
+        "own",
+        metavar="SHARE",
+    ),
+    # -- own a baseline, rent the bursts (costcalc.core.hybrid)
+    Input(
+        "hybrid",
+        "--hybrid",
+        "Hybrid",
+        "hybrid plan",
+        "how many desktops to own and what to rent above them: every owned count costed over "
+        "the horizon on your profile (default: the utilisation every month)",
+        "switch",
+        "hybrid",
+    ),
+    Input(
+        "profile",
+        "--profile",
+        "Profile",
+        "profile",
+        "busy hours of one desktop's work per month for --hybrid: 'jan:400,feb:300,...' "
+        "(months left out have none; default: the utilisation every month)",
+        "text",
+        "hybrid",
+        metavar="MONTHS",
+    ),
+    Input(
+        "max_owned",
+        "--max-owned",
+        "Max own",
+        "most owned",
+        "the most desktops --hybrid weighs (default: enough for the busiest month)",
+        "count",
+        "hybrid",
+        metavar="N",
+    ),
 )
 
 BY_FIELD: dict[str, Input] = {i.field: i for i in INPUTS}
+RENT_EXTRAS_FIELDS = tuple(i.field for i in INPUTS if i.group == "rent")
+"""What renting adds beyond the GPU-hours (costcalc.core.rent_extras)."""
+OWNING_FIELDS = tuple(i.field for i in INPUTS if i.group == "own")
+"""Owning, in full: a loan and repairs (costcalc.core.owning)."""
+HYBRID_FIELDS = tuple(i.field for i in INPUTS if i.group == "hybrid")
+"""Own a baseline, rent the bursts (costcalc.core.hybrid)."""
 assert set(BY_FIELD) == set(Scenario.__struct_fields__), "every Scenario field has one input"
 
 
@@ -714,11 +867,17 @@ RESETS_PRICE = ("gpu", "gpu_count", "base")
 default."""
 
 
+SETS_UTILISATION = ("runs_per_year", "run_hours")
+"""Runs a year and the hours of one run make a utilisation (runs x hours / 8,760)."""
+
+
 def merge(*layers: Mapping[str, Any]) -> dict[str, Any]:
     """Later layers win: defaults < settings file < environment < flags or fields.
 
     A layer that changes the GPU or the GPU count without giving a price also drops the price an
-    earlier layer gave (it was the price of another machine)."""
+    earlier layer gave (it was the price of another machine). A layer that gives runs a year or
+    a run's hours without a utilisation sets the utilisation from them, once both are known
+    (the scenario's notes say so)."""
     merged: dict[str, Any] = {}
     for layer in layers:
         if "desktop_price_usd" not in layer and any(
@@ -726,4 +885,25 @@ def merge(*layers: Mapping[str, Any]) -> dict[str, Any]:
         ):
             merged.pop("desktop_price_usd", None)
         merged.update(layer)
+        if "utilisation" not in layer and any(layer.get(k) is not None for k in SETS_UTILISATION):
+            runs, hours = merged.get("runs_per_year"), merged.get("run_hours")
+            if runs is not None and hours is not None:
+                merged["utilisation"] = utilisation_of_runs(float(runs), float(hours))
     return merged
+
+
+def utilisation_of_runs(runs_per_year: float, run_hours: float) -> float:
+    """runs x hours / 8,760, or CostcalcError when that is no utilisation costcalc prices."""
+    hours = runs_per_year * run_hours
+    share = hours / 8760
+    if share > 1:
+        raise CostcalcError(
+            f"{runs_per_year:g} runs a year x {run_hours:g} h = {hours:,.0f} h, more than a "
+            "year's 8,760 h: give fewer runs, shorter runs or --gpu-count"
+        )
+    if share < MIN_UTILISATION:
+        raise CostcalcError(
+            f"{runs_per_year:g} runs a year x {run_hours:g} h = {hours:,.3g} h, under "
+            f"{MIN_UTILISATION * 100:g}% of the year's hours: give --util for the use you plan"
+        )
+    return share

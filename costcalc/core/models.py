@@ -15,6 +15,10 @@ from costcalc.core.constants import MIN_UTILISATION, TIER_NAMES, Dtype, Kind, Of
 from costcalc.core.records import Meta, Record, plain
 from costcalc.core.usage import MEASURED_TEXT
 
+RESALE_BY_AGE = "age"
+"""What `--resale` takes for the resale the cards' age gives (costcalc.core.owning)."""
+RESALE_BY_AGE_TEXT = f"^{RESALE_BY_AGE}$"
+
 Segment = Literal["consumer", "workstation", "datacenter"]
 Condition = Literal["new", "used", "new or used"]
 """What a street price is for: a new card, a used one, or the cheapest of both (a tracker's
@@ -660,12 +664,25 @@ class Scenario(Record, frozen=True, kw_only=True):
     """Whole-system idle draw, W (with always_on)."""
     psu_efficiency: Annotated[float, Meta(ge=0.5, le=1)] = AT_THE_WALL
     """1 counts watts at the wall; 0.9 adds PSU losses."""
-    resale_share: Annotated[float, Meta(ge=0, lt=1)] = 0.0
-    """Share of the price you get back after the horizon."""
+    resale_share: (
+        Annotated[float, Meta(ge=0, lt=1)] | Annotated[str, Meta(pattern=RESALE_BY_AGE_TEXT)]
+    ) = 0.0
+    """Share of the price you get back after the horizon, or `age`: the cards' resale from the
+    depreciation by age their class's dated used prices show (costcalc.core.owning)."""
     horizon_years: Annotated[float, Meta(ge=0.1, le=20)] = 3.0
     """Years you will use the desktop."""
     embodied: bool = False
     """Add the desktop's manufacturing carbon over its life."""
+    loan_apr: Annotated[float, Meta(ge=0, le=1)] | None = None
+    """The loan's annual percentage rate when the desktop is financed (0.08 or 8%); None: paid
+    in cash."""
+    loan_term_years: Annotated[float, Meta(gt=0, le=10)] | None = None
+    """The loan's term in years: the whole price repaid in equal monthly payments."""
+    repairs: bool = False
+    """Count an allowance for failed cards: the card class's sourced failure rate a year times
+    the card's price (costcalc/data/ownership.yaml)."""
+    failure_rate: Annotated[float, Meta(ge=0, le=1)] | None = None
+    """Share of cards that fail a year, instead of the class's sourced figure (counts repairs)."""
     # -- how it is used
     utilisation: (
         Annotated[float, Meta(ge=MIN_UTILISATION, le=1)]
@@ -675,6 +692,16 @@ class Scenario(Record, frozen=True, kw_only=True):
     share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
+    runs_per_year: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    """Training runs a year: with a run's hours (given or a model's) it sets the utilisation as
+    runs x hours / 8,760, and it prices what each run adds on the rent side (setup, transfer)."""
+    hybrid: bool = False
+    """Answer how many desktops to own and what to rent above them (costcalc.core.hybrid)."""
+    profile: Annotated[str, Meta(max_length=400)] | None = None
+    """Busy desktop-hours per month for the hybrid plan ('jan:400,feb:300,...'); None: the
+    utilisation, the same every month."""
+    max_owned: Annotated[int, Meta(ge=0, le=64)] | None = None
+    """The most desktops the hybrid plan weighs (default: enough for the busiest month)."""
     # -- where it runs
     home_region: str | None = None
     """Home region: country, state or cloud region; sets the electricity price and the grid's carbon
@@ -691,6 +718,17 @@ class Scenario(Record, frozen=True, kw_only=True):
     """Items (samples) one run processes."""
     memory_gb: Annotated[float, Meta(ge=0.1, le=10_000)] | None = None
     """GPU memory the run needs, GB."""
+    dataset_gb: Annotated[float, Meta(ge=0, le=10_000_000)] | None = None
+    """The dataset the runs read, GB: uploaded to the provider and kept on its volume."""
+    checkpoint_gb: Annotated[float, Meta(ge=0, le=10_000_000)] | None = None
+    """The checkpoint (or model) downloaded after each run, GB."""
+    egress_gb: Annotated[float, Meta(ge=0, le=10_000_000)] | None = None
+    """Other data downloaded after each run (results, logs, samples), GB."""
+    storage_gb: Annotated[float, Meta(ge=0, le=10_000_000)] | None = None
+    """What stays on the provider's volume between runs, GB (default: the dataset and one
+    checkpoint; 0 uploads the dataset for every run)."""
+    setup_minutes: Annotated[float, Meta(ge=0, le=1440)] = 0.0
+    """Minutes of boot and setup a rented run pays for before it trains."""
     kind: Kind = "generic"
     """Workload kind used to compare GPUs."""
     dtype: Dtype | Literal["auto"] = "auto"
@@ -751,6 +789,17 @@ def upgrade_settings(data: Any) -> Any:
 # --------------------------------------------------------------------------- inputs
 
 
+class OwningCosts(Record, frozen=True, kw_only=True):
+    """What owning costs beyond the price, its electricity and its resale, when counted
+    (costcalc.core.owning): both enter break-even as the price and the electricity do."""
+
+    interest_share: Annotated[float, Meta(ge=0)] = 0.0
+    """Loan interest paid within the horizon, per dollar of the desktop's price (the loan is the
+    whole price, so the interest grows with it)."""
+    repairs_usd_per_year: Annotated[float, Meta(ge=0)] = 0.0
+    """The allowance for failed cards a year: failure rate x cards x the card's price."""
+
+
 class Assumptions(Record, frozen=True, kw_only=True):
     """How the user will work: utilisation, electricity, grid, horizon."""
 
@@ -767,6 +816,8 @@ class Assumptions(Record, frozen=True, kw_only=True):
     horizon_years: Annotated[float, Meta(gt=0)] = 3.0
     resale_share: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     embodied: bool = False
+    owning: OwningCosts | None = None
+    """A loan's interest and the repairs allowance, when counted; None: neither."""
 
 
 class Workload(Record, frozen=True, kw_only=True):

@@ -15,7 +15,7 @@ and nowhere else: the text parsers read them from the model.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
@@ -37,6 +37,7 @@ from costcalc.core.feasibility import Feasibility, check_build
 from costcalc.core.fx import USD, Converter, Money, money_for
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
+    RESALE_BY_AGE,
     Assumptions,
     BaseSystem,
     BaseTier,
@@ -44,6 +45,7 @@ from costcalc.core.models import (
     DesktopBuild,
     DesktopDefaults,
     GpuSpec,
+    OwningCosts,
     ScalingData,
     Scenario,
     Workload,
@@ -63,6 +65,9 @@ if TYPE_CHECKING:
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
+    from costcalc.core.hybrid import HybridPlan
+    from costcalc.core.owning import Loan, OwnershipFile, Repairs, ResaleByAge
+    from costcalc.core.rent_extras import RentExtras, StorageFile
 
 
 def validate_scenario(values: dict[str, Any], cls: type[Scenario] = Scenario) -> Scenario:
@@ -89,6 +94,12 @@ class AppData(Struct):
     fx: Converter
     hardware: DesktopHardware | None = None
     """The physical facts of desktop builds (slots, PSUs, wall circuits); None: no fit check."""
+    storage: StorageFile | None = None
+    """Renting's storage and transfer rates (prices/storage.yaml), loaded by the caller when a
+    scenario gives the data its runs move (costcalc.store.loaders.for_scenario)."""
+    ownership: OwnershipFile | None = None
+    """Published failure rates by card class (costcalc/data/ownership.yaml), loaded by the
+    caller when a scenario counts repairs at the class's rate."""
 
     @property
     def default_usd_per_kwh(self) -> float:
@@ -351,6 +362,21 @@ class Calculation(Struct, frozen=True, kw_only=True):
     measured: MeasuredUse | None = None
     """With `--util measured`: the busy share used, its window and spread, and whether its
     power under load became the desktop's GPU watts (`load_w_used`)."""
+    extras: RentExtras | None = None
+    """What renting adds beyond the GPU-hours (storage, transfer, setup) when the scenario
+    gives the data its runs move; the comparison's rules carry the same (Rules.extras)."""
+    loan: Loan | None = None
+    """The loan the desktop is bought with (--apr, --term-years); None: paid in cash."""
+    repairs: Repairs | None = None
+    """The repairs allowance a year (--repairs, --failure-rate); None: not counted."""
+    resale: ResaleByAge | None = None
+    """The resale by the cards' age (--resale age); None: the flat share, if any."""
+    hybrid: HybridPlan | None = None
+    """With --hybrid: how many desktops to own and what to rent above them, every owned count
+    weighed (costcalc.core.hybrid)."""
+    cash_basis: str | None = None
+    """What the verdict compares when owning is counted in full (a loan's cash flows, repairs,
+    resale by age), in words; None: the price, electricity and a flat resale."""
     batch_plan: BatchPlan | None = None
     """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
@@ -416,6 +442,17 @@ def evaluate(
         idle_watts=scenario.idle_watts,
     )
     assumptions = scenario_assumptions(scenario, data, household, money, measured)
+    owned = owning_costs(scenario, data, spec, priced.usd, now)
+    if owned.owning is not None or owned.resale is not None:
+        assumptions = replace(
+            assumptions,
+            **{
+                "owning": owned.owning,
+                "resale_share": owned.resale.share
+                if owned.resale is not None
+                else assumptions.resale_share,
+            },
+        )
     fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
     workload = Workload(
         run_hours=scenario.run_hours or (found.run_hours if found else None),
@@ -431,6 +468,7 @@ def evaluate(
         scenario.kind, dtype, batch=batch, target_batch=plan.speed_batch if plan.varies else None
     )
     scale = scale_fn(data.scaling, scenario.kind)
+    extras, extras_note = rent_extras(scenario, data, workload, chosen)
     comparison = compare(
         desktop,
         assumptions,
@@ -441,13 +479,15 @@ def evaluate(
         now,
         speed=speed,
         scale=scale,
-        rules=scenario_rules(scenario, spec),
+        rules=replace(scenario_rules(scenario, spec), **{"extras": extras}),
         batch_for=plan.on if plan.varies else None,
     )
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
     flips = thresholds(comparison, assumptions, decided)
+    hybrid_found, hybrid_note = hybrid_plan(scenario, comparison, desktop, assumptions)
+    basis = cash_basis(owned, assumptions)
     resolved = replace(
         scenario,
         **{
@@ -471,7 +511,17 @@ def evaluate(
         # what the user should know about how their inputs were used, in the order the
         # steps found it
         notes=said(
-            spec_note, batch_note, bench_note, lean_note, price_note, *priced.notes, fit_note
+            spec_note,
+            batch_note,
+            bench_note,
+            lean_note,
+            price_note,
+            *priced.notes,
+            runs_note(scenario),
+            *owned.notes,
+            fit_note,
+            extras_note,
+            hybrid_note,
         ),
         money=money,
         electricity=household if scenario.usd_per_kwh is None else None,
@@ -480,12 +530,24 @@ def evaluate(
         fit=fit,
         decision=decided,
         decision_reason=reason(
-            decided, comparison, assumptions, spec, workload, fit.feasibility if fit else None
+            decided,
+            comparison,
+            assumptions,
+            spec,
+            workload,
+            fit.feasibility if fit else None,
+            basis=basis,
         ),
         alternatives=nearest,
         thresholds=flips,
         price_range=verdict_range(comparison.best, data.book.offers, flips, recorded),
         measured=measured,
+        extras=extras,
+        loan=owned.loan,
+        repairs=owned.repairs,
+        resale=owned.resale,
+        hybrid=hybrid_found,
+        cash_basis=basis,
         batch_plan=plan if plan.varies else None,
     )
 
@@ -805,7 +867,9 @@ def scenario_assumptions(
         psu_efficiency=scenario.psu_efficiency,
         always_on=scenario.always_on,
         horizon_years=scenario.horizon_years,
-        resale_share=scenario.resale_share,
+        resale_share=0.0  # by age: set once the desktop's price is known (owning_costs)
+        if isinstance(scenario.resale_share, str)
+        else scenario.resale_share,
         embodied=scenario.embodied,
     )
 
@@ -882,3 +946,213 @@ def default_desktop_price_usd(scenario: Scenario, data: AppData, gpu: str) -> fl
     """The prefilled desktop price: street price of the GPUs plus the chosen base system."""
     spec = data.catalog.resolve(scenario.gpu or gpu)
     return default_price_usd(spec, data.desktop_defaults, scenario.gpu_count, scenario.base)
+
+
+# --------------------------------------------------------------------------- owning, in full
+
+
+class Owned(Struct, frozen=True):
+    """What owning costs beyond the price and its electricity, as the scenario asks."""
+
+    owning: OwningCosts | None = None
+    """A loan's interest and the repairs, for the engine; None: neither is counted."""
+    loan: Loan | None = None
+    repairs: Repairs | None = None
+    resale: ResaleByAge | None = None
+    notes: tuple[str, ...] = ()
+
+
+def owns_in_full(scenario: Scenario) -> bool:
+    """Whether the scenario counts any of a loan, repairs or resale by age."""
+    return (
+        scenario.loan_apr is not None
+        or scenario.loan_term_years is not None
+        or scenario.repairs
+        or scenario.failure_rate is not None
+        or scenario.resale_share == RESALE_BY_AGE
+    )
+
+
+def owning_costs(
+    scenario: Scenario, data: AppData, spec: GpuSpec, price_usd: float | None, now: datetime
+) -> Owned:
+    """The loan, the repairs allowance and the resale by age the scenario asks for
+    (costcalc.core.owning); what cannot be counted is said in a note."""
+    if not owns_in_full(scenario):
+        return Owned()
+    from costcalc.core import owning  # only when owning is counted in full
+
+    if scenario.loan_apr is not None and scenario.loan_term_years is None:
+        raise CostcalcError(
+            "--apr needs --term-years: the years the loan is repaid over (e.g. --term-years 3)"
+        )
+    if price_usd is None:
+        return Owned(
+            notes=(
+                f"no price for the {spec.short_name}: the loan, repairs and resale by age "
+                "need --desktop-price",
+            )
+        )
+    notes: list[str] = []
+    horizon = scenario.horizon_years
+    loan = None
+    if scenario.loan_term_years is not None:
+        loan = owning.loan(price_usd, scenario.loan_apr or 0.0, scenario.loan_term_years, horizon)
+    repairs = None
+    if scenario.repairs or scenario.failure_rate is not None:
+        found = owning.repairs(spec, scenario.gpu_count, scenario.failure_rate, data.ownership)
+        if isinstance(found, str):
+            notes.append(f"repairs are not counted: {found}")
+        else:
+            repairs = found
+    resale = None
+    if scenario.resale_share == RESALE_BY_AGE:
+        aged = owning.resale_by_age(
+            spec, scenario.gpu_count, price_usd, horizon, data.catalog, now.date()
+        )
+        if isinstance(aged, str):
+            notes.append(f"resale is not counted: {aged}; give --resale SHARE")
+        else:
+            resale = aged
+    costs = None
+    if loan is not None or repairs is not None:
+        costs = OwningCosts(
+            interest_share=loan.interest_share if loan is not None else 0.0,
+            repairs_usd_per_year=repairs.usd_per_year if repairs is not None else 0.0,
+        )
+    return Owned(costs, loan, repairs, resale, tuple(notes))
+
+
+def cash_basis(owned: Owned, a: Assumptions) -> str | None:
+    """What the verdict compares when owning is counted in full: the cash each way pays out
+    over the horizon, undiscounted, with what it holds."""
+    if owned.owning is None and owned.resale is None:
+        return None
+    parts = []
+    loan = owned.loan
+    if loan is not None:
+        parts.append(
+            f"{loan.payments_within} loan payments of ${loan.monthly_payment_usd:,.2f} at "
+            f"{loan.apr * 100:.3g}% APR (${loan.interest_within_usd:,.2f} of interest)"
+            + (
+                f" and the ${loan.balance_at_horizon_usd:,.2f} still owed at its end"
+                if loan.balance_at_horizon_usd > 0.005
+                else ""
+            )
+        )
+    parts.append("electricity")
+    if owned.repairs is not None:
+        parts.append(f"repairs (${owned.repairs.usd_per_year:,.2f} a year)")
+    resale = "the resale by age" if owned.resale is not None else "the resale"
+    less = f", less {resale}" if a.resale_share else ""
+    return (
+        f"comparing the cash each way pays out over the {a.horizon_years:g}-year horizon, "
+        f"undiscounted: {', '.join(parts)}{less}, against renting"
+    )
+
+
+# --------------------------------------------------------------------------- the rent side
+
+
+def runs_note(scenario: Scenario) -> str | None:
+    """How --runs-per-year and --run-hours bear on the utilisation (costcalc.core.inputs.merge
+    sets it from them when no layer gives one)."""
+    runs, hours = scenario.runs_per_year, scenario.run_hours
+    if runs is None or hours is None or is_measured(scenario.utilisation):
+        return None
+    from costcalc.core.rent_extras import runs_from_hours  # only with runs
+
+    made = runs_from_hours(runs, hours)
+    used = float(scenario.utilisation)
+    if abs(made - used) <= 1e-9 * max(made, 1e-12):
+        return (
+            f"utilisation {used * 100:.3g}% = {runs:g} runs a year x {hours:g} h / 8,760 h "
+            "(--runs-per-year x --run-hours; --util sets it yourself)"
+        )
+    return (
+        f"utilisation {used * 100:.3g}% is the one given; {runs:g} runs a year x {hours:g} h "
+        f"would make {made * 100:.3g}%"
+    )
+
+
+def rent_extras(
+    scenario: Scenario, data: AppData, workload: Workload, offers: Sequence[CloudOffer]
+) -> Noted[RentExtras | None]:
+    """What renting adds beyond the GPU-hours, when the scenario gives the data its runs move;
+    and a note naming the providers whose storage and transfer are left out (no sourced
+    rate)."""
+    gb = (scenario.dataset_gb, scenario.checkpoint_gb, scenario.egress_gb, scenario.storage_gb)
+    if all(v is None for v in gb) and not scenario.setup_minutes:
+        return None, None
+    from costcalc.core.rent_extras import RentExtras, data_use  # only with data to move
+
+    use = data_use(
+        dataset_gb=scenario.dataset_gb,
+        checkpoint_gb=scenario.checkpoint_gb,
+        egress_gb=scenario.egress_gb,
+        storage_gb=scenario.storage_gb,
+        setup_minutes=scenario.setup_minutes,
+        runs_per_year=scenario.runs_per_year,
+        run_hours=workload.run_hours,
+    )
+    assert use is not None
+    if use.per_run and scenario.runs_per_year is None and workload.run_hours is None:
+        raise CostcalcError(
+            "--checkpoint-gb, --egress-gb and --setup-minutes count per run: give "
+            "--runs-per-year N, or --run-hours H (the runs a year then follow from the "
+            "utilisation)"
+        )
+    priced = any(v is not None for v in gb)
+    if priced and data.storage is None:
+        raise CostcalcError("the storage and transfer rates (prices/storage.yaml) were not loaded")
+    file = data.storage
+    rates = file.by_provider() if file is not None and priced else {}
+    extras = RentExtras(
+        use,
+        rates,
+        dict(file.left_out) if file is not None else {},
+        file.as_of if file is not None else now_date_unknown(),
+    )
+    if not priced:
+        return extras, None
+    missing = extras.missing({o.provider for o in offers})
+    if not missing:
+        return extras, None
+    labels = data.book.labels
+    names = ", ".join(
+        "your own offers" if p == CUSTOM_PROVIDER else labels.get(p, p) for p in missing
+    )
+    return extras, (
+        f"storage and transfer are left out for {names}: no sourced rate in prices/storage.yaml"
+    )
+
+
+def now_date_unknown() -> date:
+    """The rates' day when no rate file was needed (setup minutes alone)."""
+    return date.min
+
+
+# --------------------------------------------------------------------------- own and rent
+
+
+def hybrid_plan(
+    scenario: Scenario,
+    comparison: Comparison,
+    desktop: DesktopBuild,
+    a: Assumptions,
+) -> Noted[HybridPlan | None]:
+    """With --hybrid (or a --profile): every owned count weighed against renting above it
+    (costcalc.core.hybrid); a note when no plan can be made."""
+    if not scenario.hybrid and scenario.profile is None:
+        return None, None
+    from costcalc.core import hybrid  # only with --hybrid
+
+    text = scenario.profile
+    if text is not None:
+        used = hybrid.Profile(hybrid.parse_profile(text), "your profile")
+    else:
+        used = hybrid.flat_profile(a.utilisation)
+    found = hybrid.plan(used, comparison, desktop, a, scenario.max_owned)
+    if isinstance(found, str):
+        return None, f"no hybrid plan: {found}"
+    return found, None

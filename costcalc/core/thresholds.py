@@ -18,14 +18,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from costcalc.core import commitment, engine
-from costcalc.core.compare import Comparison, candidates, cloud_year, desktop_break_even_days
+from costcalc.core.compare import (
+    Comparison,
+    candidates,
+    cloud_year,
+    desktop_break_even_days,
+    net_share,
+    repairs_per_year,
+)
 from costcalc.core.decision import NO_BUY, Decision
 from costcalc.core.models import Assumptions, OfferResult
+
+if TYPE_CHECKING:
+    from costcalc.core.rent_extras import RentExtras
 
 PRICE_CEILING_USD_PER_HOUR = 1e6
 """Above this an offer's price is not a threshold anyone will meet: 'no price flips it'."""
@@ -84,6 +95,7 @@ def thresholds(comparison: Comparison, a: Assumptions, found: Decision | None) -
         return Thresholds(None, None, (), None, None, None, at_most, None)
     if found is None or found in NO_BUY or best is None or price is None:
         return Thresholds(found, None, (), None, None, None, None, None)
+    extras = comparison.rules.extras
     holders: list[OfferResult] = []
     if found == "rent":
         holders = [
@@ -94,24 +106,33 @@ def thresholds(comparison: Comparison, a: Assumptions, found: Decision | None) -
         holders.sort(key=lambda r: r.usd_per_year)
     return Thresholds(
         decision=found,
-        offer=offer_threshold(best, price, a, electricity),
+        offer=offer_threshold(best, price, a, electricity, extras),
         holders=tuple(holders),
-        next_holder=offer_threshold(holders[0], price, a, electricity) if holders else None,
-        cloud_usd_per_year=electricity + price * (1 - a.resale_share) / a.horizon_years,
+        next_holder=offer_threshold(holders[0], price, a, electricity, extras) if holders else None,
+        cloud_usd_per_year=electricity
+        + repairs_per_year(a)
+        + price * net_share(a) / a.horizon_years,
         utilisation=comparison.break_even_utilisation,
         desktop_price_usd=desktop_price_threshold(best.usd_per_year, electricity, a),
         usd_per_kwh=kwh_price_threshold(best.usd_per_year, price, comparison, a),
     )
 
 
-def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], float]:
+def year_at_price(
+    result: OfferResult, a: Assumptions, extras: RentExtras | None = None
+) -> Callable[[float], float]:
     """The offer's cloud cost a year as a function of its $/h: `compare.cloud_year`'s bill
-    with the hours (and so the billed hours) fixed, which is all a price changes. Checked
-    against `cloud_year` at the offer's own price; should the two ever differ, every price is
-    costed through `cloud_year` itself (slower: a copy of the offer each time)."""
+    with the hours (and so the billed hours) fixed, which is all a price changes (storage and
+    transfer, `extras`, do not change with it). Checked against `cloud_year` at the offer's own
+    price; should the two ever differ, every price is costed through `cloud_year` itself
+    (slower: a copy of the offer each time)."""
     offer = result.offer
     busy = a.utilisation * engine.HOURS_PER_YEAR
     hours = engine.cloud_hours_for(busy, result.effective_speed)
+    fixed = 0.0
+    if extras is not None:
+        hours += extras.setup_hours(busy)
+        fixed = extras.extra_usd(offer.provider, busy)
     billed = engine.billed_hours_per_year(hours, offer.billing_increment_s)
     setup = offer.setup_fee_usd / a.horizon_years if offer.setup_fee_usd else 0.0
 
@@ -122,11 +143,11 @@ def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], floa
             bill = engine.cloud_usd_for_hours(
                 billed, p, offer.monthly_fee_usd, offer.included_usd_per_month
             )
-        return bill + setup
+        return bill + setup + fixed
 
     def exact(p: float) -> float:
         priced = replace(offer, **{"usd_per_hour": p})
-        return cloud_year(priced, busy, result.effective_speed, a.horizon_years)[1]
+        return cloud_year(priced, busy, result.effective_speed, a.horizon_years, extras)[1]
 
     now = offer.usd_per_hour
     same = math.isclose(fast(now), exact(now), rel_tol=1e-12, abs_tol=1e-9)
@@ -134,21 +155,30 @@ def year_at_price(result: OfferResult, a: Assumptions) -> Callable[[float], floa
 
 
 def pays_back_against(
-    result: OfferResult, usd_per_hour: float, price_usd: float, a: Assumptions, electricity: float
+    result: OfferResult,
+    usd_per_hour: float,
+    price_usd: float,
+    a: Assumptions,
+    electricity: float,
+    extras: RentExtras | None = None,
 ) -> bool:
     """The verdict's rule against `result`'s offer priced at `usd_per_hour`."""
-    usd_year = year_at_price(result, a)(usd_per_hour)
+    usd_year = year_at_price(result, a, extras)(usd_per_hour)
     days = desktop_break_even_days(price_usd, a, usd_year, electricity)
     return engine.pays_back(days, a.horizon_years)
 
 
 def offer_threshold(
-    result: OfferResult, price_usd: float, a: Assumptions, electricity: float
+    result: OfferResult,
+    price_usd: float,
+    a: Assumptions,
+    electricity: float,
+    extras: RentExtras | None = None,
 ) -> OfferThreshold:
     """The offer's $/h at which the rule's answer against it changes, by bisection: the cloud
     cost grows with the price (whole months, fees and all), so the answer changes once."""
 
-    year = year_at_price(result, a)
+    year = year_at_price(result, a, extras)
 
     def wins(p: float) -> bool:  # the verdict's rule against the offer at p
         days = desktop_break_even_days(price_usd, a, year(p), electricity)
@@ -178,12 +208,13 @@ def desktop_price_threshold(
     cloud_usd_per_year: float, electricity_usd_per_year: float, a: Assumptions
 ) -> float | None:
     """The desktop price at which break-even lands on the horizon exactly: from
-    price x (1 - resale) = (cloud - electricity) / 365 x horizon days (engine.break_even_days).
+    price x (1 - resale + interest) = (cloud - electricity - repairs) / 365 x horizon days
+    (engine.break_even_days).
     None when the cloud costs no more than the electricity: no price pays back."""
-    saving = cloud_usd_per_year - electricity_usd_per_year
+    saving = cloud_usd_per_year - electricity_usd_per_year - repairs_per_year(a)
     if saving <= 0:
         return None
-    return saving * a.horizon_years / (1 - a.resale_share)
+    return saving * a.horizon_years / net_share(a)
 
 
 def kwh_price_threshold(
@@ -192,7 +223,7 @@ def kwh_price_threshold(
     """The electricity price at which break-even lands on the horizon exactly (the same
     equation, solved for $/kWh); None when even free electricity leaves the desktop short."""
     kwh = comparison.desktop.kwh_per_year
-    room = cloud_usd_per_year - price_usd * (1 - a.resale_share) / a.horizon_years
+    room = cloud_usd_per_year - repairs_per_year(a) - price_usd * net_share(a) / a.horizon_years
     if kwh <= 0 or room <= 0:
         return None
     return room / kwh

@@ -59,9 +59,9 @@ def answer(
     """The scenario evaluated on the prices in use now (the refreshed snapshots, else the
     bundled ones, with your own prices), as `costcalc quick` evaluates it."""
     from costcalc.core.scenario import evaluate
-    from costcalc.store.loaders import load_app_data
+    from costcalc.store.loaders import for_scenario, load_app_data
 
-    data = load_app_data(providers)
+    data = for_scenario(load_app_data(providers), scenario)
     return Answer(evaluate(scenario, data, now, bench=bench), dict(data.book.labels))
 
 

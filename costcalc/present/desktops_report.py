@@ -20,7 +20,7 @@ from costcalc.core.records import plain
 from costcalc.core.terminal import fill_all
 from costcalc.present import display
 from costcalc.present.columns import Width
-from costcalc.present.report import cloud_offer_json, finite, render_table
+from costcalc.present.report import assumptions_json, cloud_offer_json, finite, render_table
 
 UNKNOWN = "?"
 
@@ -371,7 +371,7 @@ def to_json(
         "inputs": {
             "scenario": scenario,
             "baseline_gpu": c.baseline.key,
-            "assumptions": plain(c.assumptions),
+            "assumptions": assumptions_json(c.assumptions),
             "workload": plain(c.workload),
         },
         "platform": {

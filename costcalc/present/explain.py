@@ -131,14 +131,26 @@ def electricity(
     return Explanation("Electricity (desktop)", tuple(lines))
 
 
-def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanation:
+def cloud_cost(
+    result: OfferResult,
+    a: Assumptions,
+    m: Money = USD,
+    setup_hours: float = 0.0,
+    extras_usd: float = 0.0,
+) -> Explanation:
+    """The offer's cost a year; `setup_hours` (a year of runs' boot and setup, billed in its
+    hours) and `extras_usd` (storage and transfer a year, added to its bill) when the scenario
+    gives what its runs move (costcalc.core.rent_extras)."""
     o = result.offer
     per_year = f"{m.symbol.strip()}/year"
     spot = f" x interruptions {num(result.overhead)}" if result.overhead != 1 else ""
+    setup = f" + setup {num(setup_hours)} h" if setup_hours else ""
     lines = [
         f"hours/year = {num(a.utilisation)} x 8,760 h / speed {num(result.relative_speed)}{spot}"
-        f" = {num(result.hours_per_year)} h (the desktop's work, on {fmt.offer_label(result)})",
+        f"{setup} = {num(result.hours_per_year)} h (the desktop's work, on "
+        f"{fmt.offer_label(result)})",
     ]
+    bill = result.usd_per_year - extras_usd  # the GPU-hours' bill, before storage and transfer
     if result.overhead != 1:
         lines.append(
             "interruptions: checkpoints, lost work and restarts of a spot offer, priced from its "
@@ -154,7 +166,7 @@ def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanati
             f"{terms} term{'s' if terms > 1 else ''} cover your {num(a.horizon_years)}-year horizon"
             + ("" if o.term_years <= a.horizon_years else ", longer than it: never the verdict"),
             f"{per_year} = 8,760 h x {cur(o.usd_per_hour, m)}/h x {instances} "
-            f"instance{'s' if instances > 1 else ''}{share} = {fmt.usd(result.usd_per_year, m)}",
+            f"instance{'s' if instances > 1 else ''}{share} = {fmt.usd(bill, m)}",
         ]
     elif o.monthly_fee_usd or o.included_usd_per_month:
         usage = result.hours_per_year * o.usd_per_hour / engine.MONTHS_PER_YEAR
@@ -163,7 +175,7 @@ def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanati
             f"{num(result.hours_per_year)} h x {cur(o.usd_per_hour, m)}/h / 12 - included "
             f"{cur(o.included_usd_per_month, m)})) = 12 x ({cur(o.monthly_fee_usd, m)} + "
             f"{cur(max(0.0, usage - o.included_usd_per_month), m)}) = "
-            f"{fmt.usd(result.usd_per_year, m)}"
+            f"{fmt.usd(bill, m)}"
         )
     elif o.billing_increment_s >= 86_400 or o.setup_fee_usd:
         billed = engine.billed_hours_per_year(result.hours_per_year, o.billing_increment_s)
@@ -176,11 +188,16 @@ def cloud_cost(result: OfferResult, a: Assumptions, m: Money = USD) -> Explanati
         lines += [
             f"billed: whole periods of {unit} h: {num(billed)} h",
             f"{per_year} = {num(billed)} h x {cur(o.usd_per_hour, m)}/h{setup} = "
-            f"{fmt.usd(result.usd_per_year, m)}",
+            f"{fmt.usd(bill, m)}",
         ]
     else:
         lines.append(
             f"{per_year} = {num(result.hours_per_year)} h x {cur(o.usd_per_hour, m)}/h = "
+            f"{fmt.usd(bill, m)}"
+        )
+    if extras_usd:
+        lines.append(
+            f"{per_year} = {fmt.usd(bill, m)} + storage and transfer {fmt.usd(extras_usd, m)} = "
             f"{fmt.usd(result.usd_per_year, m)}"
         )
     return Explanation("Cloud cost", tuple(lines))
@@ -198,12 +215,19 @@ def break_even(
     """d with the user's numbers; `desktop_name` names the GPU when its price is missing;
     `no_buy`: why the desktop cannot be bought (Calculation.decision_reason), so no day is."""
     cloud_day = result.usd_per_year / engine.DAYS_PER_YEAR
-    power_day = comparison.desktop.electricity_usd_per_year / engine.DAYS_PER_YEAR
+    power_year = comparison.desktop.electricity_usd_per_year
     resale = a.resale_share
     price = "price x (1 - resale)" if resale else "price"
+    running = "electricity"
+    interest = repairs = 0.0
+    if a.owning is not None:  # owning in full: a loan's interest with the price, repairs a day
+        interest, repairs = a.owning.interest_share, a.owning.repairs_usd_per_year
+        price = f"price x (1{' - resale' if resale else ''}{' + interest' if interest else ''})"
+        running = "(electricity + repairs)" if repairs else running
+    power_day = (power_year + repairs) / engine.DAYS_PER_YEAR
     head = (
-        f"{price} + electricity/day x d = cloud/day x d  ->  "
-        f"d = {price} / (cloud/day - electricity/day)"
+        f"{price} + {running}/day x d = cloud/day x d  ->  "
+        f"d = {price} / (cloud/day - {running}/day)"
     )
     if no_buy is not None:
         return Explanation("Break-even", (f"none (no Buy): {no_buy}",))
@@ -219,11 +243,17 @@ def break_even(
     horizon_days = a.horizon_years * engine.DAYS_PER_YEAR
     within = "within" if engine.pays_back(result.break_even_days, a.horizon_years) else "beyond"
     net = f" x (1 - {num(resale)})" if resale else ""
+    if interest:
+        net = f" x (1{f' - {num(resale)}' if resale else ''} + {num(interest)})"
+    power_text = f"{fmt.usd(power_year, m)}/365"
+    if repairs:
+        power_text = f"({fmt.usd(power_year, m)} + {fmt.usd(repairs, m)})/365"
     lines = (
         head,
         f"d = {fmt.usd(desktop.price_usd, m)}{net} / ({fmt.usd(result.usd_per_year, m)}/365 - "
-        f"{fmt.usd(comparison.desktop.electricity_usd_per_year, m)}/365) = "
-        f"{num(desktop.price_usd * (1 - resale))} / ({num(cloud_day)} - {num(power_day)}) = "
+        f"{power_text}) = "
+        f"{num(desktop.price_usd * (1 - resale + interest))} / ({num(cloud_day)} - "
+        f"{num(power_day)}) = "
         f"{result.break_even_days:,.2f} days",
         f"{fmt.days(result.break_even_days)}: {within} your {num(a.horizon_years)}-year horizon "
         f"({num(horizon_days)} days)",
@@ -359,9 +389,14 @@ def explain_offer(
     with `why_speed` (the predictor's breakdown for the offer's GPU), how its speed came about;
     `no_buy`: why the desktop has no Buy, said instead of a break-even day."""
     name = catalog.get(desktop.gpu).name
+    extras = comparison.rules.extras
+    setup_h = extras_usd = 0.0
+    if extras is not None:
+        year = extras.year(result.offer.provider, a.utilisation * engine.HOURS_PER_YEAR)
+        setup_h, extras_usd = year.setup_hours, year.usd
     parts = [
         electricity(comparison, desktop, a, money),
-        cloud_cost(result, a, money),
+        cloud_cost(result, a, money, setup_h, extras_usd),
         break_even(result, comparison, desktop, a, money, name, no_buy),
         carbon(result, comparison, a, catalog, grid),
     ]

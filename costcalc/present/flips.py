@@ -312,16 +312,27 @@ def explain_lines(
     cur = explain.cur
     num = explain.num
     cloud, power, price = best.usd_per_year, d.electricity_usd_per_year, d.price_usd
-    own = f"{cur(price, money)} x (1 - {num(a.resale_share)})"
+    # owning in full (a loan's interest, repairs): the same equation with both in it
+    interest = a.owning.interest_share if a.owning is not None else 0.0
+    repairs = a.owning.repairs_usd_per_year if a.owning is not None else 0.0
+    net = 1 - a.resale_share + interest
+    share = f"(1 - {num(a.resale_share)}" + (f" + {num(interest)})" if interest else ")")
+    own = f"{cur(price, money)} x {share}"
+    running = f"{cur(power, money)} + repairs {cur(repairs, money)}" if repairs else None
     lines = [
-        "buying pays back when price x (1 - resale) <= (cloud - electricity) a year x "
-        f"{num(a.horizon_years)} years; each threshold solves it for one input:",
+        (
+            "buying pays back when price x (1 - resale + loan interest) <= (cloud - "
+            "electricity - repairs) a year x "
+            if a.owning is not None
+            else "buying pays back when price x (1 - resale) <= (cloud - electricity) a year x "
+        )
+        + f"{num(a.horizon_years)} years; each threshold solves it for one input:",
     ]
     if t.cloud_usd_per_year is not None:
         lines.append(
-            f"cloud a year at which it pays back = electricity + {own} / "
-            f"{num(a.horizon_years)} = {cur(power, money)} + "
-            f"{cur(price * (1 - a.resale_share) / a.horizon_years, money)} = "
+            f"cloud a year at which it pays back = electricity{' + repairs' if repairs else ''}"
+            f" + {own} / {num(a.horizon_years)} = {running or cur(power, money)} + "
+            f"{cur(price * net / a.horizon_years, money)} = "
             f"{display.usd(t.cloud_usd_per_year, money)}"
         )
     if t.offer is not None and t.offer.usd_per_hour is not None:
@@ -342,18 +353,22 @@ def explain_lines(
         )
     if t.desktop_price_usd is not None:
         lines.append(
-            f"desktop price = ({cur(cloud, money)} - {cur(power, money)}) x "
-            f"{num(a.horizon_years)} / (1 - {num(a.resale_share)}) = "
+            f"desktop price = ({cur(cloud, money)} - {cur(power, money)}"
+            + (f" - repairs {cur(repairs, money)}" if repairs else "")
+            + ") x "
+            + f"{num(a.horizon_years)} / {share} = "
             f"{display.usd_fixed(t.desktop_price_usd, money, 0)}"
         )
-    room = cloud - price * (1 - a.resale_share) / a.horizon_years
+    room = cloud - repairs - price * net / a.horizon_years
     kwh_text = (
         per_kwh(t.usd_per_kwh, money)
         if t.usd_per_kwh is not None
         else "none (not above zero: even free electricity leaves it short)"
     )
     lines.append(
-        f"electricity = ({cur(cloud, money)} - {own} / {num(a.horizon_years)}) / "
+        f"electricity = ({cur(cloud, money)} - "
+        + (f"repairs {cur(repairs, money)} - " if repairs else "")
+        + f"{own} / {num(a.horizon_years)}) / "
         f"{num(d.kwh_per_year)} kWh = {signed(room, money)} / {num(d.kwh_per_year)} kWh = "
         f"{kwh_text}"
     )

@@ -26,7 +26,7 @@ from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.present import columns as cols
-from costcalc.present import display, explain, flips, marks, measured
+from costcalc.present import display, explain, flips, marks, measured, whole_cost
 
 MARK_WIDTH = 2
 """A row's mark and the space after it."""
@@ -220,6 +220,9 @@ def to_text(
     if brief:
         return "\n".join(out)
     out += prose("", *desktop_lines(calc, data), "")
+    said, table = whole_cost.summary_lines(calc)
+    if said or table:
+        out += [*prose(*said), *table, ""]  # the plan's table is fit, not wrapped
     comparable, scale_out, rest = groups(c)
     closing = prose(*closing_lines(calc, len(rest)))
     tables = TableText(calc, data, top, width, wide, short_labels)
@@ -369,6 +372,8 @@ def verdict_lines(
     if among:
         line = f"{line} {among}"
     lines = [line]
+    if calc.cash_basis is not None:  # owning in full: say what the verdict weighed
+        lines.append(f"  The verdict compares {calc.cash_basis.removeprefix('comparing ')}.")
     flip = flips.threshold_text(calc.thresholds, a, calc.money, labels)
     if flip is not None:
         lines.append(f"  {flip}")
@@ -611,6 +616,12 @@ def explain_parts(
     if calc.measured is not None:
         why = explain.Explanation("Utilisation (measured)", measured.explain_lines(calc.measured))
         parts = [why, *parts]
+    extra = whole_cost.rent_extras(calc, result, calc.money)
+    if extra is not None:
+        parts.insert(2, extra)  # after the cloud cost it adds to
+    owned = whole_cost.owning(calc, calc.money)
+    if owned is not None:
+        parts.insert(3 if extra is not None else 2, owned)  # before the break-even it moves
     parts.append(price_part(result))
     if calc.card is not None and calc.base is not None:  # a default price: what it rests on
         parts.append(
@@ -709,7 +720,7 @@ def to_json(
         "inputs": {
             "scenario": plain(calc.scenario),
             "desktop": plain(calc.desktop),
-            "assumptions": plain(calc.assumptions),
+            "assumptions": assumptions_json(calc.assumptions),
             "workload": plain(calc.workload),
         },
         "desktop": plain(c.desktop),
@@ -763,6 +774,7 @@ def to_json(
     }
     if calc.measured is not None:
         doc["measured_utilisation"] = plain(calc.measured)
+    doc.update(whole_cost.to_json(calc))
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
@@ -770,6 +782,15 @@ def to_json(
     import json  # for --json alone: the text report needs none (nor does quick for one provider)
 
     return json.dumps(finite(doc), indent=2, allow_nan=False)
+
+
+def assumptions_json(a: Any) -> dict[str, Any]:
+    """The assumptions as plain values; `owning` only when counted, so an answer without a loan
+    or repairs reads as before they existed."""
+    found = plain(a)
+    if found.get("owning") is None:
+        found.pop("owning", None)
+    return found
 
 
 def fit_json(calc: Calculation) -> dict[str, Any] | None:

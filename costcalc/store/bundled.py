@@ -21,6 +21,7 @@ from costcalc.edge.resources import load_yaml_resource
 if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
     from costcalc.core.mfu import MfuFile
+    from costcalc.core.owning import OwnershipFile
     from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
 
 DATA_PACKAGE = "costcalc.data"
@@ -111,3 +112,12 @@ def load_hosted_prices() -> HostedPriceFile:
     from costcalc.core.serve_data import HostedPriceFile
 
     return load_yaml_resource(DATA_PACKAGE, "hosted_token_prices.yaml", HostedPriceFile)
+
+
+@functools.cache
+def load_ownership() -> OwnershipFile:
+    """Published GPU failure rates by card class (costcalc/data/ownership.yaml), read only when
+    a scenario counts repairs."""
+    from costcalc.core.owning import OwnershipFile
+
+    return load_yaml_resource(DATA_PACKAGE, "ownership.yaml", OwnershipFile)

@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from costcalc.core.electricity import ElectricityIndex
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.fx import Converter
 from costcalc.core.grid import GridIndex
 from costcalc.core.hardware import DesktopHardware
-from costcalc.core.models import GpuCatalogFile, GpuSpec, ScalingData
+from costcalc.core.models import GpuCatalogFile, GpuSpec, ScalingData, Scenario
 from costcalc.core.predict import Calibration
 from costcalc.core.regions import RegionIndex
 from costcalc.core.scenario import AppData
@@ -41,6 +43,7 @@ from costcalc.store.snapshots import (
     load_fx,
     load_price_book,
     load_region_names,
+    load_storage,
 )
 
 if TYPE_CHECKING:
@@ -112,6 +115,29 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
     )
 
 
+def for_scenario(data: AppData, scenario: Scenario) -> AppData:
+    """`data` with what the scenario's inputs need beyond every comparison's data: renting's
+    storage and transfer rates when it gives the data its runs move, the published failure
+    rates when it counts repairs at them. Read only then, so a plain `quick` never loads them."""
+    storage = data.storage
+    if storage is None and any(
+        v is not None
+        for v in (
+            scenario.dataset_gb,
+            scenario.checkpoint_gb,
+            scenario.egress_gb,
+            scenario.storage_gb,
+        )
+    ):
+        storage = load_storage()
+    ownership = data.ownership
+    if ownership is None and scenario.repairs and scenario.failure_rate is None:
+        ownership = bundled.load_ownership()
+    if storage is data.storage and ownership is data.ownership:
+        return data
+    return replace(data, storage=storage, ownership=ownership)
+
+
 def clear_caches() -> None:
     """Forget what this process has read (the bundled files are read once per process)."""
     for cached in (
@@ -122,6 +148,7 @@ def clear_caches() -> None:
         bundled.load_predictor,
         bundled.load_models,
         bundled.load_mfu,
+        bundled.load_ownership,
         load_region_index,
     ):
         cached.cache_clear()
@@ -133,6 +160,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     # The job's data and two providers' own tables: a run that needs none never imports them.
     from costcalc.core.job import ModelFile
     from costcalc.core.mfu import MfuFile
+    from costcalc.core.owning import OwnershipFile
     from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
     from costcalc.providers.aws_instances import AwsInstanceTable
     from costcalc.providers.azure import AzureSizeTable
@@ -149,6 +177,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
         ("serve_measurements.yaml", ServeMeasurementFile),
         ("serve_calibration.yaml", ServeCalibration),
         ("hosted_token_prices.yaml", HostedPriceFile),
+        ("ownership.yaml", OwnershipFile),
     ]
     files = [(DATA_PACKAGE, name, model) for name, model in data]
     files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]

@@ -32,6 +32,7 @@ from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
 from costcalc.core.plausible import ShippedPrices, believable
 from costcalc.core.ranges import ReadingsFile
 from costcalc.core.records import plain
+from costcalc.core.rent_extras import StorageFile
 from costcalc.edge import locations
 from costcalc.edge.resources import (
     MAX_NODES,
@@ -317,6 +318,12 @@ def load_region_names() -> RegionNames:
     return load_bundled_file("regions.yaml", RegionNames)
 
 
+def load_storage() -> StorageFile:
+    """Renting's storage and transfer rates (prices/storage.yaml): read only when a scenario
+    gives the data its runs move, so `quick` without them never loads it."""
+    return load_bundled_file("storage.yaml", StorageFile)
+
+
 # --------------------------------------------------------------------------- exchange rates
 
 FX_FILE = "fx.yaml"
@@ -328,6 +335,7 @@ BUNDLED_FILES: tuple[tuple[str, type[Struct]], ...] = (
     ("regions.yaml", RegionNames),
     (FX_FILE, FxRates),
     ("readings.yaml", ReadingsFile),
+    ("storage.yaml", StorageFile),
 )
 """The files of prices/ besides the providers' snapshots, with their models."""
 

@@ -12,14 +12,24 @@ calculation without changing them costs a dictionary look-up.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from costcalc.core import engine
-from costcalc.core.compare import cloud_year, desktop_break_even_days, desktop_result
+from costcalc.core.compare import (
+    cloud_year,
+    desktop_break_even_days,
+    desktop_result,
+    net_share,
+    repairs_per_year,
+)
 from costcalc.core.models import Assumptions, CloudOffer, DesktopBuild, OfferResult
 from costcalc.core.scenario import Calculation
+
+if TYPE_CHECKING:
+    from costcalc.core.rent_extras import RentExtras
 
 UTILISATION_STEPS = tuple(step / 100 for step in range(1, 101))
 """1 % to 100 %: utilisation must be above zero for the engine."""
@@ -58,7 +68,7 @@ def desktop_outlay_usd(calc: Calculation) -> float | None:
     price = calc.desktop.price_usd
     if price is None:
         return None
-    return engine.horizon_cost_usd(price, 0.0, 0.0, calc.assumptions.resale_share)
+    return price * net_share(calc.assumptions)
 
 
 def cumulative(
@@ -72,7 +82,7 @@ def cumulative(
         return None
     return cumulative_curve(
         outlay,
-        calc.comparison.desktop.electricity_usd_per_year,
+        calc.comparison.desktop.electricity_usd_per_year + repairs_per_year(calc.assumptions),
         offer.usd_per_year,
         crossing,
         cumulative_end_days(crossing, calc.assumptions.horizon_years)
@@ -124,6 +134,11 @@ def by_utilisation(calc: Calculation, offer: OfferResult) -> ByUtilisation:
     utilisation is not part of the curve, so moving it alone finds the curve in the cache.
     """
     any_utilisation = replace(calc.assumptions, **{"utilisation": 1.0})
+    extras = calc.comparison.rules.extras
+    if extras is not None:  # its rate table is no cache key: computed each time
+        return utilisation_days(
+            calc.desktop, any_utilisation, offer.offer, offer.effective_speed, extras
+        )
     return utilisation_curve(calc.desktop, any_utilisation, offer.offer, offer.effective_speed)
 
 
@@ -132,11 +147,24 @@ def utilisation_curve(
     desktop: DesktopBuild, assumptions: Assumptions, offer: CloudOffer, speed: float
 ) -> ByUtilisation:
     """`by_utilisation` from the values it depends on (`assumptions.utilisation` is ignored)."""
+    return utilisation_days(desktop, assumptions, offer, speed)
+
+
+def utilisation_days(
+    desktop: DesktopBuild,
+    assumptions: Assumptions,
+    offer: CloudOffer,
+    speed: float,
+    extras: RentExtras | None = None,
+) -> ByUtilisation:
+    """`utilisation_curve`, with what renting adds beyond the GPU-hours (`extras`)."""
     days: list[float | None] = []
     for u in UTILISATION_STEPS:
         at_u = replace(assumptions, **{"utilisation": u})
         desktop_at_u, _ = desktop_result(desktop, at_u)
-        _, usd_year = cloud_year(offer, u * engine.HOURS_PER_YEAR, speed, assumptions.horizon_years)
+        _, usd_year = cloud_year(
+            offer, u * engine.HOURS_PER_YEAR, speed, assumptions.horizon_years, extras
+        )
         days.append(
             desktop_break_even_days(
                 desktop.price_usd, at_u, usd_year, desktop_at_u.electricity_usd_per_year

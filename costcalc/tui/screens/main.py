@@ -48,6 +48,7 @@ from costcalc.core.ranges import Point
 from costcalc.core.records import ValidationError, plain, problem, validated
 from costcalc.core.scenario import AppData, Calculation, evaluate
 from costcalc.providers.registry import short_labels
+from costcalc.store.loaders import for_scenario
 from costcalc.store.readings import recorded_points
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui._compat import focus_without_repaint
@@ -280,7 +281,7 @@ class MainScreen(Screen[None]):
         app = self.app
         return evaluate(
             settings,
-            app.data,
+            for_scenario(app.data, settings),
             app.clock(),
             bench=app.bench_for(settings),
             fallback_gpu=DEFAULT_GPU,

@@ -38,11 +38,20 @@ UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
 """Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
 
 FILTER_FIELDS = ("providers", "offer_kind", "cloud_regions", "offer_match")
+NOT_SHOWN = (
+    *inputs.RENT_EXTRAS_FIELDS,
+    *inputs.OWNING_FIELDS,
+    *inputs.HYBRID_FIELDS,
+)
+"""Inputs the app has no row for yet (storage and transfer, financing and repairs, the hybrid
+plan: issue 42): the settings file's keys still set them, and the answer counts them."""
 FIELDS: tuple[str, ...] = tuple(
-    spec.field for spec in inputs.INPUTS if spec.field not in FILTER_FIELDS
+    spec.field
+    for spec in inputs.INPUTS
+    if spec.field not in FILTER_FIELDS and spec.field not in NOT_SHOWN
 )
 """Every input but the filters that sit above the offers table (provider, spot/on-demand,
-region, words)."""
+region, words) and those not shown yet."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
