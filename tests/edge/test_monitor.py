@@ -406,15 +406,13 @@ def test_show_says_what_quick_will_use(
 @pytest.mark.subprocess
 def test_the_monitor_is_not_on_quicks_path() -> None:
     """quick --util 15% imports neither the sampler, NVML nor the log readers."""
-    from tests.test_import_hygiene import all_modules_after
+    from tests.imports import loaded_after
 
-    loaded = all_modules_after(
-        """
-        import contextlib, io
-        from costcalc.cli import main
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["quick", "--gpu", "rtx3090", "--util", "15%"]) == 0
-        """
+    loaded = loaded_after(
+        "import contextlib, io\n"
+        "from costcalc.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        '    assert main(["quick", "--gpu", "rtx3090", "--util", "15%"]) == 0'
     )
     assert not loaded & {
         "pynvml",
