@@ -41,8 +41,7 @@ def amount(what: str) -> Any:
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.constants import DTYPES
-    from costcalc.core.job import METHODS, OPTIMIZERS, SHARDINGS
+    from costcalc.core.constants import DTYPES, METHODS, OPTIMIZERS, SHARDINGS
 
     p = sub.add_parser(
         "job",

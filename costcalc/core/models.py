@@ -11,7 +11,17 @@ from typing import Annotated, Any, Literal, NamedTuple
 from msgspec import Struct, field
 from msgspec.structs import force_setattr
 
-from costcalc.core.constants import MIN_UTILISATION, TIER_NAMES, Dtype, Kind, OfferKind, TierName
+from costcalc.core.constants import (
+    MIN_UTILISATION,
+    TIER_NAMES,
+    Dtype,
+    Kind,
+    Method,
+    OfferKind,
+    Optimizer,
+    Sharding,
+    TierName,
+)
 from costcalc.core.records import Meta, Record, plain
 from costcalc.core.usage import MEASURED_TEXT
 
@@ -674,6 +684,9 @@ class Scenario(Record, frozen=True, kw_only=True):
     share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
+    runs_per_year: Annotated[float, Meta(ge=0, le=100_000)] | None = None
+    """Runs of the job a year: with a model, the utilisation is runs x the run's hours on the
+    desktop / 8,760 (instead of `utilisation`)."""
     # -- where it runs
     home_region: str | None = None
     """Home region: country, state or cloud region; sets the electricity price and the grid's carbon
@@ -700,6 +713,25 @@ class Scenario(Record, frozen=True, kw_only=True):
     more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
     bench: str | None = None
     """A saved bench result to use: 'latest' or a file path."""
+    # -- the job (`quick --model`): the run's hours and memory from costcalc job's models
+    model: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
+    """A training job of this model (costcalc/data/models.yaml, found however it is spelt):
+    its time model gives the run's hours on the desktop and every offer, its memory model the
+    fit; the caller loads the model list (costcalc.core.job_quick.JobFiles)."""
+    method: Method = "full"
+    """full, lora or qlora."""
+    tokens: Annotated[float, Meta(gt=0, le=1e16)] | None = None
+    """Tokens one run reads (every epoch counted)."""
+    epochs: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    dataset_items: Annotated[float, Meta(gt=0, le=1e13)] | None = None
+    """Sequences, images or audio windows in one epoch."""
+    seq: Annotated[int, Meta(ge=1, le=1_048_576)] | None = None
+    """Tokens per sequence (default: the model's pretraining sequence)."""
+    optimizer: Optimizer = "adamw"
+    checkpointing: bool = False
+    """Full activation recomputation."""
+    sharding: Sharding = "none"
+    lora_rank: Annotated[int, Meta(ge=1, le=4096)] = 16
     # -- the offers
     cloud_prices: tuple[float, ...] = ()
     """Your own offers on the desktop's GPUs, per hour, in the chosen currency."""

@@ -20,6 +20,7 @@ from costcalc.edge.resources import load_yaml_resource
 
 if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
+    from costcalc.core.job_quick import JobFiles
     from costcalc.core.mfu import MfuFile
     from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
 
@@ -71,6 +72,14 @@ def load_models() -> ModelList:
     from costcalc.core.job import ModelFile, ModelList
 
     return ModelList(load_yaml_resource(DATA_PACKAGE, "models.yaml", ModelFile))
+
+
+def load_job_files() -> JobFiles:
+    """What `quick --model` and the app's job need beyond quick's data: the model list and the
+    public runs' utilisation."""
+    from costcalc.core.job_quick import JobFiles
+
+    return JobFiles(models=load_models(), mfu=load_mfu())
 
 
 @functools.cache
