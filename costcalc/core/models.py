@@ -684,9 +684,9 @@ class Scenario(Record, frozen=True, kw_only=True):
     share of the GPU's samples (costcalc.core.usage), which the caller reads and passes in."""
     always_on: bool = False
     """The machine idles between jobs instead of being off."""
-    runs_per_year: Annotated[float, Meta(ge=0, le=100_000)] | None = None
-    """Runs of the job a year: with a model, the utilisation is runs x the run's hours on the
-    desktop / 8,760 (instead of `utilisation`)."""
+    runs_per_year: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    """Training runs a year: with a run's hours (given or a model's) it sets the utilisation as
+    runs x hours / 8,760, and it prices what each run adds on the rent side (setup, transfer)."""
     # -- where it runs
     home_region: str | None = None
     """Home region: country, state or cloud region; sets the electricity price and the grid's carbon
