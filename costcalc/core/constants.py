@@ -28,6 +28,9 @@ Sharding = Literal["none", "zero1", "zero2", "zero3", "fsdp"]
 2020) shard the optimizer state, then the gradients, then the weights; fsdp (FULL_SHARD) shards
 as ZeRO-3 does."""
 SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
+Quant = Literal["fp16", "fp8", "int8", "int4"]
+"""The weights' format when a model is served (costcalc.core.serve_speed)."""
+QUANTS: tuple[Quant, ...] = get_args(Quant)
 
 OfferKind = Literal["all", "spot", "on-demand"]
 OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)

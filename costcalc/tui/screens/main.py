@@ -141,6 +141,7 @@ class MainScreen(Screen[None]):
         Binding("D", "desktops", "Desktops", show=False),
         Binding("r", "refresh", "Refresh"),
         Binding("b", "bench", "Bench", show=False),
+        Binding("J", "job", "Job", show=False),
         Binding("f2", "toggle_setup", "Setup", show=False),
     ]
 
@@ -286,6 +287,7 @@ class MainScreen(Screen[None]):
             fallback_gpu=DEFAULT_GPU,
             recorded=self._recorded,
             measured=app.measured_for(settings),
+            job_files=app.job_files_for(settings),
         )
 
     def watch_settings(self, settings: Settings) -> None:
@@ -545,6 +547,11 @@ class MainScreen(Screen[None]):
         from costcalc.tui.screens.refresh import RefreshScreen
 
         return self.app.push_screen(RefreshScreen(self.settings.providers or None))
+
+    def action_job(self) -> Any:
+        from costcalc.tui.screens.job_panel import JobPanel
+
+        return self.app.push_screen(JobPanel(self))
 
     def action_bench(self) -> Any:
         from costcalc.tui.screens.bench import BenchScreen

@@ -38,11 +38,16 @@ UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
 """Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
 
 FILTER_FIELDS = ("providers", "offer_kind", "cloud_regions", "offer_match")
+JOB_FIELDS = ("model", "method", "tokens", "runs_per_year")
+"""The Job panel's (costcalc.tui.screens.job_panel): the job a verdict is for."""
 FIELDS: tuple[str, ...] = tuple(
-    spec.field for spec in inputs.INPUTS if spec.field not in FILTER_FIELDS
+    spec.field
+    for spec in inputs.INPUTS
+    if spec.field not in FILTER_FIELDS and spec.field not in JOB_FIELDS
 )
 """Every input but the filters that sit above the offers table (provider, spot/on-demand,
-region, words)."""
+region, words) and the job's own, in the Job panel (J); the job's finer inputs (sequence,
+optimizer, sharding ...) stay here, beside the run's."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
@@ -55,6 +60,8 @@ SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
     "base": (("by GPU count", ""), *((t, t) for t in inputs.BY_FIELD["base"].choices)),
+    "optimizer": tuple((o, o) for o in inputs.BY_FIELD["optimizer"].choices),
+    "sharding": tuple((o, o) for o in inputs.BY_FIELD["sharding"].choices),
 }
 BLANK_IS_NONE = ("bench", "base")
 """Selects whose first choice ("") stands for no setting (None)."""
@@ -121,6 +128,7 @@ PLACEHOLDERS = {
     "batch": "256 (cnn)",
     "spot_checkpoint_minutes": "5",
     "spot_restart_minutes": "30",
+    "seq": "the model's",
 }
 
 
