@@ -723,15 +723,19 @@ class Scenario(Record, frozen=True, kw_only=True):
     tokens: Annotated[float, Meta(gt=0, le=1e16)] | None = None
     """Tokens one run reads (every epoch counted)."""
     epochs: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    """Epochs of `dataset_items` each (instead of `tokens`)."""
     dataset_items: Annotated[float, Meta(gt=0, le=1e13)] | None = None
     """Sequences, images or audio windows in one epoch."""
     seq: Annotated[int, Meta(ge=1, le=1_048_576)] | None = None
     """Tokens per sequence (default: the model's pretraining sequence)."""
     optimizer: Optimizer = "adamw"
+    """adamw, adamw-8bit or sgd: its state takes memory."""
     checkpointing: bool = False
     """Full activation recomputation."""
     sharding: Sharding = "none"
+    """ZeRO stage or FSDP over the desktop's GPUs."""
     lora_rank: Annotated[int, Meta(ge=1, le=4096)] = 16
+    """The adapters' rank (lora and qlora)."""
     # -- the offers
     cloud_prices: tuple[float, ...] = ()
     """Your own offers on the desktop's GPUs, per hour, in the chosen currency."""
