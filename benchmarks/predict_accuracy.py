@@ -4,8 +4,12 @@ Data: scripts/speed_measurements.csv (its header names every source, date and li
 FP32 transformer steps, NVIDIA DeepLearningExamples TF32/FP32 and AMP training tables,
 GPU-Insights, MosaicML llm-foundry, mli/transformers-benchmarks, XHMY torch_benchmark, server-gear
 tf_cnn_benchmarks and an AWS SageMaker run. Each group is one workload at one requested precision
-on several GPUs; every ordered pair of GPUs in a group is a pair (scripts.fit.pairs_from: same
-batch, or each GPU's own batch corrected when they differ by at most 2x).
+on several GPUs; every ordered pair of GPUs in a group is a pair, each GPU at the largest batch
+the table gives it (scripts.fit.pairs_from: each source's own batches per GPU, as it ran them).
+scripts/batch_sweeps.csv adds one GPU at several batches (and DeepBench's recurrent layers
+across three GPUs); the accuracy tables are of GPU pairs, the "batch per GPU" section adds the
+sweeps. --independent PATH checks the fit on Lambda Labs' tables (scripts/independent.py),
+which are never fitted.
 
 Two ways to hold data out, each refitting everything (scripts.fit.START) per fold:
 
@@ -22,6 +26,7 @@ signed error of the predicted time (negative: predicted too fast) by the target'
 leave-one-source-out.
 
     .venv/bin/python benchmarks/predict_accuracy.py [--write] [--no-gpu-folds] [--jobs N]
+        [--independent PATH-TO-lambdal/deeplearning-benchmark]
 
 --write fits on all pairs and writes costcalc/data/predict_calibration.yaml: the fitted figures,
 the bands from the leave-one-source-out errors, both accuracy tables and the pairs behind each GPU
@@ -51,6 +56,7 @@ from costcalc.core.records import plain
 from costcalc.store.bundled import load_calibration, load_catalog, load_predictor
 from scripts.fit import (
     MEASUREMENTS_CSV,
+    SWEEPS_CSV,
     Pair,
     biased_cells,
     fit,
@@ -61,6 +67,7 @@ from scripts.fit import (
     params_of,
     prepared,
     read_measurements,
+    read_sweeps,
     signed_errors_by_cell,
     source_family,
     with_bands,
@@ -69,9 +76,17 @@ from scripts.fit import (
 CALIBRATION = Path(__file__).resolve().parents[1] / "costcalc" / "data" / "predict_calibration.yaml"
 CELLS = [(k, p) for k in ("cnn", "transformer", "rnn") for p in ("fp32", "16bit")]
 PRECISION = {"fp32": "fp32/tf32", "16bit": "fp16/bf16"}
-TARGET_MEDIAN_PCT = 12.0
+TARGET_MEDIAN_PCT = 11.0
+"""Issue 39: leave-one-source-out median per kind (and per kind x precision cell), each source
+at its own batches per GPU."""
 MIN_PAIRS = 30
+MIN_SOURCES = 3
+"""A kind held to the target needs this many sources (rnn has two: DeepLearningExamples and
+DeepBench)."""
 BIAS_LIMIT_PCT = 10.0
+"""A cell beyond this is named by predict (calibration.biased_cells)."""
+GENERATION_LIMIT_PCT = 12.0
+"""Issue 39: no generation's median signed error beyond this for a kind, over MIN_PAIRS."""
 SHIPPED_TOLERANCE = 2e-4
 """The shipped fit searches to finer steps than the folds (1e-3), whose job is the spread of the
 errors: published ratios sit within a few parts in a thousand of their bounds."""
@@ -96,6 +111,7 @@ FACTS = [
     ("a100_sxm4_80gb", "h100_sxm5_80gb", "transformer", "fp16", "1.8-3.2"),
     ("h100_sxm5_80gb", "h200_sxm_141gb", "transformer", "fp16", "1.14-1.23 measured"),
     ("h100_sxm5_80gb", "h200_sxm_141gb", "transformer", "bf16", "1.14-1.23 measured"),
+    ("h100_sxm5_80gb", "h200_sxm_141gb", "cnn", "fp16", "1.14-1.23 measured"),
     ("rtx3090", "rtx_a6000", "transformer", "fp16", "about 1"),
     ("a10", "a10g", "transformer", "fp16", "below 1"),
     ("v100_sxm2_16gb", "a10g", "transformer", "fp16", "0.72 measured"),
@@ -109,8 +125,16 @@ def base_predictor() -> Predictor:
 
 
 def load_pairs() -> list[Pair]:
-    text = MEASUREMENTS_CSV
-    return pairs_from(read_measurements(text.read_text("utf-8")), load_catalog())
+    """Every GPU pair of speed_measurements.csv, each GPU at its own batch, then the batch
+    sweeps' pairs (one GPU at two batches; DeepBench's recurrent layers across GPUs)."""
+    catalog = load_catalog()
+    pairs = pairs_from(read_measurements(MEASUREMENTS_CSV.read_text("utf-8")), catalog)
+    return pairs + read_sweeps(SWEEPS_CSV.read_text("utf-8"), catalog)
+
+
+def across(held: Sequence[tuple[Pair, float]]) -> list[tuple[Pair, float]]:
+    """The held-out predictions of GPU pairs (not of one GPU at two batches)."""
+    return [(p, x) for p, x in held if not p.same_gpu]
 
 
 def spec_peak(spec: GpuSpec, dtype: str) -> float:
@@ -149,7 +173,7 @@ def accuracy(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, dict[str
     """Per cell: our figures and the baseline's on the same held-out pairs."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for kind, precision in CELLS:
-        cell = [(p, x) for p, x in held if p.cell == (kind, precision)]
+        cell = [(p, x) for p, x in across(held) if p.cell == (kind, precision)]
         if not cell:
             continue
         out[f"{kind} {PRECISION[precision]}"] = {
@@ -281,6 +305,140 @@ def print_worst(held: Sequence[tuple[Pair, float]], count: int = 8) -> None:
         )
 
 
+KINDS = ("cnn", "transformer", "rnn")
+
+
+def batch_section(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, Any]]:
+    """Per kind, leave-one-source-out: the median |error| of every GPU pair at its source's own
+    batches per GPU, of the pairs whose GPUs ran the same batch and of those that ran their
+    own, of one GPU at two batches (the sweeps), and the sources behind them."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind in KINDS:
+        cross = [(p, x) for p, x in across(held) if p.kind == kind]
+        if not cross:
+            continue
+        sweeps = [(p, x) for p, x in held if p.kind == kind and p.same_gpu]
+        row: dict[str, Any] = {
+            "sources": len({source_family(p.origin) for p, _ in cross}),
+            "all": summary([error(p.ratio, x) for p, x in cross]),
+        }
+        for name, chosen in (
+            ("same batch", [(p, x) for p, x in cross if p.same_batch]),
+            ("batch per GPU", [(p, x) for p, x in cross if not p.same_batch]),
+            ("one GPU, two batches", sweeps),
+        ):
+            if chosen:
+                row[name] = summary([error(p.ratio, x) for p, x in chosen])
+        for precision in ("fp32", "16bit"):
+            cell = [(p, x) for p, x in cross if p.cell[1] == precision]
+            if cell:
+                row[PRECISION[precision]] = summary([error(p.ratio, x) for p, x in cell])
+        out[kind] = row
+    return out
+
+
+def generation_bias(held: Sequence[tuple[Pair, float]]) -> dict[str, dict[str, tuple[float, int]]]:
+    """Median signed error (%) and pairs by the target's generation and kind (both precisions):
+    issue 39's check, no generation beyond GENERATION_LIMIT_PCT over MIN_PAIRS pairs."""
+    table: dict[str, dict[str, tuple[float, int]]] = {}
+    cells: dict[tuple[str, str], list[float]] = {}
+    for (gen, kind, _precision), errors in signed_errors_by_cell(across(held)).items():
+        cells.setdefault((gen, kind), []).extend(errors)
+    for (gen, kind), errors in cells.items():
+        table.setdefault(gen, {})[kind] = (100 * statistics.median(errors), len(errors))
+    return dict(sorted(table.items(), key=lambda kv: GENERATIONS.index(kv[0])))
+
+
+def print_batch_section(held: Sequence[tuple[Pair, float]]) -> list[str]:
+    """The "batch per GPU" section: each source at the batches it reports per GPU, leave-one-
+    source-out, per kind and generation. Returns the criteria it misses, in words."""
+    print("\nBatch per GPU, leave-one-source-out: each GPU at the batch its source ran it (the")
+    print(
+        f"largest a table gives it); median |error| (pairs); target <= {TARGET_MEDIAN_PCT:g} % for"
+    )
+    print(
+        f"a kind with >= {MIN_SOURCES} sources, no generation beyond +-{GENERATION_LIMIT_PCT:g} %\n"
+    )
+    names = ["all", "same batch", "batch per GPU", "one GPU, two batches", "fp32/tf32", "fp16/bf16"]
+    print(f"{'kind':12}{'sources':>8}" + "".join(f"{n:>22}" for n in names))
+    misses = []
+    for kind, row in batch_section(held).items():
+        cells = []
+        for name in names:
+            found = row.get(name)
+            cells.append(
+                f"{found['median_pct']:6.1f} % ({found['pairs']:4.0f})".rjust(22)
+                if found
+                else " " * 22
+            )
+        print(f"{kind:12}{row['sources']:8d}" + "".join(cells))
+        median = row["all"]["median_pct"]
+        if row["sources"] >= MIN_SOURCES and median > TARGET_MEDIAN_PCT:
+            misses.append(f"{kind}: {median:.1f} % > {TARGET_MEDIAN_PCT:g} %")
+    print("\nmedian signed error by target generation (negative: predicted too fast)\n")
+    print(f"{'generation':22}" + "".join(f"{k:>18}" for k in KINDS))
+    for gen, row in generation_bias(held).items():
+        cells = []
+        for kind in KINDS:
+            if kind not in row:
+                cells.append(" " * 18)
+                continue
+            bias, count = row[kind]
+            beyond = abs(bias) > GENERATION_LIMIT_PCT and count >= MIN_PAIRS
+            cells.append(f"{bias:+6.1f} % ({count:4d}){'!' if beyond else ' '}".rjust(18))
+            if beyond:
+                misses.append(f"{gen} {kind}: {bias:+.1f} % over {count} pairs")
+        print(f"{gen:22}" + "".join(cells))
+    return misses
+
+
+def print_independent(clone: Path, predictor: Predictor) -> None:
+    """Lambda Labs' tables (scripts/independent.py), never fitted: the fitted model on every
+    pair of them, each GPU at the batch it ran."""
+    from costcalc.core.predict import _log_speedup
+    from scripts.independent import independent_pairs
+
+    pairs = independent_pairs(clone, load_catalog())
+    held = []
+    for p in pairs:
+        sides = predictor._both_sides(
+            p.source, p.target, p.kind, p.dtype, None, p.width, p.batch, p.target_batch,
+            p.sequence, p.optimizer, p.step_s,
+        )  # fmt: skip
+        held.append((p, math.exp(_log_speedup(*sides))))
+    print(f"\nIndependent check, Lambda Labs' PyTorch tables ({len(pairs)} pairs, never fitted):")
+    print(f"{'kind':12}" + "".join(f"{n:>22}" for n in ("all", "same batch", "batch per GPU")))
+    for kind in KINDS:
+        cell = [(p, x) for p, x in held if p.kind == kind]
+        parts = [
+            cell,
+            [(p, x) for p, x in cell if p.same_batch],
+            [(p, x) for p, x in cell if not p.same_batch],
+        ]
+        print(
+            f"{kind:12}"
+            + "".join(
+                f"{summary([error(p.ratio, x) for p, x in part])['median_pct']:6.1f} % "
+                f"({len(part):4d})".rjust(22)
+                if part
+                else " " * 22
+                for part in parts
+            )
+        )
+    everything = [error(p.ratio, x) for p, x in held]
+    base = [error(p.ratio, baseline(p)) for p, _ in held]
+    print(
+        f"all: {100 * statistics.median(everything):.1f} % (baseline sqrt(FLOPS x bandwidth) "
+        f"{100 * statistics.median(base):.1f} %)"
+    )
+    print("median signed error by target generation:")
+    for gen, row in generation_bias(held).items():
+        print(
+            f"  {gen:20}"
+            + "".join(f"  {kind} {bias:+.1f} % ({count})" for kind, (bias, count) in row.items())
+        )
+
+
 def print_facts(predictor: Predictor) -> None:
     catalog = load_catalog()
     print("\nPublished facts, shipped calibration (target / source throughput):")
@@ -349,13 +507,22 @@ HEADER = """\
 #    matmul against element-wise work, less where weights' traffic also grows); reference_width
 #    768 is GPT-2 small, the transformer costcalc's bench trains on a GPU, and what `predict`
 #    assumes. Each measured row's width: scripts/fit.py WIDTHS (published configurations).
-#  - reference_batch: a CNN's overhead share (launches, the host: the same per step at any
-#    batch) is stated at 256 images per GPU, NVIDIA's ResNet-50 recipe on the reference A100,
-#    and scales as 256 / batch (not fitted; each measured pair at its table's batch; `predict
-#    --batch`). Leave-one-source-out cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 /
-#    11.8 / 10.8 % without it; with it 11.8 / 10.1 / 11.7 / 10.6 %, and 12.0-12.5 % for cnn
-#    fp32 at a reference of 96-192 (scripts/fit.py REFERENCE_BATCHES). Freed with it, the two
-#    convolution figures fit to 0.644 / 1.19, the held 0.625 / 1.2 (0.855 / 1.11 without it).
+#  - reference_batch, reference_sequence, step_memory, fixed_width_exponent, launch_overlap
+#    (issue 39): what a step costs whatever its size, the fixed cost (overhead: launches, the
+#    host, the same seconds on any GPU) and per-step memory traffic (step_memory: the optimizer's
+#    update of every weight among it, at DRAM speed), stated at the reference step and spread
+#    over each GPU's own step: 256 images (cnn), 32 sequences of 1,024 tokens (transformer;
+#    tokens = batch x sequence, and a wider model's fixed cost per token falls as (768 / width)
+#    ** fixed_width_exponent), 128 sequences (rnn). Each GPU's work is stretched by its fixed cost
+#    (1 + fixed / work), so two GPUs may run different batches; launch_overlap (launches hiding
+#    under the work) was fitted to 1. Fitted on the GPU pairs, each GPU at the batch its source
+#    ran, and scripts/batch_sweeps.csv (one GPU at several batches; DeepBench's recurrent layers
+#    across three GPUs). reference_step_s (cnn: ResNet-50 at 256 on the reference A100, 909
+#    images/s, DLE) turns a table's measured step time into its fixed cost's share: CNN work per
+#    item spans 1,000x. Steps timed without an optimizer (NeuSight, mli, u39kun, DeepBench) carry
+#    no per-step memory traffic; tables that give no batch but ran large ones (llm-foundry, mli)
+#    none of either. The 16-bit math factor is held at issue 26's 1.596 (scripts/fit.py
+#    HELD_16BIT_MATH_TIME: freed, 1.16, LOSO and L4 / T4 worse).
 #  - Every fitted figure is shrunk toward where the fit starts (scripts/fit.py START, RIDGE):
 #    unshrunk, the loss is flat along directions (the 16-bit factors against the split) that
 #    each fold's data then settles differently, and leave-one-source-out suffered for it.
@@ -499,6 +666,11 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="fit on all data; write the YAML")
     parser.add_argument("--no-gpu-folds", action="store_true", help="skip leave-one-GPU-out")
     parser.add_argument("--jobs", type=int, default=1, help="folds run in parallel")
+    parser.add_argument(
+        "--independent",
+        metavar="PATH",
+        help="a clone of lambdal/deeplearning-benchmark: check the fit on its tables",
+    )
     ns = parser.parse_args()
     pairs = load_pairs()
     predictor = base_predictor()
@@ -513,22 +685,29 @@ def main() -> None:
     by_source, by_gpu = held[: len(pairs)], held[len(pairs) :]
     print(f"{len(folds)} folds in {time.monotonic() - started:.0f} s\n", file=sys.stderr)
     print_table(accuracy(by_source), accuracy(by_gpu) if by_gpu else None)
+    misses = print_batch_section(by_source)
+    print("\nissue 39's criteria missed:", "; ".join(misses) if misses else "none")
     print("\nCells that miss the target, and why:")
-    print_misses(by_source)
-    defects = print_bias(by_source)
+    print_misses(across(by_source))
+    defects = print_bias(across(by_source))
     print("\nbias defects:", "; ".join(defects) if defects else "none")
-    print_by_source(by_source)
-    print_worst(by_source)
-    if ns.write:
-        fitted = fit(pairs, predictor, tolerance=SHIPPED_TOLERANCE)
+    print_by_source(across(by_source))
+    print_worst(across(by_source))
+    fitted = (
+        fit(pairs, predictor, tolerance=SHIPPED_TOLERANCE) if ns.write or ns.independent else None
+    )
+    if fitted is not None:
         print(
             "\nfitted on all pairs:",
             {k: round(v, 3) for k, v in params_of(fitted.calibration).items()},
         )
-        write_calibration(fitted.calibration, by_source, by_gpu, pairs)
+    if ns.write and fitted is not None:
+        write_calibration(fitted.calibration, across(by_source), across(by_gpu) or None, pairs)
         load_calibration.cache_clear()
         load_predictor.cache_clear()
         print("matmul efficiency of unmeasured GPUs, by class:", load_predictor().matmul_efficiency)
+    if ns.independent and fitted is not None:
+        print_independent(Path(ns.independent), fitted)
     print_facts(load_predictor())
 
 

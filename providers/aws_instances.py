@@ -42,3 +42,10 @@ def load_instance_table() -> AwsInstanceTable:
 
 def gpu_instances() -> dict[str, InstanceGpus]:
     return load_instance_table().instances
+
+
+def aws_instance_table() -> tuple[dict[str, InstanceGpus], dict[str, str]]:
+    """The table and its skipped types, as the field's catalogs are read through it
+    (providers/catalog_spec.py CatalogFeed.instances)."""
+    table = load_instance_table()
+    return table.instances, table.skipped

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot
 
-from .aws_instances import gpu_instances
-from .base import EnvVar, FeedProvider, Progress
+from .aws_instances import aws_instance_table, gpu_instances
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, price
 
 if TYPE_CHECKING:
@@ -300,6 +301,12 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "on-demand price list URL ({region}/{location} templates, or a bulk .csv)"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+        *CATALOG_ENV,
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
+        ways="on-demand",
+        instances=aws_instance_table,
     ),
 )
 

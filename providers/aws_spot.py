@@ -25,8 +25,9 @@ from msgspec.structs import replace
 from costcalc.core.constants import INTERRUPTION_BUCKETS
 from costcalc.core.models import OfferRow, PriceSnapshot
 
-from .aws_instances import gpu_instances
-from .base import EnvVar, FeedProvider, Progress
+from .aws_instances import aws_instance_table, gpu_instances
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, expect, load_json, named, price
 
 if TYPE_CHECKING:
@@ -172,5 +173,12 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "spot price feed URL"),
         EnvVar("COSTCALC_AWS_ADVISOR_URL", "Spot Instance Advisor feed URL"),
+        *CATALOG_ENV,
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "aws"), CatalogSource("gpuhunt", "aws")),
+        ways="spot",
+        price_kind="observed",
+        instances=aws_instance_table,
     ),
 )

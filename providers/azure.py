@@ -46,7 +46,8 @@ from costcalc.core.records import Meta, Record
 from costcalc.edge.resources import load_yaml_resource
 
 from .aws_instances import InstanceGpus
-from .base import EnvVar, FeedProvider, Fetched, Progress
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Fetched, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, price
 
 if TYPE_CHECKING:
@@ -89,6 +90,13 @@ class AzureSizeTable(Record, frozen=True, kw_only=True):
 @functools.cache
 def load_size_table() -> AzureSizeTable:
     return load_yaml_resource("costcalc.data", "azure_sizes.yaml", AzureSizeTable)
+
+
+def azure_size_table() -> tuple[dict[str, InstanceGpus], dict[str, str]]:
+    """The size table and its skipped sizes, as the field's catalogs are read through it
+    (providers/catalog_spec.py CatalogFeed.instances)."""
+    table = load_size_table()
+    return table.sizes, table.skipped
 
 
 def regions() -> tuple[str, ...]:
@@ -276,5 +284,10 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(URL_ENV, "Retail Prices API URL of the first page"),
         EnvVar(REGIONS_ENV, "comma-separated regions to fetch"),
+        *CATALOG_ENV,
+    ),
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("gpuhunt", "azure"), CatalogSource("skypilot", "azure")),
+        instances=azure_size_table,
     ),
 )

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from costcalc.core.models import CloudOffer, ColabSnapshot, PriceSnapshot
+from costcalc.core.models import CloudOffer, ColabSnapshot, OfferRow, PriceSnapshot
 from costcalc.core.offers import Snapshot, offers_from_price_snapshot
 from costcalc.edge.resources import PRICES_PACKAGE
 
+from .catalog_spec import CatalogFeed
 from .gpu_names import Choice
 
 if TYPE_CHECKING:
@@ -49,12 +50,29 @@ class EnvVar(Struct, frozen=True):
         return (self.name, *self.aliases)
 
 
+CATALOG_ENV: tuple[EnvVar, ...] = (
+    EnvVar("COSTCALC_GPUHUNT_URL", "gpuhunt's published catalog (the base its v3 files are under)"),
+    EnvVar("COSTCALC_SKYPILOT_URL", "SkyPilot's hosted catalogs (the base of v8/<cloud>/vms.csv)"),
+    EnvVar("COSTCALC_SKYPILOT_COMMITS_URL", "GitHub's commits API for the SkyPilot files' dates"),
+)
+"""The settings of every provider read from the field's catalogs (providers/catalogs.py)."""
+
+
 class Fetched(Struct, frozen=True):
     """A fetched snapshot and the GPU names the feed offered that no table maps: skipped, and
     reported once in the refresh's result (`refresh --json` counts them)."""
 
     snapshot: PriceSnapshot
     unknown_gpus: tuple[str, ...] = ()
+    readings: tuple[OfferRow, ...] = ()
+    """Other dated readings of the snapshot's own offers (a catalog's price for an offer the
+    direct feed priced), named as the offer they read: the refresh records them in the history,
+    where `quick` shows them in the offer's range, and never stores them as offers."""
+    note: str = ""
+    """What the refresh's line should add ('cross-checked 12 offers against the catalogs')."""
+    from_catalogs: tuple[OfferRow, ...] = ()
+    """The snapshot's rows that came from the field's catalogs, each dated by its catalog file
+    (not by the refresh): the refresh records them in the history as observed."""
 
 
 class Skip(Struct, frozen=True):
@@ -132,10 +150,14 @@ class FeedProvider(Struct, frozen=True, eq=False):
     snapshot_model: type[PriceSnapshot] | type[ColabSnapshot] = PriceSnapshot
     to_offers: Callable[[Snapshot], list[CloudOffer]] | None = None
     snapshot_package: str = PRICES_PACKAGE
+    catalogs: CatalogFeed | None = None
+    """The field's catalogs (gpuhunt, SkyPilot) that list this provider, and how to read its
+    rows there (providers/catalog_spec.py): beside `fetch`, or instead of it; the refresh adds
+    them to what `refresh` returns (providers/from_catalogs.py)."""
 
     @property
     def live(self) -> bool:
-        return self.fetch is not None
+        return self.fetch is not None or self.catalogs is not None
 
     def offers(self, snapshot: Snapshot) -> list[CloudOffer]:
         if self.to_offers is not None:

@@ -1,12 +1,22 @@
-"""Crusoe Cloud: a curated, dated table (prices/crusoe.yaml) of its published GPU VM prices.
+"""Crusoe Cloud: its GPU VMs as Shadeform's catalog lists them (SkyPilot's shadeform/vms.csv, rows
+'crusoe_*'), bought through Shadeform at its prices, with a curated, dated table of Crusoe's own
+published prices (prices/crusoe.yaml) as the fallback.
 
 Crusoe publishes prices on its pricing page only; its API, which lists VM types and capacity,
-needs an account's signed keys. So `costcalc refresh` reports the table as curated, with its age.
-Prices are per VM: the page's per-GPU price times the GPUs of the VM type.
+needs an account's signed keys. Prices are per VM.
 """
 
 from __future__ import annotations
 
-from .base import FeedProvider
+from .base import CATALOG_ENV, FeedProvider
+from .catalog_spec import CatalogFeed, CatalogSource
 
-PROVIDER = FeedProvider(name="crusoe", label="Crusoe", snapshot_file="crusoe.yaml")
+PROVIDER = FeedProvider(
+    name="crusoe",
+    label="Crusoe",
+    snapshot_file="crusoe.yaml",
+    env=CATALOG_ENV,
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "shadeform", "crusoe"),), tier="secure", via="Shadeform"
+    ),
+)

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot
 
-from .base import EnvVar, FeedProvider, Fetched, Progress, Skip
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Fetched, Progress, Skip
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, named, price
 from .gpu_names import Choice, GpuNames
 
@@ -183,6 +184,11 @@ PROVIDER = FeedProvider(
     env=(
         EnvVar(KEY_ENVS[0], "Lambda API key", secret=True, aliases=KEY_ENVS[1:]),
         EnvVar(URL_ENV, "instance-types API URL"),
+        *CATALOG_ENV,
     ),
     gpu_names=GPU_NAMES,
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("skypilot", "lambda"), CatalogSource("gpuhunt", "lambdalabs")),
+        tier="secure",
+    ),
 )

@@ -40,18 +40,35 @@ MODULES: dict[str, str] = {
     "nebius": ".nebius",
     "jarvislabs": ".jarvislabs",
     "hetzner": ".hetzner",
+    "verda": ".catalog_providers:VERDA",
+    "hyperbolic": ".catalog_providers:HYPERBOLIC",
+    "massedcompute": ".catalog_providers:MASSEDCOMPUTE",
+    "scaleway": ".catalog_providers:SCALEWAY",
+    "hyperstack": ".catalog_providers:HYPERSTACK",
+    "denvr": ".catalog_providers:DENVR",
+    "seeweb": ".catalog_providers:SEEWEB",
+    "cudo": ".catalog_providers:CUDO",
+    "primeintellect": ".catalog_providers:PRIMEINTELLECT",
+    "spheron": ".catalog_providers:SPHERON",
+    "mithril": ".catalog_providers:MITHRIL",
+    "excesssupply": ".catalog_providers:EXCESSSUPPLY",
+    "cloudrift": ".catalog_providers:CLOUDRIFT",
+    "lium": ".catalog_providers:LIUM",
+    "yotta": ".catalog_providers:YOTTA",
 }
-"""Provider name -> the module defining its PROVIDER ('.x': costcalc.providers.x), in the order
-tables, choices and the docs show them."""
+"""Provider name -> the module defining its PROVIDER ('.x': costcalc.providers.x), or the module
+and the constant ('.catalog_providers:VERDA') where one module describes several providers (those
+known only through the field's catalogs), in the order tables, choices and the docs show them."""
 
 
 @functools.cache
 def _load(module: str) -> Provider:
+    module, _, constant = module.partition(":")
     name = f"{__package__}{module}" if module.startswith(".") else module
     # __import__, not importlib.import_module: the same import, but `python -X importtime`
     # reports it, so a provider's start-up cost stays visible.
     __import__(name)
-    provider: Provider = sys.modules[name].PROVIDER
+    provider: Provider = getattr(sys.modules[name], constant or "PROVIDER")
     return provider
 
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from costcalc.core.models import OfferRow, PriceSnapshot, Tier
 
-from .base import EnvVar, FeedProvider, Fetched, Progress
+from .base import CATALOG_ENV, EnvVar, FeedProvider, Fetched, Progress
+from .catalog_spec import CatalogFeed, CatalogSource
 from .common import FeedError, Parsed, expect, load_json, named, price
 from .gpu_names import Choice, GpuNames
 
@@ -187,7 +188,12 @@ PROVIDER = FeedProvider(
     label="RunPod",
     snapshot_file="runpod.yaml",
     fetch=refresh,
-    env=(EnvVar(URL_ENV, "GraphQL API URL"),),
+    env=(EnvVar(URL_ENV, "GraphQL API URL"), *CATALOG_ENV),
     gpu_names=GPU_NAMES,
     ignored_gpus=IGNORED_GPUS,
+    catalogs=CatalogFeed(
+        sources=(CatalogSource("gpuhunt", "runpod"), CatalogSource("skypilot", "runpod")),
+        tier="secure",
+        cross_check_only=True,
+    ),
 )

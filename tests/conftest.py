@@ -262,6 +262,7 @@ class FeedRoutes:
         self.base_url = base_url.rstrip("/")
         self.prefix = prefix
         self.handlers: dict[str, Any] = {}
+        self.prefixes: dict[str, Any] = {}
         self.hits: dict[str, int] = {}
 
     def url(self, path: str) -> str:
@@ -276,12 +277,18 @@ class FeedRoutes:
     def serve(self, path: str, handler: Any) -> None:
         self.handlers[path] = handler
 
+    def serve_prefix(self, prefix: str, handler: Any) -> None:
+        """`handler` answers every path under `prefix` no exact route answers."""
+        self.prefixes[prefix] = handler
+
     def dispatch(self, request: Any) -> Any:
         from werkzeug import Response
 
         path = request.path.removeprefix(self.prefix)
         self.hits[path] = self.hits.get(path, 0) + 1
-        handler = self.handlers.get(path)
+        handler = self.handlers.get(path) or next(
+            (h for start, h in self.prefixes.items() if path.startswith(start)), None
+        )
         return handler(request) if handler else Response("not found", status=404)
 
 
@@ -392,10 +399,22 @@ def aws_feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedR
     return feed_server
 
 
-def serve_keyless_feeds(routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def catalog_feeds(aws_feeds: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+    """aws_feeds with the recorded catalogs in place of empty ones (a catalog no copy was
+    recorded for answers 404)."""
+    aws_feeds.prefixes.clear()
+    serve_catalogs(aws_feeds, monkeypatch, recorded=True)
+    return aws_feeds
+
+
+def serve_keyless_feeds(
+    routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch, *, catalogs: bool = False
+) -> None:
     """The recorded RunPod, Vast.ai, Azure and OCI feeds on the local server, with the env
-    pointing at them: a refresh of every provider never leaves this machine (Lambda, without a
-    key, is skipped)."""
+    pointing at them, and the catalogs (gpuhunt, SkyPilot): recorded with `catalogs`, else
+    reachable and empty, so a test of the direct feeds sees them alone. A refresh of every
+    provider never leaves this machine (Lambda, without a key, is skipped)."""
     import json
 
     from werkzeug import Response
@@ -413,8 +432,90 @@ def serve_keyless_feeds(routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> 
         return Response(body, content_type="application/json")
 
     routes.serve("/azure/prices", azure)
+    serve_catalogs(routes, monkeypatch, recorded=catalogs)
     monkeypatch.setenv("COSTCALC_RUNPOD_URL", routes.url("/runpod/graphql"))
     monkeypatch.setenv("COSTCALC_VAST_URL", routes.url("/vast/bundles/"))
     monkeypatch.setenv("COSTCALC_AZURE_URL", routes.url("/azure/prices"))
     monkeypatch.setenv("COSTCALC_OCI_SHAPES_URL", routes.url("/oci/shapes.json"))
     monkeypatch.setenv("COSTCALC_OCI_URL", routes.url("/oci/products.json"))
+
+
+SKYPILOT_HEADER = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
+GPUHUNT_HEADER = (
+    "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,"
+    "gpu_vendor,flags,cpu_arch,provider_data"
+)
+EMPTY_COMMITS = b'[{"commit": {"committer": {"date": "2026-11-20T06:00:00Z"}}}]'
+
+CATALOGS = FEEDS / "catalogs"
+"""Recorded copies of gpuhunt's published catalog and SkyPilot's catalog CSVs, laid out as their
+hosts serve them (tests/fixtures/feeds/README.md says where each came from)."""
+
+
+def zipped(name: str, body: bytes) -> bytes:
+    """`body` as the one member `name` of a zip archive, as gpuhunt's CI publishes a catalog."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+EMPTY_VERSION = "20261120-1"
+
+
+def serve_catalogs(
+    routes: FeedRoutes, monkeypatch: pytest.MonkeyPatch, *, recorded: bool = True
+) -> None:
+    """The catalogs on the local server, the env pointing at them: the recorded copies
+    (gpuhunt's version files and zips, SkyPilot's vms.csv files and GitHub's commits answers
+    for their dates; a catalog no copy was recorded for answers 404, as a missing file does),
+    or, with `recorded=False`, every catalog reachable and listing no GPU, so a test of a
+    provider's own feed sees that feed alone."""
+    from werkzeug import Response
+
+    def body(data: bytes, kind: str) -> Any:
+        return lambda _request: Response(data, content_type=kind)
+
+    hunt, sky = CATALOGS / "gpuhunt", CATALOGS / "skypilot"
+    if recorded:
+        for folder in sorted(hunt.iterdir()):
+            version = (folder / "version").read_text().strip()
+            csv = (folder / version / f"{folder.name}.csv").read_bytes()
+            routes.serve(f"/gpuhunt/{folder.name}/version", body(version.encode(), "text/plain"))
+            archive = zipped(f"{folder.name}.csv", csv)
+            routes.serve(
+                f"/gpuhunt/{folder.name}/{version}/catalog.zip", body(archive, "application/zip")
+            )
+        for folder in sorted((sky / "v8").iterdir()):
+            path = f"/skypilot/v8/{folder.name}/vms.csv"
+            routes.serve(path, body((folder / "vms.csv").read_bytes(), "text/csv"))
+    else:
+
+        def empty(request: Any) -> Any:
+            path = request.path.removeprefix(routes.prefix)
+            if path.endswith("/version"):
+                return Response(EMPTY_VERSION, content_type="text/plain")
+            if path.endswith("/catalog.zip"):
+                name = path.split("/")[2]
+                return Response(zipped(f"{name}.csv", f"{GPUHUNT_HEADER}\n".encode()))
+            return Response(f"{','.join(SKYPILOT_HEADER)}\n", content_type="text/csv")
+
+        routes.serve_prefix("/gpuhunt/", empty)
+        routes.serve_prefix("/skypilot/", empty)
+
+    def commits(request: Any) -> Any:
+        path = str(request.args.get("path", ""))
+        cloud = path.removeprefix("catalogs/v8/").removesuffix("/vms.csv")
+        answer = sky / "commits" / f"{cloud}.json"
+        if not recorded:
+            return Response(EMPTY_COMMITS, content_type="application/json")
+        found = "/" not in cloud and answer.is_file()
+        return Response(answer.read_bytes() if found else b"[]", content_type="application/json")
+
+    routes.serve("/github/commits", commits)
+    monkeypatch.setenv("COSTCALC_GPUHUNT_URL", routes.url("/gpuhunt"))
+    monkeypatch.setenv("COSTCALC_SKYPILOT_URL", routes.url("/skypilot"))
+    monkeypatch.setenv("COSTCALC_SKYPILOT_COMMITS_URL", routes.url("/github/commits"))

@@ -56,7 +56,7 @@ async def an_app_session() -> None:
 
 async def test_a_bare_quick_prints_the_same_bytes_after_an_app_session() -> None:
     fresh = quick()
-    assert b"~3,901 days" in fresh  # the answer with the bundled prices (issue 41 data)
+    assert b"~3,716 days" in fresh  # the answer with the bundled prices (issue 41 data)
     await an_app_session()
     assert load_app_state().values == {"providers": ["vast"], "utilisation": 0.4}
     assert not locations.config_file().exists(), "the app wrote the user's config"

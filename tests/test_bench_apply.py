@@ -223,6 +223,12 @@ def test_an_h100_bench_split_is_scaled_to_the_batch_the_user_gives() -> None:
     assert full.speed(h100, a100) < found.speed(h100, a100) < 1.0
     why = explain_speed(found, predictor, h100, a100, "cnn", "fp16", 32)
     assert why.batch == 32 and any("scaled to your batch of 32" in n for n in why.notes)
-    # a transformer's split names no batch: the bench's split stays as measured
-    same = effects(bench, H100, "transformer", "fp16", None, catalog, predictor, batch=32)
-    assert same.profile == bench.workloads[1].profile
+    # a transformer's split is scaled alike (issue 39): its batch is sequences of its length
+    transformer = bench.workloads[1]
+    assert transformer.profile is not None
+    scaled = effects(bench, H100, "transformer", "fp16", None, catalog, predictor, batch=32)
+    assert scaled.profile == at_batch(transformer.profile, transformer.batch_size, 32)
+    at_its_own = effects(
+        bench, H100, "transformer", "fp16", None, catalog, predictor, batch=transformer.batch_size
+    )
+    assert at_its_own.profile == transformer.profile

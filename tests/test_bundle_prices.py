@@ -140,3 +140,72 @@ def test_a_second_reading_is_named_in_the_source() -> None:
     both = f"runpod.io/pricing, 2026-11-01; {SECOND_READING} other.example, 2026-10-30, 0.23"
     assert readings(offer(both), feed=False) == "two sources"
     assert readings(offer("runpod.io/pricing"), feed=True) == "feed"
+
+
+RECORDED = ROOT / "tests" / "fixtures" / "feeds" / "catalogs"
+
+
+def _own_part(path: Path) -> str:
+    return path.read_text().split("\n# --- rows from the field's catalogs", 1)[0]
+
+
+def test_the_recorded_catalogs_build_dated_rows_and_say_what_they_leave_out(
+    prices_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--catalogs with no network: the dated copies' rows, every file's own rows kept byte for
+    byte, the undated copies left out and said so, the release stated; a second build changes
+    nothing."""
+    aws_own = _own_part(ROOT / "prices" / "aws_ondemand.yaml")
+    code, out = run(
+        capsys,
+        "--prices-dir",
+        str(prices_copy),
+        "--catalogs",
+        str(RECORDED),
+        "--released",
+        "2026-11-28",
+    )
+    assert code == 0, out
+    massed = load_yaml_file(prices_copy / "massedcompute.yaml", PriceSnapshot)
+    assert massed.offers and {f"{o.fetched_at:%Y-%m-%d}" for o in massed.offers} == {"2026-09-20"}
+    assert all(o.tier == "secure" and "shadeform/vms.csv" in str(o.source) for o in massed.offers)
+    verda = load_yaml_file(prices_copy / "verda.yaml", PriceSnapshot)
+    assert not verda.offers and "no dated copy" in str(verda.notes)
+    assert "verda:   left out SkyPilot's verda catalog: undated copy" in out
+    aws_path = prices_copy / "aws_ondemand.yaml"
+    assert _own_part(aws_path) == aws_own
+    aws = load_yaml_file(aws_path, PriceSnapshot)
+    added = [o for o in aws.offers if str(o.source).startswith("SkyPilot v8 aws")]
+    assert {"eu-north-1", "me-central-1", "ca-central-1"} <= {o.region for o in added}
+    assert "released: '2026-11-28'" in (prices_copy / "release.yaml").read_text()
+    before = {p.name: p.read_bytes() for p in prices_copy.glob("*.yaml")}
+    assert (
+        run(
+            capsys,
+            "--prices-dir",
+            str(prices_copy),
+            "--catalogs",
+            str(RECORDED),
+            "--released",
+            "2026-11-28",
+        )[0]
+        == 0
+    )
+    assert {p.name: p.read_bytes() for p in prices_copy.glob("*.yaml")} == before
+
+
+def test_a_live_rebuild_adds_catalog_rows_to_a_curated_table_and_keeps_it(
+    catalog_feeds: Any, prices_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lambda without a key and Crusoe are filled by the catalogs in a refresh; a rebuild keeps
+    their own tables and appends what the catalogs add, never replaces them."""
+    for name in ("lambda.yaml", "crusoe.yaml"):
+        (prices_copy / name).write_text(_own_part(ROOT / "prices" / name))
+    own = {name: (prices_copy / name).read_text() for name in ("lambda.yaml", "crusoe.yaml")}
+    code, out = run(capsys, "--prices-dir", str(prices_copy))
+    assert code == 0, out
+    assert "lambda: kept its table" in out and "crusoe: kept its table" in out, out
+    for name, text in own.items():
+        after = (prices_copy / name).read_text()
+        assert after.startswith(text.rstrip("\n")) and len(after) > len(text), name
+        assert "read live from the catalogs on" in after

@@ -27,8 +27,11 @@ def test_the_cli_tables_read_their_columns_from_the_places() -> None:
     year = ("usd_per_year", "break_even_days", "co2_kg_per_year")
     run = ("run_hours", "run_usd", "run_usd_per_items", "run_co2_kg")
     price = ("price_kind", "price_age_days")
-    assert (*offer, *year, *price) == cols.CLI_COLUMNS
-    assert (*offer, *run, *price) == cols.CLI_RUN_COLUMNS
+    # the batch each offer's GPU runs, beside its speed, when GPUs run their own (issue 39)
+    batch = ("offer_batch",)
+    assert (*offer, *batch, *year, *price) == cols.CLI_COLUMNS
+    assert (*offer, *batch, *run, *price) == cols.CLI_RUN_COLUMNS
+    assert cols.BY_KEY["offer_batch"].when == "target"
 
 
 def test_the_app_sizes_every_column_and_cuts_only_names() -> None:

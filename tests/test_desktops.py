@@ -401,8 +401,17 @@ def test_builds_are_ranked_at_the_batch_per_gpu_given(
     code, out, _ = run([*argv, "--batch", "8"], capsys)
     assert code == 0 and "cnn at fp16, batch 8 per GPU." in " ".join(out.split())
     doc = run_json([*argv[:-4], "--kind", "transformer", "--batch", "8"], capsys)
-    assert "the batch is not used for transformer work (cnn only)" in doc["notes"]
-    assert doc["inputs"]["workload"]["batch"] is None
+    assert not any("not used" in note for note in doc["notes"])
+    # each card at the largest batch it holds: the 5090's 32 GB run twice a 16 GB job's batch
+    own_batch = [*argv, "--batch", "8", "--memory-gb", "16", "--target-batch", "max"]
+    own = run_json(own_batch, capsys)
+    assert by_label(own)[label]["batch"] == 16
+    assert by_label(own)["1x GeForce RTX 3090"]["batch"] == 8
+    assert by_label(own)[label]["relative_speed"] > by_label(small)[label]["relative_speed"]
+    assert "batch" not in by_label(small)[label]  # one batch for every build: no column
+    code, out, _ = run(own_batch, capsys)
+    assert code == 0 and "each build at its own (batch column)" in " ".join(out.split())
+    assert doc["inputs"]["workload"]["batch"] == 8  # a transformer's batch is used too
 
 
 def test_builds_are_checked_against_the_facts_of_the_data_given(

@@ -46,7 +46,7 @@ EXAMPLES = documented_quick_examples()
 
 WITH_NOTES = [
     ["--gpu", "A100 80GB"],  # the card it was read as, and that it does not work in a desktop
-    ["--gpu", "rtx4090", "--batch", "64", "--kind", "transformer"],  # the batch is not used
+    ["--gpu", "rtx4090", "--region", "BR"],  # no household electricity price there
 ]
 
 

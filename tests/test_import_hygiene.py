@@ -69,6 +69,7 @@ def test_version_and_help_load_nothing_but_the_parser() -> None:
             "costcalc.core",
             "costcalc.core.errors",
             "costcalc.core.terminal",
+            "costcalc.core.version",
         }, argv
         assert not {m.split(".")[0] for m in loaded} & {*HEAVY, "pydantic", "yaml"}
     # --version is answered before the parser is even imported (issue 27: <= 0.5x the baseline)

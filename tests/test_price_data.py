@@ -19,6 +19,7 @@ from costcalc.core.models import (
     DesktopDefaults,
     ElectricityData,
     FxRates,
+    OfferRow,
     PriceSnapshot,
     RegionNames,
 )
@@ -225,14 +226,32 @@ def test_aws_rows_outside_the_home_region_carry_their_own_date_and_source(
     snapshots: dict[str, PriceSnapshot],
 ) -> None:
     for which in ("aws_ondemand", "aws_spot"):
-        for o in snapshots[which].offers:
+        for o in own_rows(snapshots[which]):
             if o.region != AWS_HOME_REGION:
                 assert o.fetched_at is not None and o.source, (which, o.name, o.region)
                 assert o.region in o.source, (which, o.name, o.region)
 
 
+def own_rows(snapshot: PriceSnapshot) -> list[OfferRow]:
+    """The rows of a file's own, before the rows the field's catalogs add (each of which names
+    its catalog file and date: tests/test_price_data.py checks them below)."""
+    return [o for o in snapshot.offers if not (o.source or "").startswith(CATALOG_SOURCE)]
+
+
+CATALOG_SOURCE = ("SkyPilot v8 ", "gpuhunt ")
+
+
+def test_catalog_rows_name_their_catalog_and_date(snapshots: dict[str, PriceSnapshot]) -> None:
+    added = [
+        o for o in snapshots["aws_ondemand"].offers if o not in own_rows(snapshots["aws_ondemand"])
+    ]
+    assert added and {o.region for o in added} - AWS_ONDEMAND_REGIONS, "new regions added"
+    for o in added:
+        assert o.fetched_at is not None and f"as of {o.fetched_at:%Y-%m-%d}" in str(o.source)
+
+
 def test_aws_ondemand_covers_the_major_regions(snapshots: dict[str, PriceSnapshot]) -> None:
-    offers = snapshots["aws_ondemand"].offers
+    offers = own_rows(snapshots["aws_ondemand"])
     assert {o.region for o in offers} == AWS_ONDEMAND_REGIONS
     home = {o.name: o for o in offers if o.region == AWS_HOME_REGION}
     for o in offers:

@@ -115,7 +115,7 @@ def test_the_verdict_offer_crossing_its_flip_price_alone_alerts_while_the_answer
     (line,) = out.splitlines()  # --quiet: only the alert
     assert line.endswith("the answer stays Rent: 1 other comparable offer keeps it"), line
     assert "RunPod 1x RTX 4090 (Community Cloud) in global crossed its flip price: " in line
-    assert "$0.340/h → $1.200/h (against it alone the answer flips above $0.893/h)" in line
+    assert "$0.340/h → $1.200/h (against it alone the answer flips above $0.842/h)" in line
 
 
 def test_a_buy_that_turns_to_rent_alerts_too(

@@ -181,7 +181,7 @@ async def test_the_app_and_the_cli_give_the_same_figures(
 def test_evaluate_gathers_each_steps_note_in_the_order_the_steps_run() -> None:
     """Each step of `evaluate` returns what it found and its note; the calculation lists them
     in the order the steps run (the CLI prints them in that order): the desktop's name, the
-    batch, the electricity price, the card's price, the base system, the build's fit."""
+    electricity price, the card's price, the base system, the build's fit."""
     from datetime import datetime, timezone
 
     from costcalc.core.models import Scenario
@@ -192,7 +192,6 @@ def test_evaluate_gathers_each_steps_note_in_the_order_the_steps_run() -> None:
     calc = evaluate(scenario, load_app_data(), datetime(2026, 11, 28, tzinfo=timezone.utc))
     starts = (
         "'a100' read as the A100 PCIe 40GB",
-        "the batch is not used for generic work",
         "no household price for Brazil",
         "no dated second-hand price for the A100 PCIe 40GB",
         "the lean base system holds at most 2 GPUs",

@@ -19,7 +19,6 @@ from costcalc.bench.power import PowerMeter, open_nvml
 from costcalc.bench.timing import measure
 from costcalc.core.bench_results import BenchResult, MatmulProbe, PowerReading, WorkloadResult
 from costcalc.core.bench_split import fixed_step_s, split_of
-from costcalc.core.memfit import fit_line
 
 Progress = Callable[[str, float], None]
 
@@ -181,19 +180,6 @@ def _power(
     return meter.reading(step, lambda: dev.synchronize(device), plan.power_window_s, idle_w)
 
 
-def memory_at(run: Callable[[int], object], device: str, size: int, static_bytes: int) -> float:
-    """Peak bytes of one step at `size`: the allocator's peak on CUDA, else the weights and
-    optimizer state plus the tensors autograd saved."""
-    dev.reset_peak_memory(device)
-    if device == "cuda":
-        run(size)
-        dev.synchronize(device)
-        return float(dev.peak_memory_bytes(device) or 0)
-    with workloads.saved_activation_bytes() as saved:
-        run(size)
-    return float(static_bytes + saved[0])
-
-
 def _memory_fit(ref: workloads.Reference, device: str, size: int) -> tuple[float, float]:
     def run(n: int) -> None:
         ref.step_for(n)()
@@ -201,10 +187,8 @@ def _memory_fit(ref: workloads.Reference, device: str, size: int) -> tuple[float
     # a CPU's saved activations are exactly linear in the batch: two small batches fit it for
     # a fraction of the time; a GPU's allocator peak needs sizes where activations dominate
     small, large = (2, 4) if device == "cpu" else (max(1, size // 2), max(size, 2))
-    static = ref.static_bytes()
-    return fit_line(
-        small, memory_at(run, device, small, static), large, memory_at(run, device, large, static)
-    )
+    found = batch.memory_fit(run, device, small, large, ref.static_bytes())
+    return found.fixed_gb * 1e9, found.per_item_gb * 1e9
 
 
 def _max_batch(

@@ -22,14 +22,14 @@ from msgspec import Struct
 
 from costcalc.bench import batch, probes, workloads
 from costcalc.bench import device as dev
+from costcalc.bench.batch import memory_fit
 from costcalc.bench.power import PowerMeter, open_nvml
-from costcalc.bench.runner import Progress, memory_at
+from costcalc.bench.runner import Progress
 from costcalc.bench.timing import measure
 from costcalc.core.bench_results import BenchResult, MatmulProbe, WorkloadResult
 from costcalc.core.bench_split import split_of
 from costcalc.core.constants import Kind
 from costcalc.core.errors import CostcalcError
-from costcalc.core.memfit import fit_line
 from costcalc.core.predict import precision_class
 
 DEFAULT_BATCH = 8
@@ -64,10 +64,6 @@ def takes_batch(fn: Callable[..., object]) -> bool:
         and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         for p in params
     )
-
-
-def _memory(fn: Callable[[int], object], device: str, size: int) -> float:
-    return memory_at(fn, device, size, 0)
 
 
 class Precision(Struct, frozen=True):
@@ -122,8 +118,8 @@ def bench_user_step(
     max_batch, method = None, None
     if sized:
         progress("memory fit", 0.7)
-        half = max(1, size // 2)
-        a, b = fit_line(half, _memory(fn, device, half), size, _memory(fn, device, size))
+        found = memory_fit(fn, device, max(1, size // 2), max(size, 2))
+        a, b = found.fixed_gb * 1e9, found.per_item_gb * 1e9
         if device != "cpu":
             max_batch, method = batch.find_max_batch(fn, device, size), "search"
     progress("done", 1.0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from costcalc import __version__
+from costcalc.core.version import VERSION as __version__
 
 TYPE_CHECKING = False  # typing itself is not imported for `costcalc --version`
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ FIELDS = (
     "kind",
     "dtype",
     "batch",
+    "target_batch",
     "memory_gb",
     "psu_efficiency",
     "always_on",

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    urls = ", ".join(e.name for p in registry.every() for e in p.env if not e.secret)
+    # dict.fromkeys: the catalogs' settings are every catalog-read provider's, named once
+    urls = ", ".join(dict.fromkeys(e.name for p in registry.every() for e in p.env if not e.secret))
     p = sub.add_parser(
         "refresh",
         help="download fresh prices from the providers (run it from cron)",

@@ -14,13 +14,14 @@ A CPU (or unknown GPU) bench cannot stand in for a GPU: only the memory fit is u
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
 from costcalc.core.memfit import max_batch_by_gpu
+from costcalc.core.memory import JobMemory, from_bench
 from costcalc.core.models import GpuSpec, StepProfile
 from costcalc.core.predict import (
     STANDS_IN_FOR,
@@ -119,20 +120,31 @@ def scaled_profile(
 
 
 class BenchSpeed(Struct, frozen=True):
-    """Speeds from a measured split, each GPU pair held to the predictor's band (both at
-    `batch` per GPU: the split has been scaled to it)."""
+    """Speeds from a measured split, each GPU pair held to the predictor's band (the desktop at
+    `batch` per GPU: the split has been scaled to it; a target at `target_batch(target)`, None:
+    the same)."""
 
     predictor: Predictor
     kind: str
     dtype: str
     profile: StepProfile
     batch: float | None = None
+    target_batch: Callable[[GpuSpec], int | None] | None = None
+
+    def _there(self, target: GpuSpec) -> float | None:
+        return self.target_batch(target) if self.target_batch is not None else None
 
     def measured(self, source: GpuSpec, target: GpuSpec) -> float:
-        return self.predictor.speedup(source, target, self.kind, self.dtype, self.profile)
+        there = self._there(target)
+        return self.predictor.speedup(
+            source, target, self.kind, self.dtype, self.profile, self.batch, there
+        )
 
     def predicted(self, source: GpuSpec, target: GpuSpec) -> float:
-        return self.predictor.speedup(source, target, self.kind, self.dtype, batch=self.batch)
+        there = self._there(target)
+        return self.predictor.speedup(
+            source, target, self.kind, self.dtype, batch=self.batch, target_batch=there
+        )
 
     def within_band(self, source: GpuSpec, target: GpuSpec) -> bool:
         prior = self.predicted(source, target)
@@ -152,16 +164,17 @@ def speed_from(
     dtype: str,
     predictor: Predictor,
     batch: float | None = None,
+    target_batch: Callable[[GpuSpec], int | None] | None = None,
 ) -> SpeedFn | None:
-    """Speeds predicted from the bench's measured time split (at `batch` per GPU), cached per
-    GPU pair."""
+    """Speeds predicted from the bench's measured time split (the desktop at `batch` per GPU,
+    a target at `target_batch(target)`), cached per GPU pair."""
     w = workload_for(bench, kind)
     if desktop_gpu(bench) is None or w is None:
         return None
     profile, _why = scaled_profile(w, dtype, predictor, kind, batch)
     if profile is None:
         return None
-    fn = BenchSpeed(predictor, kind, dtype, profile, batch)
+    fn = BenchSpeed(predictor, kind, dtype, profile, batch, target_batch)
     cache: dict[tuple[str, str], float] = {}
 
     def speed(source: GpuSpec, target: GpuSpec) -> float:
@@ -195,6 +208,9 @@ class BenchEffects(Struct, frozen=True):
     """The split behind `speed`, for "why this number"."""
     speed_note: str | None = None
     """Where the split was measured, or why the bench did not move the speeds."""
+    memory: JobMemory | None = None
+    """The job's memory as a fixed part and a part per item (its peak at two batches), for
+    --target-batch max: the memory fit does not depend on the device."""
 
 
 def effects(
@@ -228,7 +244,16 @@ def effects(
         gpu_watts=load_w_for(bench, kind) if on_desktop else None,
         profile=profile if speed is not None else None,
         speed_note=note,
+        memory=memory_of(bench, kind),
     )
+
+
+def memory_of(bench: BenchResult, kind: str) -> JobMemory | None:
+    """The bench's memory fit of the workload that stands for `kind`, where it has one."""
+    w = workload_for(bench, kind)
+    if w is None or w.memory_base_bytes is None or w.memory_per_item_bytes is None:
+        return None
+    return from_bench(w.memory_base_bytes, w.memory_per_item_bytes)
 
 
 def explain_speed(
@@ -239,20 +264,25 @@ def explain_speed(
     kind: str,
     dtype: str,
     batch: float | None = None,
+    target_batch: float | None = None,
 ) -> SpeedBreakdown:
     """ "Why this number" for one GPU pair: from the bench's split where it made the speed,
-    else the predictor's (at `batch` per GPU), with a note saying which and why."""
+    else the predictor's (the desktop at `batch` per GPU, the target at `target_batch`), with
+    a note saying which and why."""
     if found is None or found.speed_note is None:
-        return predictor.explain(source, target, kind, dtype, batch=batch)
+        return predictor.explain(
+            source, target, kind, dtype, batch=batch, target_batch=target_batch
+        )
     notes = [found.speed_note]
     profile = found.profile
+    there = int(target_batch) if target_batch else None
     if profile is not None:
-        fn = BenchSpeed(predictor, kind, dtype, profile, batch)
+        fn = BenchSpeed(predictor, kind, dtype, profile, batch, lambda _t: there)
         if not fn.within_band(source, target):
             notes.append(
                 f"the bench's split gives {fn.measured(source, target):.3g}x for this pair, "
                 "outside the predictor's band: the predictor's speed is kept"
             )
             profile = None
-    why = predictor.explain(source, target, kind, dtype, profile, batch)
+    why = predictor.explain(source, target, kind, dtype, profile, batch, target_batch)
     return replace(why, **{"notes": (*notes, *why.notes)})

@@ -171,19 +171,33 @@ def compare(
     scale: ScaleFn | None = None,
     rules: Rules | None = None,
     holds: HoldsFn | None = None,
+    batch_for: BatchFn | None = None,
 ) -> Comparison:
     """The desktop against every offer. `speed` gives each offer's per-GPU speed relative to
     the desktop's GPU (the predictor for the workload's kind and precision, or a bench's);
     `scale` the throughput of several GPUs relative to one (default: 0.95 of linear per
     doubling); `rules` what makes an offer comparable (default: the desktop GPU's memory);
     `holds` whether n of a GPU hold the job (a job's memory model, which then decides the fit
-    and the role instead of the memory per GPU)."""
+    and the role instead of the memory per GPU); `batch_for` the batch per GPU an offer's GPU
+    runs, where GPUs run their own (0: the job does not fit it at any batch), which `speed` is
+    at."""
     a, w = assumptions, workload
     desk, load_w = desktop_result(desktop, a)
     desk_spec = catalog.get(desktop.gpu)
     rules = rules or default_rules(desk_spec, w)
     cost = offer_coster(
-        desktop, desk, a, w, catalog, grid, now, speed, scale or _default_scale, rules, holds
+        desktop,
+        desk,
+        a,
+        w,
+        catalog,
+        grid,
+        now,
+        speed,
+        scale or _default_scale,
+        rules,
+        holds,
+        batch_for,
     )
     results = list(map(cost, offers))
     fits = (
@@ -250,9 +264,11 @@ def desktop_break_even_days(
     )
 
 
-OfferFacts = tuple[float, float, GpuSpec, str]
+OfferFacts = tuple[float, float, GpuSpec, str, int | None]
 """What an offer's GPU and count give, whatever its price: relative speed, server watts, the
-GPU's spec and the offer's role."""
+GPU's spec, the offer's role and the batch per GPU it runs (None: the desktop's)."""
+BatchFn = Callable[[GpuSpec], "int | None"]
+"""The batch per GPU a GPU runs (0: the job fits it at no batch; None: the desktop's)."""
 
 
 def offer_coster(
@@ -267,6 +283,7 @@ def offer_coster(
     scale: ScaleFn,
     rules: Rules,
     holds: HoldsFn | None = None,
+    batch_for: BatchFn | None = None,
 ) -> Callable[[CloudOffer], OfferResult]:
     """The function that costs one offer against the desktop.
 
@@ -292,7 +309,8 @@ def offer_coster(
         spec = catalog.get(offer.gpu)
         rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
         watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
-        return rel, watts, spec, role_of(spec, offer.gpu_count, desktop.gpu_count, rules, holds)
+        role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules, holds)
+        return rel, watts, spec, role, batch_for(spec) if batch_for is not None else None
 
     def grid_facts(offer: CloudOffer) -> tuple[float, float]:
         g = grid.for_offer(offer.provider, offer.region)
@@ -302,7 +320,7 @@ def offer_coster(
         facts = per_gpu.get((offer.gpu, offer.gpu_count))
         if facts is None:
             facts = per_gpu[(offer.gpu, offer.gpu_count)] = gpu_facts(offer)
-        rel, offer_w, spec, role = facts
+        rel, offer_w, spec, role, batch = facts
         found_grid = grids.get((offer.provider, offer.region))
         if found_grid is None:
             found_grid = grids[(offer.provider, offer.region)] = grid_facts(offer)
@@ -318,10 +336,13 @@ def offer_coster(
             overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
         hours, usd_year = cloud_year(offer, busy_hours, effective, horizon_years)
+        fits: bool | None
         if holds is not None:
-            fits: bool | None = role != LESS_MEMORY  # the role asked `holds` once per GPU
+            fits = role != LESS_MEMORY  # the role asked `holds` once per GPU
+        elif check_fit:  # a GPU with its own batch fits the job at it, or at none (0)
+            fits = batch > 0 if batch is not None else _fits(spec, offer.gpu, w)
         else:
-            fits = _fits(spec, offer.gpu, w) if check_fit else None
+            fits = None
         return offer_result(
             offer=offer,
             spec=spec,
@@ -338,6 +359,7 @@ def offer_coster(
             run=_offer_run(offer, effective, offer_w, gco2, pue, a, w)
             if run_hours is not None and fits is not False
             else None,
+            batch=batch,
         )
 
     return cost

@@ -36,7 +36,15 @@ OfferKind = Literal["all", "spot", "on-demand"]
 OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
 
 TierName = Literal[
-    "secure", "community", "marketplace", "on-demand", "spot", "committed", "free", "estimate"
+    "secure",
+    "community",
+    "marketplace",
+    "decentralised",
+    "on-demand",
+    "spot",
+    "committed",
+    "free",
+    "estimate",
 ]
 """The tiers an offer can be in, and `--exclude` can leave out (costcalc.core.tiers): who hosts
 it, how it is priced, and whether anyone charges or observed the price."""

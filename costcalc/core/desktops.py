@@ -42,6 +42,7 @@ from costcalc.core.predict import SpeedFn
 from costcalc.core.scenario import (
     AppData,
     Calculation,
+    batch_plan,
     evaluate,
     resolved_dtype,
     said,
@@ -84,6 +85,9 @@ class BuildResult(Struct, frozen=True):
     """The build's decision against the cloud, as `quick` gives it (Calculation.decision):
     never buy for a build that does not fit or hold the job."""
     decision_reason: str | None = None
+    batch: int | None = None
+    """Batch per GPU the build's speed is at, where each card runs its own (--target-batch);
+    0: the job fits its card at no batch."""
 
     @property
     def label(self) -> str:
@@ -199,9 +203,15 @@ def compare_builds(
     batch, batch_note = speed_batch(scenario, data.predictor)
     w = Workload(memory_gb=scenario.memory_gb, kind=scenario.kind, dtype=dtype, batch=batch)
     circuit, circuit_source = choose_circuit(hw, a.home_region, circuit_key)
-    speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch)
+    # each card at the batch the scenario gives it: the baseline's, or its own (--target-batch)
+    plan = batch_plan(scenario, data.predictor, gpus[0], batch, None)
+    there = plan.speed_batch if plan.varies else None
+    speed = data.predictor.speed_fn(scenario.kind, dtype, batch=w.batch, target_batch=there)
     scale = scale_fn(data.scaling, scenario.kind)
-    builds = [_build(calc, gpus[0], hw, speed, scale) for calc in calcs]
+    builds = [
+        _build(calc, gpus[0], hw, speed, scale, plan.on(calc.spec) if plan.varies else None)
+        for calc in calcs
+    ]
     ranked = sorted(builds, key=_rank)
     winners = [b for b in ranked if b.can_win]
     nearest = () if winners else next((c.alternatives for c in calcs if c.alternatives), ())
@@ -223,7 +233,12 @@ def compare_builds(
 
 
 def _build(
-    calc: Calculation, baseline: GpuSpec, hw: DesktopHardware, speed: SpeedFn, scale: ScaleFn
+    calc: Calculation,
+    baseline: GpuSpec,
+    hw: DesktopHardware,
+    speed: SpeedFn,
+    scale: ScaleFn,
+    batch: int | None = None,
 ) -> BuildResult:
     spec, desktop, a = calc.spec, calc.desktop, calc.assumptions
     n = desktop.gpu_count
@@ -252,10 +267,15 @@ def _build(
         tco_usd=tco,
         tco_usd_per_work_hour=tco / (relative * busy_hours),
         cloud=calc.comparison.best if price_known else None,
-        holds_job=spec.memory_gb >= w.memory_gb if w.memory_gb is not None else None,
+        holds_job=(batch > 0 if batch is not None else None)
+        if batch is not None and w.memory_gb is not None
+        else spec.memory_gb >= w.memory_gb
+        if w.memory_gb is not None
+        else None,
         feasibility=calc.fit.feasibility,
         decision=calc.decision,
         decision_reason=calc.decision_reason,
+        batch=batch,
     )
 
 

@@ -39,7 +39,18 @@ from costcalc.core.models import BASE_TIERS, Scenario
 from costcalc.core.records import field_bounds
 from costcalc.core.usage import MEASURED, MEASURED_PATTERN
 
-Form = Literal["money", "number", "amount", "share", "count", "text", "choice", "switch", "list"]
+Form = Literal[
+    "money",
+    "number",
+    "amount",
+    "share",
+    "count",
+    "text",
+    "choice",
+    "switch",
+    "list",
+    "target batch",
+]
 
 # Patterns compiled by `re` when first used: most numbers have no comma.
 _GROUPED = r"^\d{1,3}(,\d{3})+(\.\d+)?$"
@@ -254,6 +265,12 @@ class Input(Struct, frozen=True):
             return switch(text, self.what)
         elif form == "choice":
             return choice(text, self.what, self.choices)
+        elif form == "target batch":
+            if not text.strip():
+                return None
+            from costcalc.core.batching import parse_target_batch
+
+            return parse_target_batch(text)
         else:
             return text.strip() or None
         if value is None:
@@ -523,7 +540,8 @@ INPUTS: tuple[Input, ...] = (
         "--memory-gb",
         "Mem GB",
         "GPU memory (GB)",
-        "GPU memory the run needs: smaller GPUs are marked 'does not fit'",
+        "GPU memory the run needs (at --batch): smaller GPUs are marked 'does not fit'; "
+        "--target-batch max splits it into a fixed part and a part per item",
         "number",
         "run",
         metavar="GB",
@@ -555,12 +573,23 @@ INPUTS: tuple[Input, ...] = (
         "--batch",
         "Batch",
         "batch per GPU",
-        "batch per GPU of the run (cnn work): at a small batch a step's fixed cost (launches, "
-        "the host) weighs more, so a big GPU gains less; default: the speed model's reference, "
-        "256",
+        "batch per GPU of the run on the desktop: at a small batch what a step costs whatever "
+        "its size (launches, the host, the optimizer's update) weighs more, so a big GPU gains "
+        "less; default: the speed model's reference (256 images, 32 sequences of 1,024 tokens)",
         "count",
         "run",
         metavar="N",
+    ),
+    Input(
+        "target_batch",
+        "--target-batch",
+        "Offer batch",
+        "target batch",
+        "batch per GPU on each offer: same (default: your run unchanged), max (the largest that "
+        "fits each offer's GPU, from --memory-gb at --batch or a bench's memory fit) or N",
+        "target batch",
+        "run",
+        metavar="same|max|N",
     ),
     Input(
         "bench",

@@ -220,6 +220,7 @@ def ignored_inputs(scenario: Scenario) -> str | None:
             ("--memory-gb", scenario.memory_gb is not None),
             ("--kind", scenario.kind != "generic"),
             ("--bench's speeds and memory fit", scenario.bench is not None),
+            ("--target-batch", scenario.target_batch != "same"),
         )
         if given
     ]

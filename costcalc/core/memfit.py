@@ -1,18 +1,21 @@
 """Largest batch per GPU from a memory fit: memory = a + b x batch, measured at two batches.
 
 Rule kept here: pure. The fit comes from a bench (weights, gradients and optimizer state in a;
-activations per item in b); each GPU keeps a reserve for the CUDA context and fragmentation.
+activations per item in b); each GPU keeps the reserve and margin costcalc.core.memory states.
+The largest batch here is not rounded: it is the $ per batch item's grow-until-out-of-memory
+figure; a batch a GPU runs for a prediction is core.memory's, rounded as people round it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from costcalc.core.memory import MARGIN_SHARE, RESERVE_GB
 from costcalc.core.models import GpuSpec
 
-RESERVE_BYTES = 0.6e9
-"""CUDA context and allocator slack a training process never gets to use."""
-USABLE_SHARE = 0.95
+RESERVE_BYTES = RESERVE_GB * 1e9
+"""CUDA context and allocator slack a training process never gets to use (core.memory)."""
+USABLE_SHARE = 1 - MARGIN_SHARE
 
 
 def usable_gb(memory_gb: float) -> float:

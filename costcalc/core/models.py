@@ -36,9 +36,10 @@ OfferWay = Literal["on-demand", "spot", "committed"]
 """How an offer is bought: by the hour with no promise (on-demand), interruptible (spot), or for
 a term paid every hour whether used or not (committed: a reservation, savings plan or
 committed-use discount; CloudOffer.term_years says how long)."""
-Tier = Literal["secure", "community", "marketplace"]
-"""How a GPU is rented where it matters: a provider's own data centres (secure), third-party
-hosts without a data-centre SLA (community), or a marketplace of independent hosts."""
+Tier = Literal["secure", "community", "marketplace", "decentralised"]
+"""How a GPU is rented where it matters: a provider's own data centres (secure: the data-centre
+tier), third-party hosts without a data-centre SLA (community), a marketplace of independent
+hosts, or a decentralised network of anonymous operators paid through it."""
 
 
 UtcDatetime = Annotated[datetime, Meta(tz=True)]
@@ -709,8 +710,12 @@ class Scenario(Record, frozen=True, kw_only=True):
     """Training precision used to compare GPUs; auto: mixed precision (fp16) on a desktop GPU with
     tensor cores, fp32 otherwise."""
     batch: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
-    """Batch per GPU of the run: at a small batch a step's fixed cost (launches, the host) weighs
-    more and a big GPU gains less (cnn work; default: the speed model's reference batch)."""
+    """Batch per GPU of the run on the desktop: at a small batch what a step costs whatever its
+    size (launches, the host, the optimizer's update) weighs more and a big GPU gains less
+    (default: the speed model's reference batch)."""
+    target_batch: Literal["same", "max"] | Annotated[int, Meta(ge=1, le=1_000_000)] = "same"
+    """Batch per GPU on each offer's GPU: same (the run unchanged), max (the largest that fits
+    each GPU, from the job's memory at its batch or a bench's memory fit) or a number."""
     bench: str | None = None
     """A saved bench result to use: 'latest' or a file path."""
     # -- the job (`quick --model`): the run's hours and memory from costcalc job's models
@@ -881,6 +886,8 @@ _OfferResultFields = NamedTuple(  # noqa: UP014 - the class form is what costs
         ("fits", bool | None),  # None when the workload's memory need is unknown
         ("usd_per_batch_item", float | None),
         ("run", RunCost | None),
+        # batch per GPU the offer's GPU runs where it differs by GPU (--target-batch), else None
+        ("batch", int | None),
     ],
 )
 
@@ -919,6 +926,7 @@ def offer_result(
     fits: bool | None,
     usd_per_batch_item: float | None,
     run: RunCost | None,
+    batch: int | None = None,
 ) -> OfferResult:
     """An OfferResult built by keyword at the cost of a positional call.
 
@@ -942,5 +950,6 @@ def offer_result(
             fits,
             usd_per_batch_item,
             run,
+            batch,
         ),
     )

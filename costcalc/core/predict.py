@@ -42,7 +42,7 @@ needs from the catalog, and caches speeds per GPU pair.
 import math
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from msgspec import Struct, field
 
@@ -63,11 +63,14 @@ instruction throughput); 128 from 8.6 on (Ampere GeForce, Ada, Hopper, Blackwell
 FP32 peak by lanes / 64 gives the SMs x clock rate element-wise kernels see: the doubled FP32
 pipes of recent GPUs do not double the rate of memory- and latency-bound kernels."""
 
+MAX_FIXED_SHARE = 0.95
+"""The most of a measured step its fixed cost is taken to be: a step is never all launches."""
+
 STARVED_EXCESS = 1.25
 """A card with more than this times its family's FLOPS per watt (T4, L4, L40S, P4) is left out
 of the matmul efficiencies unmeasured GPUs take: its own limit is in its measured rate."""
 
-Part = Literal["math", "elementwise", "memory", "overhead"]
+Part = Literal["math", "elementwise", "memory", "overhead", "batch"]
 PARTS: tuple[Part, ...] = ("math", "elementwise", "memory", "overhead")
 SpeedFn = Callable[[GpuSpec, GpuSpec], float]
 """Per-GPU throughput of the second GPU relative to the first."""
@@ -77,22 +80,28 @@ SpeedFn = Callable[[GpuSpec, GpuSpec], float]
 
 
 class Split(Record, frozen=True, kw_only=True):
-    """How an FP32 step of a kind of work spends its time on the reference GPU."""
+    """How an FP32 step of a kind of work spends its time on the reference GPU, at the kind's
+    reference batch (the memory share is the rest: traffic that grows with the batch, plus
+    `step_memory`)."""
 
     math: Annotated[float, Meta(ge=0, lt=1)]
     """Share in matmuls and convolutions."""
     elementwise: Annotated[float, Meta(ge=0, lt=1)]
     """Share in element-wise kernels."""
     overhead: Annotated[float, Meta(ge=0, lt=1)]
-    """Share of fixed overhead."""
+    """Share of fixed overhead: launches and the host, the same time per step on any GPU."""
+    step_memory: Annotated[float, Meta(ge=0, lt=1)] = 0.0
+    """Share of memory traffic paid once per step whatever its size: the optimizer reading
+    and writing every weight and its state (about 16-30 bytes a parameter), at DRAM speed."""
 
     def __post_init__(self) -> None:
-        if self.math + self.elementwise + self.overhead >= 1:
+        if self.math + self.elementwise + self.overhead + self.step_memory >= 1:
             raise ValueError("math + elementwise + overhead must leave a memory share")
 
     @property
     def memory(self) -> float:
-        return 1 - self.math - self.elementwise - self.overhead
+        """Memory traffic that grows with the batch (activations, weights read per item)."""
+        return 1 - self.math - self.elementwise - self.overhead - self.step_memory
 
 
 class KindCalibration(Record, frozen=True, kw_only=True):
@@ -106,7 +115,15 @@ class KindCalibration(Record, frozen=True, kw_only=True):
     reference_width: Annotated[float, Meta(gt=0)] | None = None
     """Model width (d_model) of the typical workload the split is stated for."""
     reference_batch: Annotated[float, Meta(gt=0)] | None = None
-    """Batch per GPU the split is stated for; None: the split ignores the batch."""
+    """Batch per GPU (items) the split is stated for; None: the split ignores the batch."""
+    reference_step_s: Annotated[float, Meta(gt=0)] | None = None
+    """Seconds the reference step (an FP32 step at the reference batch) takes on the
+    reference GPU: turns a step time measured on another workload into the share of it the
+    fixed cost takes (fitting only; None: the batch alone sets that share)."""
+    reference_sequence: Annotated[float, Meta(gt=0)] | None = None
+    """Tokens per item the split is stated for, where a step's work grows with its tokens
+    (batch x sequence: transformers); what `predict` assumes where no sequence is given. None:
+    the work per step grows with the items alone (images, recurrent sequences)."""
 
 
 class SixteenBit(Record, frozen=True, kw_only=True):
@@ -182,6 +199,13 @@ class Calibration(Record, frozen=True, kw_only=True):
     """CNN convolutions on CUDA cores over the FP32 matmul rate (Winograd)."""
     sustained_tflops: dict[str, float] = field(default_factory=dict)
     """Per GPU key: dense FP16 tensor TFLOPS measured under sustained load."""
+    fixed_width_exponent: Annotated[float, Meta(ge=0, le=3)] = 0.0
+    """A transformer's fixed cost per token falls as (reference width / width) ** this: its
+    kernels are per layer, the work per token per layer grows with the width."""
+    launch_overlap: Annotated[float, Meta(ge=1, le=16)] = 1.0
+    """How a step's fixed cost (launches, the host) and its GPU work combine per item:
+    (work ** p + fixed ** p) ** (1 / p). 1 adds the fixed cost in full; a larger p lets
+    launches queue ahead while the GPU works, so only the part that outlasts the work shows."""
 
 
 # --------------------------------------------------------------------------- results
@@ -203,7 +227,11 @@ class Prediction(Record, frozen=True, kw_only=True):
     profile: StepProfile
     """Time split on the source GPU that was scaled."""
     batch: float | None = None
-    """Batch per GPU the split was set for; None: the reference."""
+    """Batch per GPU on the source; None: the reference."""
+    target_batch: float | None = None
+    """Batch per GPU on the target; None: the source's."""
+    sequence: float | None = None
+    """Tokens per item (transformers); None: the reference."""
 
 
 class SpeedPart(Record, frozen=True, kw_only=True):
@@ -215,16 +243,19 @@ class SpeedPart(Record, frozen=True, kw_only=True):
     target_share: float
     """Share of the step on the target GPU."""
     weight: float
-    """Mean of the two shares: the exponent of the ratio."""
+    """The exponent of the ratio: the mean of the part's shares of the work on the two GPUs
+    (for the fixed cost: the mean of its shares of the step, shown only)."""
     source_rate: float | None
     """Achievable rate on the source; None: fixed."""
     target_rate: float | None
     unit: str
     """'TFLOPS', 'GB/s' or '' for overhead."""
     rate_ratio: float
-    """target_rate / source_rate (1 for overhead)."""
+    """target_rate / source_rate; for the fixed cost, the target's step over the source's (its
+    batch's items or tokens): how much more work the same fixed cost is spread over."""
     factor: float
-    """rate_ratio ** weight: this part's speed-up."""
+    """This part's speed-up: rate_ratio ** weight; for the fixed cost, how much it stretches
+    the source's work over how much it stretches the target's."""
     source_path: str
     """How the source's rate was set, in words."""
     target_path: str
@@ -243,7 +274,9 @@ class SpeedBreakdown(Record, frozen=True, kw_only=True):
     notes: tuple[str, ...]
     """Fallbacks and limits that shaped the rates."""
     batch: float | None = None
-    """Batch per GPU the split was scaled to; None: its reference."""
+    """Batch per GPU on the source the split was scaled to; None: its reference."""
+    target_batch: float | None = None
+    """Batch per GPU on the target; None: the source's."""
 
 
 # --------------------------------------------------------------------------- achievable rates
@@ -390,13 +423,85 @@ def _scaled(times: Times, at: Rates, to: Rates) -> Times:
     )
 
 
-def _log_speedup(source: Times, target: Times, at: Rates, to: Rates) -> float:
-    s, t = _shares(source), _shares(target)
-    return (
-        (s[0] + t[0]) / 2 * math.log(to.math_tflops / at.math_tflops)
-        + (s[1] + t[1]) / 2 * math.log(to.elementwise_tflops / at.elementwise_tflops)
-        + (s[2] + t[2]) / 2 * math.log(to.memory_gbs / at.memory_gbs)
+class Sides(NamedTuple):
+    """One GPU pair's part times per item: the source at its batch and the target at its own,
+    the rates behind them and how a step's fixed cost combines with its work
+    (Calibration.launch_overlap); where the two batches differ, also the target at the
+    source's batch and the source at the target's, the two ways from one to the other."""
+
+    source: Times
+    target: Times
+    at: Rates
+    to: Rates
+    overlap: float = 1.0
+    target_here: Times | None = None
+    """The target GPU at the source's batch (None: the batches are the same)."""
+    source_there: Times | None = None
+    """The source GPU at the target's batch."""
+
+
+def stretch(work: float, fixed: float, overlap: float = 1.0) -> float:
+    """Step time over its work time when a fixed cost joins the work: 1 + fixed / work when
+    they add (overlap 1); less when launches queue ahead and hide under the work."""
+    if fixed <= 0 or work <= 0:
+        return 1.0 if work > 0 else math.inf
+    if overlap == 1.0:
+        return 1.0 + fixed / work
+    return float((1.0 + (fixed / work) ** overlap) ** (1.0 / overlap))
+
+
+def step_time(times: Times, overlap: float = 1.0) -> float:
+    """Time per item of a step whose part times are `times`."""
+    work = times[0] + times[1] + times[2]
+    return work * stretch(work, times[3], overlap)
+
+
+def _across(source: Times, target: Times, at: Rates, to: Rates, overlap: float) -> float:
+    """log(target / source throughput) of one GPU pair at one batch: the work's rate ratios
+    weighted by each work part's share of the work averaged over the two GPUs (a Tornqvist
+    index), and the fixed cost of a step as it stretches each side's work."""
+    work_s, work_t = source[0] + source[1] + source[2], target[0] + target[1] + target[2]
+    work = (
+        (source[0] / work_s + target[0] / work_t) / 2 * math.log(to.math_tflops / at.math_tflops)
+        + (source[1] / work_s + target[1] / work_t)
+        / 2
+        * math.log(to.elementwise_tflops / at.elementwise_tflops)
+        + (source[2] / work_s + target[2] / work_t) / 2 * math.log(to.memory_gbs / at.memory_gbs)
     )
+    fixed = math.log(stretch(work_s, source[3], overlap) / stretch(work_t, target[3], overlap))
+    return work + fixed
+
+
+def _log_speedup(
+    source: Times,
+    target: Times,
+    at: Rates,
+    to: Rates,
+    overlap: float = 1.0,
+    target_here: Times | None = None,
+    source_there: Times | None = None,
+) -> float:
+    """log(target throughput / source throughput) per item. At one batch, `_across`; at two,
+    the mean of the two ways from the source at its batch to the target at its own (across
+    the GPUs at the source's batch then the target's own batch change, or the source's own
+    batch change then across): symmetric, and on one GPU exactly its step times' ratio."""
+    if target_here is None or source_there is None:
+        return _across(source, target, at, to, overlap)
+    first = _across(source, target_here, at, to, overlap) + math.log(
+        step_time(target_here, overlap) / step_time(target, overlap)
+    )
+    second = math.log(step_time(source, overlap) / step_time(source_there, overlap)) + _across(
+        source_there, target, at, to, overlap
+    )
+    return (first + second) / 2
+
+
+def regrown(times: Times, step_memory: float, grown: float) -> Times:
+    """One GPU's part times per item at a step `grown` times as large (in items or tokens):
+    its fixed cost and its per-step memory traffic (`step_memory` of `times[2]`) are spread
+    over that many more."""
+    memory = times[2] - step_memory + step_memory / grown
+    return (times[0], times[1], memory, times[3] / grown)
 
 
 def profile_times(profile: StepProfile, prior: Times) -> Times:
@@ -437,9 +542,11 @@ class Predictor(Struct, frozen=True, eq=False):
     sustained_per_w: Mapping[str, float] = field(default_factory=dict)
     """Per compute capability: the most sustained FP16 tensor TFLOPS per board watt measured on
     a card of the family (calibration.sustained_tflops): no card of it holds more."""
-    _cache: dict[tuple[str, str, str, str, float | None], float] = field(default_factory=dict)
+    _cache: dict[tuple[str, str, str, str, float | None, float | None, float | None], float] = (
+        field(default_factory=dict)
+    )
     _rates: dict[tuple[str, str, str], Rates] = field(default_factory=dict)
-    _times: dict[tuple[str, str, str, float | None, float | None], Times] = field(
+    _times: dict[tuple[str, str, str, float | None, float, bool], Times] = field(
         default_factory=dict
     )
 
@@ -634,12 +741,35 @@ class Predictor(Struct, frozen=True, eq=False):
         kinds = self.calibration.kinds
         return kinds.get(kind) or kinds["generic"]
 
-    def reference_times(
-        self, kind: str, dtype: str, width: float | None = None, batch: float | None = None
-    ) -> Times:
-        """Part times of `kind` work in `dtype` on the reference GPU (FP32 step = 1 for the
-        kind's reference width and batch); a wider model spends more of its step in matmuls,
-        and a smaller batch more of it in the fixed cost of a step."""
+    def step_work(self, kind: str, batch: float | None, sequence: float | None = None) -> float:
+        """A step's work relative to the kind's reference step, in what its fixed cost is
+        spread over: items (images, recurrent sequences: a recurrent layer launches per time
+        step, so its launches grow with the sequence as its work does), or tokens, batch x
+        sequence, for a kind whose split names a reference sequence (a transformer's kernels
+        are the same in number at any sequence); 1 where the kind ignores the batch."""
+        kind_cal = self.kind_calibration(kind)
+        if not kind_cal.reference_batch:
+            return 1.0
+        items = (batch or kind_cal.reference_batch) / kind_cal.reference_batch
+        if kind_cal.reference_sequence and sequence:
+            return items * sequence / kind_cal.reference_sequence
+        return items
+
+    def reference_parts(
+        self,
+        kind: str,
+        dtype: str,
+        width: float | None = None,
+        batch: float | None = None,
+        sequence: float | None = None,
+        optimizer: bool = True,
+    ) -> tuple[float, float, float, float, float]:
+        """Math, element-wise, memory per item, memory per step (spread over the step's
+        items) and fixed overhead of `kind` work in `dtype` on the reference GPU, per item (FP32
+        step = 1 for the kind's reference width, batch and sequence). A wider model spends
+        more of its step in matmuls; a smaller step (fewer items or tokens) more of it in what
+        a step costs whatever its size: the fixed cost, and the optimizer's update of every
+        weight (none in a step timed without one: `optimizer`)."""
         kind_cal = self.kind_calibration(kind)
         split = kind_cal.fp32
         fp32 = self.rates(self.reference, "fp32", kind)
@@ -647,20 +777,40 @@ class Predictor(Struct, frozen=True, eq=False):
         math_s = split.math * fp32.math_tflops / here.math_tflops
         if width and kind_cal.reference_width:
             math_s *= (width / kind_cal.reference_width) ** self.calibration.width_exponent
-        overhead = split.overhead
-        if batch and kind_cal.reference_batch:
-            # launches and the host cost the same per step whatever the batch; the work does not
-            overhead *= kind_cal.reference_batch / batch
-        times = (math_s, split.elementwise, split.memory, overhead)
+        work = self.step_work(kind, batch, sequence)
+        step_memory = split.step_memory / work if optimizer else 0.0
+        # launches and the host cost the same per step whatever its size; the work does not
+        overhead = split.overhead / work
+        if width and kind_cal.reference_width:
+            # its launches are per layer, its work per token per layer grows as the width**2
+            overhead *= (kind_cal.reference_width / width) ** self.calibration.fixed_width_exponent
         if dtype not in SIXTEEN_BIT:
-            return times
+            return math_s, split.elementwise, split.memory, step_memory, overhead
         sixteen = self.calibration.sixteen_bit
+        # the optimizer updates FP32 master weights at either precision
         return (
-            times[0] * sixteen.math_time,
-            times[1] * sixteen.elementwise_time,
-            times[2] * sixteen.memory_time,
-            times[3] * sixteen.overhead_time,
+            math_s * sixteen.math_time,
+            split.elementwise * sixteen.elementwise_time,
+            split.memory * sixteen.memory_time,
+            step_memory,
+            overhead * sixteen.overhead_time,
         )
+
+    def reference_times(
+        self,
+        kind: str,
+        dtype: str,
+        width: float | None = None,
+        batch: float | None = None,
+        sequence: float | None = None,
+        optimizer: bool = True,
+    ) -> Times:
+        """Part times per item of `kind` work in `dtype` on the reference GPU: the
+        reference_parts with both kinds of memory traffic as one."""
+        math_s, elementwise, memory, step_memory, overhead = self.reference_parts(
+            kind, dtype, width, batch, sequence, optimizer
+        )
+        return math_s, elementwise, memory + step_memory, overhead
 
     def times_on(
         self,
@@ -669,14 +819,17 @@ class Predictor(Struct, frozen=True, eq=False):
         dtype: str,
         width: float | None = None,
         batch: float | None = None,
+        sequence: float | None = None,
+        optimizer: bool = True,
     ) -> Times:
         """Part times of the same work on `spec` (the reference's scaled by the rate ratios)."""
-        key = (spec.key, kind, dtype, width, batch)
+        work = self.step_work(kind, batch, sequence)
+        key = (spec.key, kind, dtype, width, work, optimizer)
         found = self._times.get(key)
         if found is None:
             reference = self.rates(self.reference, dtype, kind)
             found = _scaled(
-                self.reference_times(kind, dtype, width, batch),
+                self.reference_times(kind, dtype, width, batch, sequence, optimizer),
                 reference,
                 self.rates(spec, dtype, kind),
             )
@@ -698,11 +851,45 @@ class Predictor(Struct, frozen=True, eq=False):
         profile: StepProfile | None,
         width: float | None = None,
         batch: float | None = None,
-    ) -> tuple[Times, Times, Rates, Rates]:
+        target_batch: float | None = None,
+        sequence: float | None = None,
+        optimizer: bool = True,
+        step_s: float | None = None,
+    ) -> Sides:
+        """Part times per item on the source at `batch` (a profile: as measured there) and on
+        the target at `target_batch` (None: the same batch): the work scaled by the rate
+        ratios, what a step costs whatever its size spread over each side's own step. A step
+        time measured on the source (`step_s`, seconds) sets the share of it its fixed cost
+        takes, for a kind whose split names the seconds of its reference step."""
         at, to = self.rates(source, dtype, kind), self.rates(target, dtype, kind)
-        prior = self.times_on(source, kind, dtype, width, batch)
+        prior = self.times_on(source, kind, dtype, width, batch, sequence, optimizer)
         times = prior if profile is None else profile_times(profile, prior)
-        return times, _scaled(times, at, to), at, to
+        if profile is None and step_s:
+            times = self._measured_step(times, kind, dtype, step_s)
+        overlap = self.calibration.launch_overlap
+        if target_batch is None or target_batch == batch:
+            return Sides(times, _scaled(times, at, to), at, to, overlap)
+        grown = self.step_work(kind, target_batch, sequence) / self.step_work(kind, batch, sequence)
+        parts = self.reference_parts(kind, dtype, width, batch, sequence, optimizer)
+        step_memory = parts[3] * self.rates(self.reference, dtype, kind).memory_gbs / at.memory_gbs
+        if profile is not None and prior[2] > 0:
+            step_memory *= times[2] / prior[2]  # the bench's memory, divided as the prior's
+        there = regrown(times, step_memory, grown)
+        return Sides(times, _scaled(there, at, to), at, to, overlap, _scaled(times, at, to), there)
+
+    def _measured_step(self, times: Times, kind: str, dtype: str, step_s: float) -> Times:
+        """`times` with the fixed cost's share of a step measured to take `step_s` seconds:
+        the same seconds on every workload (the reference step's share of its own seconds),
+        so a workload of much work per item (a 3D volume) spends little of its step on it."""
+        kind_cal = self.kind_calibration(kind)
+        if not kind_cal.reference_step_s:
+            return times
+        fixed_s = kind_cal.fp32.overhead * kind_cal.reference_step_s
+        if dtype in SIXTEEN_BIT:
+            fixed_s *= self.calibration.sixteen_bit.overhead_time
+        share = min(fixed_s / step_s, MAX_FIXED_SHARE)
+        work = times[0] + times[1] + times[2]
+        return times[0], times[1], times[2], work * share / (1 - share)
 
     def speedup(
         self,
@@ -712,17 +899,27 @@ class Predictor(Struct, frozen=True, eq=False):
         dtype: str = "fp32",
         profile: StepProfile | None = None,
         batch: float | None = None,
+        target_batch: float | None = None,
+        sequence: float | None = None,
     ) -> float:
-        """Target throughput / source throughput; exactly 1.0 for the same GPU. `batch` (per
-        GPU) matters without a profile, for a kind whose split names its reference batch."""
-        if source.key == target.key:
+        """Target throughput / source throughput per item; exactly 1.0 for the same GPU at the
+        same batch. `batch` is the source's batch per GPU (a profile was measured at it),
+        `target_batch` the target's (None: the same), `sequence` the tokens per item."""
+        if target_batch == batch:
+            target_batch = None
+        if source.key == target.key and target_batch is None:
             return 1.0
         if profile is not None:
-            return math.exp(_log_speedup(*self._both_sides(source, target, kind, dtype, profile)))
-        key = (source.key, target.key, kind, dtype, batch)
+            sides = self._both_sides(
+                source, target, kind, dtype, profile, None, batch, target_batch, sequence
+            )
+            return math.exp(_log_speedup(*sides))
+        key = (source.key, target.key, kind, dtype, batch, target_batch, sequence)
         found = self._cache.get(key)
         if found is None:
-            sides = self._both_sides(source, target, kind, dtype, None, batch=batch)
+            sides = self._both_sides(
+                source, target, kind, dtype, None, None, batch, target_batch, sequence
+            )
             found = math.exp(_log_speedup(*sides))
             self._cache[key] = found
         return found
@@ -733,18 +930,22 @@ class Predictor(Struct, frozen=True, eq=False):
         dtype: Dtype,
         profile: StepProfile | None = None,
         batch: float | None = None,
+        target_batch: Callable[[GpuSpec], float | None] | None = None,
+        sequence: float | None = None,
     ) -> SpeedFn:
-        """What the comparison asks: per-GPU speed of a target relative to the desktop, at
-        `batch` per GPU where the kind's split names a reference batch."""
+        """What the comparison asks: per-GPU speed of a target relative to the desktop, the
+        desktop at `batch` per GPU and each target at `target_batch(target)` (None: the
+        desktop's batch)."""
 
         def speed(source: GpuSpec, target: GpuSpec) -> float:
-            return self.speedup(source, target, kind, dtype, profile, batch)
+            there = target_batch(target) if target_batch is not None else None
+            return self.speedup(source, target, kind, dtype, profile, batch, there, sequence)
 
         return speed
 
     def uses_batch(self, kind: str) -> bool:
         """Whether a batch per GPU moves `kind`'s speeds: its split names the batch it is
-        stated at (the fixed cost of a step then scales as reference / batch)."""
+        stated at (the fixed cost of a step then weighs as reference / batch)."""
         return self.kind_calibration(kind).reference_batch is not None
 
     def batch_unused(self, kind: str, what: str = "the batch") -> str | None:
@@ -823,17 +1024,20 @@ class Predictor(Struct, frozen=True, eq=False):
         dtype: str = "fp32",
         profile: StepProfile | None = None,
         batch: float | None = None,
+        target_batch: float | None = None,
+        sequence: float | None = None,
     ) -> Prediction:
         """Time the work that takes `seconds` on `source` needs on `target`.
 
         `profile` is the time split measured by a bench on the source; without it the per-kind
-        priors apply, at `batch` per GPU where the kind's split names a reference batch.
+        priors apply. The source runs `batch` per GPU and the target `target_batch` (None: the
+        same), `sequence` tokens per item; None: the kind's reference.
         """
         if not math.isfinite(seconds) or seconds <= 0:
             raise CostcalcError(f"seconds must be a positive number, got {seconds!r}")
         check_kind_dtype(kind, dtype)
-        used = profile or as_profile(self.times_on(source, kind, dtype, batch=batch))
-        factor = self.speedup(source, target, kind, dtype, profile, batch)
+        used = profile or as_profile(self.times_on(source, kind, dtype, None, batch, sequence))
+        factor = self.speedup(source, target, kind, dtype, profile, batch, target_batch, sequence)
         predicted = seconds / factor
         low, high = self.band(source, target, kind, dtype)
         return Prediction(
@@ -846,7 +1050,9 @@ class Predictor(Struct, frozen=True, eq=False):
             dtype=dtype,
             speedup=factor,
             profile=used,
-            batch=None if profile else batch,
+            batch=batch,
+            target_batch=target_batch,
+            sequence=sequence,
         )
 
     # ------------------------------------------------------------------ why this number
@@ -859,52 +1065,95 @@ class Predictor(Struct, frozen=True, eq=False):
         dtype: str = "fp32",
         profile: StepProfile | None = None,
         batch: float | None = None,
+        target_batch: float | None = None,
+        sequence: float | None = None,
     ) -> SpeedBreakdown:
-        """The parts of a prediction for a "why this number" panel: each part's share of the
-        step on both GPUs, the rates that scale it and its factor; the speed-up is the product
-        of the factors (1 for the same GPU, where every ratio is 1)."""
+        """The parts of a prediction for a "why this number" panel: each work part's share of
+        the work on both GPUs, the rates that scale it and its factor, and the fixed cost of a
+        step on each side at its own batch; the speed-up is the product of the factors (1 for
+        the same GPU at the same batch, where every ratio is 1)."""
         check_kind_dtype(kind, dtype)
         shown = batch if batch and self.uses_batch(kind) else None
-        batch = None if profile else batch  # a profile is a split already at its batch
-        times, scaled, at, to = self._both_sides(source, target, kind, dtype, profile, batch=batch)
+        there = target_batch if target_batch != batch and self.uses_batch(kind) else None
+        sides = self._both_sides(source, target, kind, dtype, profile, None, batch, there, sequence)
+        times = sides.source
+        # across the GPUs at the source's batch, then the target's own batch
+        scaled = sides.target if sides.target_here is None else sides.target_here
         if source.key == target.key:
             scaled = times
-        s, t = _shares(times), _shares(scaled)
-        parts = tuple(
-            self._part(part, s[i], t[i], at, to, source, target) for i, part in enumerate(PARTS)
-        )
+        speedup = self.speedup(source, target, kind, dtype, profile, batch, there, sequence)
+        parts = tuple(self._part(part, times, scaled, sides, source, target) for part in PARTS)
+        if sides.target_here is not None:
+            across = math.prod(p.factor for p in parts)
+            parts += (
+                SpeedPart(
+                    part="batch",
+                    source_share=0.0,
+                    target_share=0.0,
+                    weight=0.0,
+                    source_rate=None,
+                    target_rate=None,
+                    unit="",
+                    rate_ratio=self.step_work(kind, there, sequence)
+                    / self.step_work(kind, batch, sequence),
+                    factor=speedup / across,
+                    source_path=f"batch {batch:g}" if batch else "the reference batch",
+                    target_path=f"batch {there:g}" if there else "the reference batch",
+                ),
+            )
         return SpeedBreakdown(
             source=source.key,
             target=target.key,
             kind=kind,
             dtype=dtype,
-            speedup=self.speedup(source, target, kind, dtype, profile, batch),
+            speedup=speedup,
             band=self.band(source, target, kind, dtype),
             parts=parts,
             notes=tuple(self.notes(source, dtype, kind) + self.notes(target, dtype, kind)),
             batch=shown,
+            target_batch=there,
         )
 
     def _part(
         self,
         part: Part,
-        source_share: float,
-        target_share: float,
-        at: Rates,
-        to: Rates,
+        times: Times,
+        scaled: Times,
+        sides: Sides,
         source: GpuSpec,
         target: GpuSpec,
     ) -> SpeedPart:
-        weight = (source_share + target_share) / 2
-        fixed = part == "overhead" or source.key == target.key
-        ratio = 1.0 if fixed else to.of(part) / at.of(part)
+        """One part's line: a work part's share of the work (its exponent), or the fixed
+        cost's share of the whole step on each side and how it stretches each side's work."""
+        at, to = sides.at, sides.to
+        work_s, work_t = sum(times[:3]), sum(scaled[:3])
+        step_s = work_s * stretch(work_s, times[3], sides.overlap)
+        step_t = work_t * stretch(work_t, scaled[3], sides.overlap)
+        if part == "overhead":
+            source_share, target_share = 1 - work_s / step_s, 1 - work_t / step_t
+            return SpeedPart(
+                part=part,
+                source_share=source_share,
+                target_share=target_share,
+                weight=(source_share + target_share) / 2,
+                source_rate=None,
+                target_rate=None,
+                unit="",
+                rate_ratio=times[3] / scaled[3] if scaled[3] else 1.0,
+                factor=(step_s / work_s) / (step_t / work_t),
+                source_path=self._path_words(part, at, source),
+                target_path=self._path_words(part, to, target),
+            )
+        i = PARTS.index(part)
+        weight = (times[i] / work_s + scaled[i] / work_t) / 2
+        ratio = 1.0 if source.key == target.key else to.of(part) / at.of(part)
         return SpeedPart(
             part=part,
-            source_share=source_share,
-            target_share=target_share,
+            source_share=times[i] / step_s,
+            target_share=scaled[i] / step_t,
             weight=weight,
-            source_rate=None if part == "overhead" else at.of(part),
-            target_rate=None if part == "overhead" else to.of(part),
+            source_rate=at.of(part),
+            target_rate=to.of(part),
             unit={"math": "TFLOPS", "elementwise": "TFLOPS", "memory": "GB/s"}.get(part, ""),
             rate_ratio=ratio,
             factor=ratio**weight,

@@ -59,6 +59,7 @@ from costcalc.core.usage import MeasuredUse, is_measured
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
+    from costcalc.core.batching import BatchPlan
     from costcalc.core.bench_apply import BenchEffects
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
@@ -358,6 +359,8 @@ class Calculation(Struct, frozen=True, kw_only=True):
     """With `--model`: the training job whose hours on the desktop are the run's hours, its
     memory per GPU, whether the desktop holds it, and the utilisation its runs a year make
     (costcalc.core.job_quick)."""
+    batch_plan: BatchPlan | None = None
+    """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
     @property
     def weighed(self) -> tiers.Weighed:
@@ -402,9 +405,18 @@ def evaluate(
         measured = None  # the runs give the utilisation
     else:
         measured = measured_use(scenario, measured, spec, data.catalog)
+    plan: BatchPlan | None = None
     if clock is None:
         batch, batch_note = speed_batch(scenario, data.predictor)
         found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
+        plan = batch_plan(scenario, data.predictor, spec, batch, found)
+        if found is not None and found.speed is not None and plan.varies and bench is not None:
+            from costcalc.core.bench_apply import speed_from
+
+            speed_at = speed_from(
+                bench, scenario.kind, dtype, data.predictor, batch, target_batch=plan.speed_batch
+            )
+            found = replace(found, speed=speed_at)
         kind = scenario.kind
     else:  # the job's own models: its batch is the memory's, no speed split is read
         batch, batch_note, found, bench_note = scenario.batch, None, None, None
@@ -442,8 +454,9 @@ def evaluate(
         speed: SpeedFn = clock.speed
         scale: ScaleFn = clock.scale
     else:
+        target = plan.speed_batch if plan is not None and plan.varies else None
         speed = (found.speed if found else None) or data.predictor.speed_fn(
-            kind, dtype, batch=batch
+            kind, dtype, batch=batch, target_batch=target
         )
         scale = scale_fn(data.scaling, kind)
     comparison = compare(
@@ -458,6 +471,7 @@ def evaluate(
         scale=scale,
         rules=scenario_rules(scenario, spec, job),
         holds=clock.holds if clock is not None else None,
+        batch_for=plan.on if plan is not None and plan.varies else None,
     )
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
@@ -513,6 +527,7 @@ def evaluate(
         price_range=verdict_range(comparison.best, data.book.offers, flips, recorded),
         measured=measured,
         job=job,
+        batch_plan=plan if plan is not None and plan.varies else None,
     )
 
 
@@ -699,6 +714,29 @@ def speed_batch(scenario: Scenario, predictor: Predictor) -> Noted[int | None]:
     if unused:
         return None, unused
     return scenario.batch, None
+
+
+def batch_plan(
+    scenario: Scenario,
+    predictor: Predictor,
+    spec: GpuSpec,
+    batch: int | None,
+    found: BenchEffects | None,
+) -> BatchPlan:
+    """Which batch each offer's GPU runs: the desktop's on the desktop GPU, and on another by
+    --target-batch; "max" from the bench's memory fit, else the job's --memory-gb at its batch
+    (split by costcalc.core.memory's prior)."""
+    from costcalc.core.batching import BatchPlan
+
+    if scenario.target_batch == "same":
+        return BatchPlan(batch, "same", None, spec.key)
+    from costcalc.core.memory import from_one_batch
+
+    memory = found.memory if found is not None else None
+    if memory is None and scenario.memory_gb is not None:
+        at = batch or int(predictor.kind_calibration(scenario.kind).reference_batch or 1)
+        memory = from_one_batch(scenario.memory_gb, at, scenario.kind)
+    return BatchPlan(batch, scenario.target_batch, memory, spec.key)
 
 
 def bench_effects(

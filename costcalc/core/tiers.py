@@ -1,8 +1,9 @@
 """Tiers: what kind of offer each one is, and the one filter that leaves tiers out (`--exclude`).
 
 Rule kept here: pure, and the only place an offer's tiers are decided. An offer is in one tier
-of who hosts it (secure: the provider's own data centres; community; marketplace), one of how it
-is priced (on-demand, spot, committed), and may be free of charge or an estimate. `--exclude`
+of who hosts it (secure: the provider's own data centres; community; marketplace;
+decentralised), one of how it is priced (on-demand, spot, committed), and may be free of
+charge or an estimate. `--exclude`
 leaves out every offer in any tier it names; `--offers spot|on-demand` is the same filter. Your
 own offers (`--cloud-price`) are never left out.
 """
@@ -16,13 +17,15 @@ from msgspec import Struct
 from costcalc.core.constants import CUSTOM_PROVIDER, TIER_NAMES, OfferKind, TierName
 from costcalc.core.models import CloudOffer
 
-HOSTS: tuple[TierName, ...] = ("secure", "community", "marketplace")
+HOSTS: tuple[TierName, ...] = ("secure", "community", "marketplace", "decentralised")
 PRICING: tuple[TierName, ...] = ("on-demand", "spot", "committed")
 
 TIER_HELP: dict[TierName, str] = {
-    "secure": "the provider's own data centres (every provider but the two below)",
+    "secure": "data centres: the provider's own (every provider not named below)",
     "community": "third-party hosts without a data-centre SLA (RunPod Community Cloud)",
-    "marketplace": "independent hosts who set their own prices (Vast.ai)",
+    "marketplace": "independent hosts or resold capacity at their own prices (Vast.ai, "
+    "Hyperbolic, Cudo, Prime Intellect, Spheron, Mithril, CloudRift, Excess Supply)",
+    "decentralised": "anonymous operators of a decentralised network (Lium, Yotta)",
     "on-demand": "by the hour, no commitment",
     "spot": "interruptible capacity",
     "committed": "1- or 3-year reservations, savings plans and committed-use prices",

@@ -45,8 +45,8 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
-from costcalc import __version__
 from costcalc.core.errors import CostcalcError, quoted
+from costcalc.core.version import VERSION as __version__
 
 CHUNK_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024

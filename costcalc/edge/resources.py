@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from costcalc import __version__
 from costcalc.core.errors import QUOTED_MOST, DataFileError
 from costcalc.core.records import ValidationError, plain, problem, validated
+from costcalc.core.version import VERSION as __version__
 from costcalc.edge import locations
 
 try:  # the builtin BLAKE2: hashlib itself would load OpenSSL's binding at every start
@@ -67,9 +67,11 @@ file unless its reader names fewer: memory and time grow with values, not bytes 
 of `[0, 0, ...]` is 30 million of them). costcalc's largest bundled file has under 10,000; a
 refreshed snapshot of every AWS region a few tens of thousands, and the writer refuses one
 with more (snapshots.write_refreshed)."""
-CACHE_ENTRIES = 48
-"""Parsed files kept in the cache; older entries are deleted. Room for every bundled file (33
-with serving's three) and a user's own files, so a second run parses nothing anew."""
+CACHE_ENTRIES = 128
+"""Parsed files kept in the cache; older entries are deleted. Room for every file `quick` reads
+(44 bundled files once the catalogs' providers joined, issue 41, plus the user's) and the
+previous version of each: a cache smaller than what one run reads evicts its own entries and
+every run parses all of its YAML again."""
 
 _UTF8_CHUNK_BYTES = 1024 * 1024
 """UTF-8 is checked a chunk at a time, so a file is never held as bytes and text at once."""

@@ -33,9 +33,9 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from costcalc import __version__
 from costcalc.core.errors import CostcalcError, DataFileError
 from costcalc.core.models import FxRates, PriceSnapshot
+from costcalc.core.version import VERSION as __version__
 from costcalc.feeds.refresh import (
     FX_LABEL,
     HeldWhole,

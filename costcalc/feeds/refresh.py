@@ -552,6 +552,7 @@ def _checked(
     unconfirmed: Sequence[str],
     force: bool,
     shipped: ShippedPrices,
+    known: Readings,
 ) -> tuple[PriceSnapshot, int, tuple[HeldBack, ...]]:
     """The snapshot as it may be stored, how many repeated rows it lost and the rows held back;
     Refused when it cannot be trusted as a whole."""
@@ -560,7 +561,7 @@ def _checked(
     previous = _previous(provider)
     check_shift(snapshot, previous, provider, force)
     catalog = load_catalog()
-    snapshot, held = hold_back(snapshot, catalog, _readings(catalog), shipped)
+    snapshot, held = hold_back(snapshot, catalog, known, shipped)
     check_known(snapshot, catalog)
     check_not_shrunk(snapshot, previous, force)
     bundled = load_bundled(provider) if previous is None else None
@@ -575,6 +576,7 @@ def _refresh_one(
     force: bool,
     progress: Progress,
     shipped: ShippedPrices,
+    known: Readings,
 ) -> tuple[ProviderResult, list[CloudOffer]]:
     from costcalc.edge.net import FetchError
     from costcalc.providers.common import FeedError
@@ -599,15 +601,29 @@ def _refresh_one(
         )
         return result, []
 
+    def said(text: str) -> None:
+        progress(_said(name, text))
+
     try:
-        outcome = provider.refresh(client, now, lambda text: progress(_said(name, text)))
+        outcome = provider.refresh(client, now, said)
+        if getattr(provider, "catalogs", None) is not None:
+            from costcalc.providers.from_catalogs import with_catalogs
+
+            outcome = with_catalogs(provider, outcome, client, now, said)
         if isinstance(outcome, Skip):
             return _skipped(provider, now, outcome.hint), []
         unknown: tuple[str, ...] = ()
+        readings: tuple[OfferRow, ...] = ()
+        dated: tuple[OfferRow, ...] = ()
+        note = ""
         if isinstance(outcome, Fetched):
-            unknown = outcome.unknown_gpus
+            unknown, readings, note = outcome.unknown_gpus, outcome.readings, outcome.note
+            dated = outcome.from_catalogs
             outcome = outcome.snapshot
-        outcome, repeated, held = _checked(outcome, provider, client.unconfirmed, force, shipped)
+        outcome, repeated, held = _checked(
+            outcome, provider, client.unconfirmed, force, shipped, known
+        )
+        readings = _believable(readings, shipped, known)
         fresh = _previous(provider) is None
         short = fewer_than_bundled(outcome, load_bundled(provider)) if fresh else None
         write_refreshed(refreshed_path(provider), outcome)
@@ -621,9 +637,11 @@ def _refresh_one(
         return failed(f"unexpected {type(exc).__name__}: {exc}")
     count = len(outcome.offers)
     observed = [o for o in provider.offers(outcome) if o.fetched_at == now]
+    observed += _catalog_observations(provider, outcome, dated, readings)
     message = f"refreshed, {count} offers" + (
         f" ({repeated} repeated rows dropped)" if repeated else ""
     )
+    message += f"; {note}" if note else ""
     message += _unknown_note(unknown) + _held_note(held)
     message += f"; under half the bundled prices' {short}" if short else ""
     summary = f"{count:,} offers" + (
@@ -645,6 +663,40 @@ def _refresh_one(
         summary=summary,
     )
     return result, observed
+
+
+def _believable(
+    readings: Sequence[OfferRow], shipped: ShippedPrices, known: Readings
+) -> tuple[OfferRow, ...]:
+    """The cross-check readings whose price passes the checks an offer's would: a broken
+    catalog must not widen an offer's range any more than it may set its price."""
+    if not readings:
+        return ()
+    catalog = load_catalog()
+    return tuple(
+        r
+        for r in readings
+        if r.gpu in catalog
+        and judge(r.gpu, r.gpu_count, r.usd_per_hour, catalog, known, shipped) is None
+    )
+
+
+def _catalog_observations(
+    provider: Provider,
+    stored: PriceSnapshot,
+    dated: Sequence[OfferRow],
+    readings: Sequence[OfferRow],
+) -> list[CloudOffer]:
+    """What a refresh observed through the catalogs: their rows as stored (dated by their
+    catalog file, not by the refresh; a row held back is not stored) and their readings of the
+    direct feed's offers, which the history keeps as other points of those offers
+    (costcalc.core.ranges shows them)."""
+    wanted = {row_identity(r) for r in dated}
+    rows = tuple(r for r in stored.offers if row_identity(r) in wanted) + tuple(readings)
+    if not rows:
+        return []
+    found: list[CloudOffer] = provider.offers(replace(stored, **{"offers": rows}))
+    return found
 
 
 def _unknown_note(unknown: tuple[str, ...]) -> str:
@@ -726,10 +778,14 @@ def run_refresh(
             )
         _record(report, history.reconcile, refreshed_observations())
         shipped = shipped_prices()
+        # What every GPU costs in the prices in use when the refresh starts: read once, so a
+        # provider refreshed early never moves the bounds a later one is judged by (and 31
+        # providers do not each re-read the other 30 snapshots).
+        known = _readings(load_catalog())
         with HttpClient(settings) as client:
             for index, provider in enumerate(wanted, start=1):
                 say(ProviderStarted(provider.name, provider.label, index, total))
-                result, observed = _refresh_one(provider, client, now, force, say, shipped)
+                result, observed = _refresh_one(provider, client, now, force, say, shipped, known)
                 report.results.append(result)
                 say(ProviderFinished(result))
                 if observed:  # right after its snapshot: a kill here is back-filled next time

@@ -113,9 +113,10 @@ class Column(Struct, frozen=True):
     """Place in the CLI's table of what one run takes and costs; None: not in it."""
     name_limit: int | None = None
     """The widest the app lets this column grow (long names are cut with an ellipsis)."""
-    when: Literal["always", "run", "items", "batch"] = "always"
+    when: Literal["always", "run", "items", "batch", "target"] = "always"
     """'run': only when a run is given; 'items': when items per run are given too; 'batch':
-    only when a bench gave the largest batch."""
+    only when a bench gave the largest batch; 'target': only when each GPU runs its own batch
+    (--target-batch)."""
     heading: Callable[[Context], str] | None = None
     """A title that depends on the context (the unit of $ per items)."""
     blank_when_unfit: bool = False
@@ -271,6 +272,20 @@ COLUMNS: tuple[Column, ...] = (
         cli=60,
         cli_run=60,
         app=120,
+        room=5,
+    ),
+    Column(
+        "offer_batch",
+        "batch",
+        "figure",
+        cell=lambda r, _c: "-" if r.batch is None else str(r.batch) if r.batch else "none",
+        sort=lambda r: -1 if r.batch is None else r.batch,
+        json=lambda r: {} if r.batch is None else {"batch": r.batch},
+        when="target",
+        priority=85,
+        cli=65,
+        cli_run=65,
+        app=125,
         room=5,
     ),
     Column(
@@ -488,10 +503,11 @@ NAME_LIMIT: dict[str, int] = {c.key: c.name_limit for c in COLUMNS if c.name_lim
 
 
 def shown(
-    keys: Sequence[str], *, run: bool, batch: bool, items: bool = False
+    keys: Sequence[str], *, run: bool, batch: bool, items: bool = False, target: bool = False
 ) -> tuple[Column, ...]:
     """The columns among `keys` that have something to show for this comparison."""
     wanted = {"always": True, "run": run, "items": run and items, "batch": batch}
+    wanted["target"] = target
     return tuple(BY_KEY[k] for k in keys if wanted[BY_KEY[k].when])
 
 

@@ -102,6 +102,12 @@ COLUMNS: tuple[BuildColumn, ...] = (
     _column(
         "speed", "speed", lambda b: display.speed(b.relative_speed), lambda b: b.relative_speed
     ),
+    _column(
+        "batch",
+        "batch",
+        lambda b: "-" if b.batch is None else str(b.batch) if b.batch else "none",
+        lambda b: -1 if b.batch is None else b.batch,
+    ),
     _column("tco", "TCO", lambda b: _money(b.tco_usd, b), lambda b: b.tco_usd),
     _column(
         "tco_per_work_hour",
@@ -129,6 +135,7 @@ PRIORITY: tuple[str, ...] = (
     "break_even",
     "price_usd",
     "speed",
+    "batch",
     "memory",
     "tco",
     "electricity",
@@ -147,6 +154,12 @@ def cells(b: BuildResult) -> dict[str, str]:
 # --------------------------------------------------------------------------- text
 
 
+def columns_for(c: DesktopsComparison) -> tuple[BuildColumn, ...]:
+    """The columns with something to show: the batch only where each card runs its own."""
+    varies = any(b.batch is not None for b in c.builds)
+    return tuple(col for col in COLUMNS if col.key != "batch" or varies)
+
+
 def to_text(
     c: DesktopsComparison,
     hw: DesktopHardware,
@@ -159,7 +172,7 @@ def to_text(
     """The comparison as text: prose wrapped to `width`, the table fit to it unless `wide`;
     `labels`: the providers' names (the key without one)."""
     rows = [cells(b) for b in c.builds]
-    table = render_table(COLUMNS, rows, width=None if wide else width, priority=PRIORITY)
+    table = render_table(columns_for(c), rows, width=None if wide else width, priority=PRIORITY)
     lines = after_table_lines(c, catalog, labels)
     head = [*header_lines(c, hw), ""]
     return "\n".join([*fill_all(head, width), table, *fill_all(lines, width)])
@@ -184,6 +197,9 @@ def header_lines(c: DesktopsComparison, hw: DesktopHardware) -> list[str]:
     a, w = c.assumptions, c.workload
     resale = f", {a.resale_share:.0%} resale" if a.resale_share else ", no resale"
     at = f", batch {w.batch} per GPU" if w.batch else ""
+    if any(b.batch is not None for b in c.builds):
+        mine = f"batch {w.batch}" if w.batch else "the speed model's batch"
+        at = f", {mine} per GPU on one {c.baseline.name} and each build at its own (batch column)"
     circuit = (
         f"one {c.circuit.label} ({c.circuit.continuous_w:,.0f} W continuous, {c.circuit_source})"
         if c.circuit is not None
@@ -305,6 +321,7 @@ def build_json(b: BuildResult) -> dict[str, Any]:
         "electricity_usd_per_year": b.energy.electricity_usd_per_year,
         "co2_kg_per_year": b.energy.co2_kg_per_year,
         "relative_speed": b.relative_speed,
+        **({} if b.batch is None else {"batch": b.batch}),
         "tco_usd": b.tco_usd if price else None,
         "tco_usd_per_work_hour": b.tco_usd_per_work_hour if price else None,
         "cloud": _cloud_json(b),

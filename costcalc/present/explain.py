@@ -296,20 +296,36 @@ def run(result: OfferResult, a: Assumptions, w: Workload, m: Money = USD) -> Exp
 
 
 def speed(result: OfferResult, why: SpeedBreakdown, catalog: GpuCatalog) -> Explanation:
-    """The predicted speed of one offer GPU against the desktop's: each part of a step, its
-    share (the mean of its shares on the two GPUs), the rate ratio that scales it, and the
+    """The predicted speed of one offer GPU against the desktop's: each part of the work, its
+    share of the work (the mean of its shares on the two GPUs) and the rate ratio that scales
+    it, the fixed cost of a step on each side, the offer's own batch where it runs one, and the
     product of the factors; then the GPU counts that take it to the table's speed."""
     source, target = catalog.get(why.source), catalog.get(why.target)
     at = f" at batch {why.batch:g} per GPU" if why.batch else ""
+    if why.target_batch:
+        mine = f"batch {why.batch:g}" if why.batch else "the model's batch"
+        theirs = f"{why.target_batch:g} on the {target.short_name}"
+        at = f", {mine} on the {source.short_name} and {theirs}"
     lines = [
         f"{target.short_name} against {source.short_name}, {why.kind} work in {why.dtype}{at}:"
     ]
     for part in why.parts:
         if part.part == "overhead":
-            lines.append(f"{part.part}: {part.weight:.0%} of the step, {part.source_path}")
+            lines.append(
+                f"fixed cost of a step (launches, the host): {part.source_share:.0%} of the "
+                f"step on the {source.short_name}, {part.target_share:.0%} on the "
+                f"{target.short_name} -> x {num(part.factor)}"
+            )
+            continue
+        if part.part == "batch":
+            lines.append(
+                f"batch: the {target.short_name} runs {part.target_path} per GPU against "
+                f"{part.source_path}, its fixed costs spread over {num(part.rate_ratio)}x the "
+                f"work -> x {num(part.factor)}"
+            )
             continue
         lines.append(
-            f"{part.part}: {part.weight:.0%} of the step, rate x {num(part.rate_ratio)} "
+            f"{part.part}: {part.weight:.0%} of the work, rate x {num(part.rate_ratio)} "
             f"({part.target_path} vs {part.source_path}) -> x {num(part.factor)}"
         )
     low, high = why.band

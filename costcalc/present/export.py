@@ -66,6 +66,7 @@ CSV_FIELDS: dict[str, tuple[tuple[str, Callable[[OfferResult, cols.Context], Val
     ),
     "usd_per_hour": (("price_per_hour_{cur}", _money(lambda r: r.offer.usd_per_hour)),),
     "relative_speed": (("speed_x", lambda r, _c: r.relative_speed),),
+    "offer_batch": (("batch_per_gpu", lambda r, _c: r.batch),),
     "usd_per_year": (("cost_per_year_{cur}", _money(lambda r: r.usd_per_year)),),
     "break_even_days": (
         ("break_even_days", lambda r, c: r.break_even_days if c.price_known else None),

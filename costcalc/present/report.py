@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from costcalc.core import engine
 from costcalc.core.compare import COMPARABLE, SCALE_OUT, Comparison
@@ -294,6 +295,7 @@ class TableText:
             run=run,
             batch=False,
             items=per_items,
+            target=calc.scenario.target_batch != "same",
         )
         which = "all offers" if self.top is None else "cheapest offers"
         order = "cost per run" if run else "cost per year"
@@ -588,7 +590,13 @@ def offer_json(result: OfferResult, spec: GpuSpec) -> dict[str, Any]:
 
 def batch_words(calc: Calculation, data: AppData) -> str:
     """The batch per GPU the table's speeds are at, where the kind's split depends on it and a
-    bench's measured split did not make them: the user's, or the reference, which they can set."""
+    bench's measured split did not make them: the user's, or the reference, which they can set;
+    with --target-batch, the desktop's and each offer's own (the table's batch column)."""
+    target = calc.scenario.target_batch
+    if target != "same":
+        mine = f"batch {calc.workload.batch}" if calc.workload.batch else "the model's batch"
+        each = "the largest batch that fits its GPU" if target == "max" else f"batch {target}"
+        return f" at {mine} per GPU on your desktop and, on each offer, {each} (batch column)"
     if calc.workload.batch:
         return f" at batch {calc.workload.batch} per GPU"
     reference = data.predictor.kind_calibration(calc.workload.kind).reference_batch
@@ -614,10 +622,17 @@ def explain_parts(
             calc.workload.kind,
             calc.workload.dtype,
             calc.workload.batch,
+            result.batch or None,
         )
         if calc.job is None  # a job's speed is its hours' ratio, explained with the job
         else None
     )
+    if calc.batch_plan is not None and why_speed is not None:
+        plan, gpu = calc.batch_plan, data.catalog.get(result.offer.gpu)
+        why_speed = replace(
+            why_speed,
+            notes=(f"batch on the {gpu.short_name}: {plan.why(gpu)}", *why_speed.notes),
+        )
     parts = explain.explain_offer(
         result,
         calc.comparison,

@@ -167,10 +167,47 @@ def predict_seconds(
     *,
     kind: str = "generic",
     dtype: str = "fp32",
+    batch: int | None = None,
+    target_batch: int | str | None = None,
+    memory_gb: float | None = None,
+    sequence: float | None = None,
 ) -> Prediction:
     """Time the work that takes `seconds` on `source_gpu` needs on `target_gpu`, for callers
-    from Python: GPU names resolve the way the catalog resolves them (UnknownGpu otherwise)."""
+    from Python: GPU names resolve the way the catalog resolves them (UnknownGpu otherwise).
+
+    `batch` is the batch per GPU the work ran at on the source (None: the speed model's
+    reference); `target_batch` the target's: a number, "same" (the default: the job
+    unchanged) or "max", the largest that fits the target, which needs `memory_gb`, the
+    memory the job takes at `batch` on the source; `sequence` the tokens per item."""
+    from costcalc.core.batching import BatchPlan, parse_target_batch
+    from costcalc.core.memory import from_one_batch
+    from costcalc.core.models import GpuSpec
+    from costcalc.store.bundled import load_catalog, load_predictor
+
     catalog = load_catalog()
     source = source_gpu if isinstance(source_gpu, GpuSpec) else catalog.resolve(source_gpu)
     target = target_gpu if isinstance(target_gpu, GpuSpec) else catalog.resolve(target_gpu)
-    return load_predictor().predict(seconds, source, target, kind=kind, dtype=dtype)
+    policy = parse_target_batch(target_batch if target_batch is not None else "same")
+    memory = None
+    if memory_gb is not None:
+        memory = from_one_batch(memory_gb, batch or _reference_batch(kind), kind)
+    plan = BatchPlan(batch, policy, memory, source.key)
+    there = plan.on(target)
+    if there == 0:
+        raise CostcalcError(f"{plan.why(target)}: the {target.name} cannot run it")
+    return load_predictor().predict(
+        seconds,
+        source,
+        target,
+        kind=kind,
+        dtype=dtype,
+        batch=batch,
+        target_batch=there,
+        sequence=sequence,
+    )
+
+
+def _reference_batch(kind: str) -> int:
+    from costcalc.store.bundled import load_predictor
+
+    return int(load_predictor().kind_calibration(kind).reference_batch or 1)

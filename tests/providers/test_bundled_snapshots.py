@@ -15,7 +15,7 @@ from costcalc.store.bundled import load_catalog
 from costcalc.store.snapshots import load_bundled
 
 FEEDS = [p for p in PROVIDERS if p.snapshot_model is PriceSnapshot]
-CHECKED = datetime(2026, 11, 23, 23, 59, tzinfo=timezone.utc)
+CHECKED = datetime(2026, 11, 28, 23, 59, tzinfo=timezone.utc)
 """The day these snapshots were put together: no price may claim a later date."""
 
 

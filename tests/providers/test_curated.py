@@ -1,5 +1,6 @@
 """The curated providers (GCP, CoreWeave, Nebius, Jarvislabs, Hetzner): dated tables that
-`costcalc refresh` keeps and reports with their age, and what each table has to get right."""
+`costcalc refresh` keeps and reports with their age (GCP's and Nebius's when the catalogs list
+nothing for them), and what each table has to get right."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from costcalc.core.models import PriceSnapshot
 from costcalc.store.snapshots import load_bundled, load_price_book, refreshed_path
+from tests.conftest import FeedRoutes, serve_catalogs
 from tests.providers import feedcheck
 
 CURATED = ("gcp", "coreweave", "nebius", "jarvislabs", "hetzner")
@@ -22,8 +24,12 @@ def snapshot(name: str) -> PriceSnapshot:
 
 @pytest.mark.parametrize("name", CURATED)
 def test_refresh_keeps_the_table_and_reports_its_age(
-    name: str, capsys: pytest.CaptureFixture[str]
+    name: str,
+    capsys: pytest.CaptureFixture[str],
+    feed_server: FeedRoutes,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    serve_catalogs(feed_server, monkeypatch, recorded=False)
     code, report = feedcheck.refresh(capsys, name)
     result = feedcheck.result(report, name)
     assert code == 0 and result["skipped"] and result["ok"]

@@ -14,7 +14,7 @@ from costcalc.cli import main
 from costcalc.providers import lambda_cloud
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled, refreshed_path
-from tests.conftest import FeedRoutes
+from tests.conftest import FeedRoutes, serve_catalogs
 from tests.providers import feedcheck
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "feeds" / "lambda-instance-types.json"
@@ -78,11 +78,13 @@ def test_without_a_key_nothing_is_fetched_and_the_price_list_stays(
     feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(lambda_cloud.URL_ENV, feed_server.url("/api/v1/instance-types"))
+    serve_catalogs(feed_server, monkeypatch, recorded=False)  # they list no Lambda instance
     code, report = feedcheck.refresh(capsys, "lambda")
     result = feedcheck.result(report, "lambda")
     assert code == 0 and result["skipped"]
     assert "COSTCALC_LAMBDA_API_KEY" in result["message"]
-    assert feed_server.hits == {} and not refreshed_path("lambda").exists()
+    assert "/api/v1/instance-types" not in feed_server.hits
+    assert not refreshed_path("lambda").exists()
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input
 
 from costcalc.core.compare import Comparison, compare
@@ -323,23 +324,33 @@ async def test_batch_field_scales_cnn_speeds_typed_one_by_one(
             assert after[gpu] < 0.8 * before[gpu]
 
 
-async def test_batch_the_split_ignores_is_said_in_the_why_panel_typed_in_a_burst(
-    app_factory: MakeApp,
+async def test_target_batch_typed_in_a_burst_gives_each_offer_its_own_batch(
+    app_factory: MakeApp, data: AppData
 ) -> None:
-    """Transformer splits name no reference batch: the speeds stay, and the why panel's notes
-    (what quick prints on stderr) say the batch is not used."""
-    app = app_factory(Settings(gpu="rtx3090", kind="transformer"))
+    """A jumps to the offers' batch: with the job's memory at its batch, `max` runs each cloud
+    GPU at the largest batch it holds, faster than at the desktop's, and the why panel names
+    the batch and why (issue 39)."""
+    settings = Settings(gpu="rtx3090", kind="transformer", dtype="fp16", batch=8, memory_gb=20)
+    app = app_factory(settings)
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         await wait_until(app, lambda: screen.calc is not None)
         before = _single_gpu_speeds(screen)
-        burst(app, "N", "1", "6", "enter", "w")
-        await wait_until(app, lambda: screen.settings.batch == 16)
+        burst(app, "A", "m", "a", "x", "enter")
+        await wait_until(app, lambda: screen.settings.target_batch == "max")
         await pilot.pause()
-        assert _single_gpu_speeds(screen) == before
-        text = " ".join(str(screen.query_one("#why-text").render()).split())
-        assert "Notes the batch is not used for transformer work (cnn only)" in text
+        after = _single_gpu_speeds(screen)
+        desktop = data.catalog.get("rtx3090")
+        for gpu in ("a100_pcie_80gb", "h100_sxm5_80gb"):
+            if gpu not in after:
+                continue
+            expected = data.predictor.speedup(
+                desktop, data.catalog.get(gpu), "transformer", "fp16", batch=8, target_batch=48
+            )
+            assert after[gpu] == pytest.approx(expected) and after[gpu] > before[gpu]
+        rows = [r for r in screen.calc.comparison.offers if r.offer.gpu_count == 1]
+        assert {r.batch for r in rows if r.spec.memory_gb == 80} == {48}
 
 
 async def test_a_key_for_a_field_below_the_fold_shows_it_at_80x24(app_factory: MakeApp) -> None:

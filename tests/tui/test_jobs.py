@@ -11,6 +11,7 @@ from pytest_httpserver import HTTPServer
 from costcalc.store.settings import Settings
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
+from tests.conftest import EMPTY_COMMITS, EMPTY_VERSION, GPUHUNT_HEADER, SKYPILOT_HEADER, zipped
 from tests.tui.conftest import MakeApp
 from tests.tui.helpers import notifications, notified, wait_until
 
@@ -27,6 +28,20 @@ def aws_spot_server(httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> 
     )
     monkeypatch.setenv("COSTCALC_AWS_SPOT_URL", httpserver.url_for("/spot.json"))
     monkeypatch.setenv("COSTCALC_AWS_ADVISOR_URL", httpserver.url_for("/advisor.json"))
+    # the catalogs reachable and listing nothing, so the table shows the spot feed alone
+    httpserver.expect_request("/skypilot/v8/aws/vms.csv").respond_with_data(
+        ",".join(SKYPILOT_HEADER) + "\n", content_type="text/csv"
+    )
+    httpserver.expect_request("/commits").respond_with_data(
+        EMPTY_COMMITS, content_type="application/json"
+    )
+    httpserver.expect_request("/gpuhunt/aws/version").respond_with_data(EMPTY_VERSION)
+    httpserver.expect_request(f"/gpuhunt/aws/{EMPTY_VERSION}/catalog.zip").respond_with_data(
+        zipped("aws.csv", f"{GPUHUNT_HEADER}\n".encode()), content_type="application/zip"
+    )
+    monkeypatch.setenv("COSTCALC_SKYPILOT_URL", httpserver.url_for("/skypilot"))
+    monkeypatch.setenv("COSTCALC_SKYPILOT_COMMITS_URL", httpserver.url_for("/commits"))
+    monkeypatch.setenv("COSTCALC_GPUHUNT_URL", httpserver.url_for("/gpuhunt"))
     return httpserver
 
 
@@ -69,7 +84,8 @@ async def test_refresh_against_a_local_server_updates_the_table(
         assert what.endswith(" regions (" + aws_spot_server.url_for("/")[7:-1] + ")")
         await pilot.press("escape")
         assert app.screen is main
-    assert len(aws_spot_server.log) == 2
+    feeds = [r for r, _ in aws_spot_server.log if r.path in ("/spot.json", "/advisor.json")]
+    assert len(feeds) == 2  # each feed asked once (the catalogs' four files besides)
 
 
 async def test_a_refresh_left_with_escape_finishes_and_updates_the_table(

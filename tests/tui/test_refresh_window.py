@@ -20,7 +20,7 @@ from costcalc.tui.app import CostcalcApp
 from costcalc.tui.screens.job import DONE, RUNNING
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.screens.refresh import ProviderLine, RefreshScreen
-from tests.conftest import FEEDS, FeedRoutes
+from tests.conftest import FEEDS, FeedRoutes, serve_catalogs
 from tests.tui.conftest import MakeApp
 from tests.tui.helpers import notifications, wait_until
 
@@ -61,6 +61,7 @@ def feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> Any:
     feed_server.serve("/runpod/graphql", runpod)
     feed_server.serve("/vast/bundles/", lambda _request: Response("down", status=500))
     feed_server.serve("/azure/prices", azure)
+    serve_catalogs(feed_server, monkeypatch, recorded=False)  # reachable, listing nothing
     monkeypatch.setenv("COSTCALC_RUNPOD_URL", feed_server.url("/runpod/graphql"))
     monkeypatch.setenv("COSTCALC_VAST_URL", feed_server.url("/vast/bundles/"))
     monkeypatch.setenv("COSTCALC_AZURE_URL", feed_server.url("/azure/prices"))

@@ -171,6 +171,7 @@ class OffersTable(SteadyScrollbars, can_focus=True):
             batch=set(map(_BATCH, calc.comparison.offers)) != {None},
             items=calc.workload.items_per_run is not None
             and cols.items_column_adds(calc.workload.items_per_run, self.ctx.items_unit),
+            target=calc.scenario.target_batch != "same",
         )
         if self.sort_column is not None and self.sort_column not in {
             c.key for c in self.candidates
