@@ -70,10 +70,18 @@ class TinyDecoder:
 
     def step(self, token: int, cache: list[tuple[torch.Tensor, torch.Tensor]], at: int) -> int:
         """One generated token: every weight read once, the cache up to `at` attended to."""
-        with torch.inference_mode():
-            return self._step(token, cache, at)
+        return int(self.logits(token, cache, at).argmax())
 
-    def _step(self, token: int, cache: list[tuple[torch.Tensor, torch.Tensor]], at: int) -> int:
+    def logits(
+        self, token: int, cache: list[tuple[torch.Tensor, torch.Tensor]], at: int
+    ) -> torch.Tensor:
+        """The next token's logits for `token` at position `at`, its keys and values cached."""
+        with torch.inference_mode():
+            return self._logits(token, cache, at)
+
+    def _logits(
+        self, token: int, cache: list[tuple[torch.Tensor, torch.Tensor]], at: int
+    ) -> torch.Tensor:
         x = self.embed[token].view(1, 1, -1)
         size = self.hidden // self.heads
         for (qkv, out, up, down), (keys, values) in zip(self.blocks, cache, strict=True):
@@ -86,8 +94,7 @@ class TinyDecoder:
             x = x + att.transpose(1, 2).reshape(1, 1, self.hidden) @ out.T
             h = F.layer_norm(x, (self.hidden,))
             x = x + F.gelu(h @ up.T) @ down.T
-        logits = F.layer_norm(x, (self.hidden,)) @ self.embed.T  # tied output embedding
-        return int(logits[0, -1].argmax())
+        return (F.layer_norm(x, (self.hidden,)) @ self.embed.T)[0, -1]  # tied output embedding
 
 
 def run(device: str | None, mode: str, progress: Progress) -> DecodeBench:
