@@ -30,7 +30,6 @@ def register(sub: Any) -> None:
         ),
         **output.examples(
             "costcalc bench --quick --save",
-            "costcalc bench --device cpu --json",
             "costcalc bench --step mymodule:train_step --batch-size 64 --kind cnn",
             "costcalc bench --serve --device cpu",
         ),
