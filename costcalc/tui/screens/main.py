@@ -587,6 +587,9 @@ class MainScreen(Screen[None]):
         yield SystemCommand(
             "Benchmark this machine", "quick bench with PyTorch (b)", self.action_bench
         )
+        yield SystemCommand(
+            "Price a job", "a model's training verdict, or serving it (J)", self.action_job
+        )
         for field in FIELD_KEYS:
             spec = inputs.BY_FIELD[field]
             yield SystemCommand(
