@@ -95,7 +95,7 @@ GENERATIONS = [
     "Ampere data-centre", "Ada", "Hopper", "Blackwell",
 ]  # fmt: skip
 
-# Published facts the model is checked against (tests/test_predict.py holds their sources).
+# Published facts the model is checked against (tests/core/test_predict.py holds their sources).
 FACTS = [
     ("rtx3090", "rtx4090", "transformer", "fp16", "1.45-1.9"),
     ("rtx3090", "rtx4090", "cnn", "fp16", "1.45-1.9"),

@@ -21,7 +21,7 @@
    passes the refresh's plausibility checks.
 6. Writes prices/release.yaml: the release day (--released), the rule (every deciding row of
    RELEASE_CARDS at freshness.UTILISATIONS at most RELEASE_MAX_AGE_DAYS old that day) and each
-   deciding row older than that, with why (tests/test_release_freshness.py checks it).
+   deciding row older than that, with why (tests/data/test_release_freshness.py checks it).
 """
 
 from __future__ import annotations
@@ -596,7 +596,7 @@ def write_release(prices_dir: Path, released: datetime) -> list[str]:
         "  `costcalc prices --ages` calls deciding); each one older than the rule allows is",
         "  listed in `older` with why. A provider deciding more than half of the cases is",
         "  listed in `concentration` with the cases where a cheaper offer was set aside.",
-        "Made by: scripts/bundle_prices.py (--released); tests/test_release_freshness.py",
+        "Made by: scripts/bundle_prices.py (--released); tests/data/test_release_freshness.py",
         "  recomputes the rows and fails on one older than the rule that is not listed here,",
         "  or one listed that is not.",
     ]

@@ -224,7 +224,7 @@ def pipe_width(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 200-column terminal: prose on one line each, every column of a table shown. For
-    tests about what the text says; tests/test_cli_width.py checks the narrow layout."""
+    tests about what the text says; tests/cli/test_cli_width.py checks the narrow layout."""
     monkeypatch.setenv("COLUMNS", "200")
 
 

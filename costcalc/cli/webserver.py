@@ -10,7 +10,7 @@ server's stderr.
 
 textual-serve has no hooks for these, so two of its private methods are overridden: `_make_app`
 (the aiohttp application, which gets the checks as middleware) and `_process_messages` (where a
-browser's resize reaches the app). tests/test_serve.py's refusal and resize tests fail if either
+browser's resize reaches the app). tests/cli/test_serve.py's refusal and resize tests fail if either
 changes.
 """
 

@@ -932,7 +932,7 @@ def offer_result(
 
     Calling the class with keywords goes through type.__call__, which packs them into a dict
     for __new__: 1.3-2 us against 0.5-0.8 us here, 10-15 ms of the engine's ~50 ms for 10,000
-    offers. A function's keywords are matched in place. tests/test_compare.py checks that the
+    offers. A function's keywords are matched in place. tests/core/test_compare.py checks that the
     parameters are OfferResult's fields, in order."""
     return _new_tuple(
         OfferResult,

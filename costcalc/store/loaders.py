@@ -46,6 +46,7 @@ from costcalc.store.snapshots import (
 if TYPE_CHECKING:
     from msgspec import Struct
 
+    from costcalc.core.models import CarbonData, ElectricityData
     from costcalc.core.predict import Prediction
 
 NOW_ENV = "COSTCALC_NOW"
@@ -55,8 +56,10 @@ NOW_ENV = "COSTCALC_NOW"
 @functools.cache
 def load_region_index() -> RegionIndex:
     """Every home region by code and name: the carbon grids, the electricity prices, the aliases."""
-    carbon = load_carbon()
-    prices = load_electricity()
+    return _region_index(load_carbon(), load_electricity())
+
+
+def _region_index(carbon: CarbonData, prices: ElectricityData) -> RegionIndex:
     known = [(p.code, p.name) for p in prices.prices] + [(r.code, r.name) for r in carbon.regions]
     return RegionIndex(load_region_names(), known)
 
@@ -91,14 +94,19 @@ def load_app_data(providers: Sequence[str] | None = None) -> AppData:
     book = load_price_book(providers, catalog=catalog)
     if rates.warning is not None:  # a broken refreshed rates file is said, as a price file is
         book.problems.append(rates.warning)
+    # each file read once (the grid and the electricity prices both name the regions)
+    carbon, prices, defaults = load_carbon(), load_electricity(), load_desktop_defaults()
+    regions = _region_index(carbon, prices)
     return AppData(
         catalog=catalog,
-        grid=load_grid(),
-        desktop_defaults=load_desktop_defaults(),
+        grid=GridIndex(carbon, regions),
+        desktop_defaults=defaults,
         book=book,
         predictor=load_predictor(),
         scaling=load_scaling(),
-        electricity=load_electricity_index(fx),
+        electricity=ElectricityIndex(
+            prices, regions, fx, default_usd_per_kwh=defaults.electricity_usd_per_kwh
+        ),
         fx=fx,
         hardware=load_desktop_hardware(),
     )

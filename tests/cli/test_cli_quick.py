@@ -468,7 +468,7 @@ def test_the_executable_is_main_and_exits_with_its_code(
 
     from costcalc.cli import console
 
-    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert 'costcalc = "costcalc.cli:console"' in pyproject.splitlines()
     before = dict(os.environ)
     monkeypatch.setattr(sys, "argv", ["costcalc", "--version"])

@@ -28,7 +28,7 @@ from costcalc.feeds.refresh import RefreshLocked, lock_path, run_refresh
 from costcalc.store.snapshots import load_snapshot, refreshed_path
 
 AWS = ["--provider", "aws-spot", "--provider", "aws-ondemand"]
-SPOT_JSON = (Path(__file__).parent / "fixtures" / "feeds" / "spot.json").read_text()
+SPOT_JSON = (Path(__file__).parents[1] / "fixtures" / "feeds" / "spot.json").read_text()
 
 
 def refresh(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -141,7 +141,7 @@ def body(
 
 def absurd() -> str:
     """Every spot price a thousand times too high: a feed that changed units, refused whole
-    (one wrong GPU alone is held back: tests/test_faults_prices.py)."""
+    (one wrong GPU alone is held back: tests/faults/test_faults_prices.py)."""
     doc = json.loads(SPOT_JSON)
     for region in doc["config"]["regions"]:
         for kind in region["instanceTypes"]:

@@ -28,7 +28,7 @@ from scripts.derive_batch_sweeps import (
     training_tables,
 )
 
-CSV = Path(__file__).parents[1] / "scripts" / "batch_sweeps.csv"
+CSV = Path(__file__).parents[2] / "scripts" / "batch_sweeps.csv"
 KINDS = {"cnn", "transformer", "rnn"}
 PRECISIONS = {"fp32", "tf32", "amp_fp16", "amp_bf16", "fp16", "bf16"}
 POLICIES = {"sweep", "max_per_gpu", "fixed"}

@@ -22,7 +22,7 @@ import yaml
 
 from costcalc.core.offers import age_days
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = runpy.run_path(str(ROOT / "scripts" / "bundle_prices.py"))
 RELEASE: dict[str, Any] = yaml.safe_load((ROOT / "prices" / "release.yaml").read_text())
 RELEASED = datetime.fromisoformat(RELEASE["released"]).replace(tzinfo=timezone.utc)

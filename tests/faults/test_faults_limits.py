@@ -268,7 +268,7 @@ def test_an_unknown_gpu_in_a_price_file_is_quoted_short(
 
 # --------------------------------------------------------------------------- feeds
 
-LAMBDA = Path(__file__).parent / "fixtures" / "feeds" / "lambda-instance-types.json"
+LAMBDA = Path(__file__).parents[1] / "fixtures" / "feeds" / "lambda-instance-types.json"
 
 
 def lambda_answer(total_bytes: int, sent: list[int]) -> Iterator[bytes]:

@@ -169,7 +169,7 @@ def test_a_refreshed_snapshot_with_a_gpu_this_version_does_not_know(
 
     path = refreshed_path("aws-spot")
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = (Path(__file__).resolve().parents[1] / "prices" / "aws_spot.yaml").read_text()
+    text = (Path(__file__).resolve().parents[2] / "prices" / "aws_spot.yaml").read_text()
     rows = len(load_bundled("aws-spot").offers)
     path.write_text(sealed(text.replace("gpu: t4", "gpu: t4_renamed"), rows))
     assert main(["quick", "--gpu", "rtx3090", "--provider", "aws-spot", "--json"]) == 0

@@ -2,7 +2,7 @@
 turn, leaves snapshots and history that load and agree once the next refresh has run.
 
 The kill is simulated in-process: a BaseException (nothing in costcalc catches it, as nothing
-can catch a SIGKILL) raised at the n-th fsync, rename or history transaction. tests/test_refresh.py
+can catch a SIGKILL) raised at the n-th fsync, rename or history transaction. tests/feeds/test_refresh.py
 also kills a real process with SIGKILL between a write and its rename.
 """
 
@@ -25,7 +25,7 @@ from costcalc.providers import registry
 from costcalc.store import history
 from costcalc.store.snapshots import load_price_book, refreshed_observations
 
-SPOT_JSON = (Path(__file__).parent / "fixtures" / "feeds" / "spot.json").read_text()
+SPOT_JSON = (Path(__file__).parents[1] / "fixtures" / "feeds" / "spot.json").read_text()
 
 
 class Killed(BaseException):

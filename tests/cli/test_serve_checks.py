@@ -1,5 +1,5 @@
 """`costcalc serve`'s rules, one by one: which Host names the server, what a page may ask of the
-terminal, what a failed start says. tests/test_serve.py checks them against a running server."""
+terminal, what a failed start says. tests/cli/test_serve.py checks them against a running server."""
 
 from __future__ import annotations
 

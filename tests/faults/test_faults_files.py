@@ -7,7 +7,7 @@ than a bounded amount of memory.
   snapshot, or in a fresh home with the bundled one; one cut by the deadline is an error, never
   a short price list; a Price List CSV must end in a line break and give every row its columns;
 - texts and whole snapshots have size limits, so a stored snapshot is always readable;
-- YAML is bounded in values, not only bytes (tests/test_faults_limits.py measures the CLI).
+- YAML is bounded in values, not only bytes (tests/faults/test_faults_limits.py measures the CLI).
 
 Feeds come from real servers on 127.0.0.1: the werkzeug one in tests/conftest.py, and a raw
 socket server here for what werkzeug will not do (close a body early without a length).
@@ -117,7 +117,7 @@ def test_a_seal_that_counts_other_rows_is_refused(
 def test_an_unsealed_snapshot_is_reported_and_the_bundled_one_used() -> None:
     path = refreshed_path("aws-spot")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text((Path(__file__).parents[1] / "prices" / "aws_spot.yaml").read_text())
+    path.write_text((Path(__file__).parents[2] / "prices" / "aws_spot.yaml").read_text())
     loaded = load_snapshot("aws-spot")
     assert loaded.origin == "bundled" and "no row count and checksum" in str(loaded.warning)
 
@@ -286,7 +286,7 @@ def test_a_snapshot_with_more_values_than_a_reader_counts_is_not_stored(
 def test_the_bundled_files_are_well_inside_the_limits() -> None:
     """prices/ is edited by hand: its files are checked here against the limits a stored
     snapshot must meet, not by checksums."""
-    prices = Path(__file__).parents[1] / "prices"
+    prices = Path(__file__).parents[2] / "prices"
     for path in prices.glob("*.yaml"):
         check_yaml_shape(path.read_bytes(), str(path), max_nodes=MAX_NODES // 10)
     for provider in PROVIDERS:

@@ -84,7 +84,7 @@ def test_a_stale_price_the_verdict_set_aside_is_marked_where_it_shows(
 def test_pay_as_you_go_is_not_called_a_free_tier(capsys: pytest.CaptureFixture[str]) -> None:
     """Seen on main: the legend under the table called Colab's Pay As You Go ($0.87/h for a G4)
     a 'free tier', as it called every offer without a guaranteed GPU (the cell and the words
-    filter: tests/test_tiers.py)."""
+    filter: tests/core/test_tiers.py)."""
     text, _doc = quick(["--gpu", "rtx3090"], capsys)
     rows = marked_tables(text)[0]
     shown = [row for _mark, row in rows if row.startswith("Colab ")]

@@ -31,7 +31,7 @@ from costcalc.edge.nvml import Gpus
 from costcalc.feeds import monitor
 from costcalc.store import usage
 
-FAKES = Path(__file__).parent / "fakes"
+FAKES = Path(__file__).parents[1] / "fakes"
 DAY_END = datetime(2026, 11, 28, 12, 0, tzinfo=timezone.utc)
 RTX3090 = "NVIDIA GeForce RTX 3090"
 BUSY_THEN_IDLE = {

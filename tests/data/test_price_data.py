@@ -234,7 +234,7 @@ def test_aws_rows_outside_the_home_region_carry_their_own_date_and_source(
 
 def own_rows(snapshot: PriceSnapshot) -> list[OfferRow]:
     """The rows of a file's own, before the rows the field's catalogs add (each of which names
-    its catalog file and date: tests/test_price_data.py checks them below)."""
+    its catalog file and date: tests/data/test_price_data.py checks them below)."""
     return [o for o in snapshot.offers if not (o.source or "").startswith(CATALOG_SOURCE)]
 
 
@@ -645,7 +645,7 @@ def test_no_figure_cites_a_search_index_id() -> None:
     data was found through (issue 25)."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     files = [
         *root.joinpath("prices").rglob("*.yaml"),
         *root.joinpath("costcalc/data").glob("*.yaml"),

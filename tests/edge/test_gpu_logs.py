@@ -21,7 +21,7 @@ import pytest
 from costcalc.cli import main
 from costcalc.store import gpu_logs
 
-LOGS = Path(__file__).parent / "fixtures" / "usage"
+LOGS = Path(__file__).parents[1] / "fixtures" / "usage"
 
 
 @pytest.fixture(autouse=True)

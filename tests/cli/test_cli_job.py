@@ -225,7 +225,7 @@ def documented_job_examples() -> list[tuple[list[str], str]]:
     import shlex
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "job.md").read_text("utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "job.md").read_text("utf-8")
     found = []
     lines = text.splitlines()
     for number, line in enumerate(lines):

@@ -18,7 +18,7 @@ from costcalc.core.models import FxRates, PriceSnapshot
 from costcalc.edge.resources import load_yaml_file
 from costcalc.store.freshness import FEED_NOTE, SECOND_READING, readings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 bundle: Callable[[list[str]], int] = runpy.run_path(str(ROOT / "scripts" / "bundle_prices.py"))[
     "main"
 ]

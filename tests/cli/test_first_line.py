@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VERDICT = re.compile(r"^(Buy|Rent|No verdict|No comparable)\b")
 """How every verdict begins (costcalc.present.display.verdict)."""
 

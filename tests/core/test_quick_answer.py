@@ -195,7 +195,7 @@ def test_no_front_end_computes_a_part_of_the_answer() -> None:
     import ast
     from pathlib import Path
 
-    package = Path(__file__).parent.parent / "costcalc"
+    package = Path(__file__).parents[2] / "costcalc"
     found = []
     for layer in FRONT_ENDS:
         for path in sorted((package / layer).rglob("*.py")):
