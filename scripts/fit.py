@@ -424,15 +424,15 @@ and 1.11, a TF32 / CUDA convolution ratio (0.77) set by GPU-Insights' CIFAR-size
 ResNet-50, whose only mixed pairs are one RTX 2080 Ti against Ampere and later cards (the model
 1.11x too fast on the TF32 side); the ImageNet-size measurements put TF32 convolutions lower:
 DeepLearningExamples' A100 TF32 against V100 FP32 tables (1.52x too fast there), and the
-independent Colab check of a T4, an L4 and an A100 (tests/core/test_predict.py: L4 / T4 2.43x against
-1.97x, A100 / T4 9.04x against 6.94x). Held at 0.625 / 1.2 (ratio 0.52), leave-one-source-out
-reads cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 / 11.8 / 10.8 % against 12.2 /
-9.7 / 11.8 / 11.1 % fitted, and no cell but Pascal FP32 transformers is biased beyond 10 %
-(fitted: Ampere data-centre FP32 CNNs -10.3 %, Hopper 16-bit transformers +10.1 % too). Those
-figures are without the batch term (REFERENCE_BATCHES): with it, the pair fitted freely settles
-at 0.644 / 1.19, the held values, and leave-one-source-out reads 12.0 / 10.3 / 11.7 / 10.6 %
-against 11.8 / 10.1 / 11.7 / 10.6 % held: what the fit pulled toward 0.855 was small batches'
-launch-bound steps, not the convolutions."""
+independent Colab check of a T4, an L4 and an A100 (tests/core/test_predict.py: L4 / T4 2.43x
+against 1.97x, A100 / T4 9.04x against 6.94x). Held at 0.625 / 1.2 (ratio 0.52),
+leave-one-source-out reads cnn fp32 / 16-bit, transformer fp32 / 16-bit 13.3 / 10.4 / 11.8 / 10.8 %
+against 12.2 / 9.7 / 11.8 / 11.1 % fitted, and no cell but Pascal FP32 transformers is biased beyond
+10 % (fitted: Ampere data-centre FP32 CNNs -10.3 %, Hopper 16-bit transformers +10.1 % too). Those
+figures are without the batch term (REFERENCE_BATCHES): with it, the pair fitted freely settles at
+0.644 / 1.19, the held values, and leave-one-source-out reads 12.0 / 10.3 / 11.7 / 10.6 % against
+11.8 / 10.1 / 11.7 / 10.6 % held: what the fit pulled toward 0.855 was small batches' launch-bound
+steps, not the convolutions."""
 
 
 def read_sustained(text: str) -> dict[str, float]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, WorkloadResult
+from costcalc.core.bench_results import SIZED_BY_WORDS, BenchResult, DecodeBench, WorkloadResult
 
 
 def _head(result: BenchResult) -> list[str]:
@@ -76,3 +76,31 @@ def to_text(result: BenchResult) -> str:
     lines += [f"Power: {power}", f"Took {result.duration_s:.1f} s"]
     lines += [f"  warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def decode_text(result: DecodeBench, width: int | None = None) -> str:
+    """`bench --serve` as people read it, wrapped to `width` (80 if None): the device, the
+    model, the decode rate and what it reads of the memory."""
+    import textwrap
+
+    env = result.environment
+    noisy = ", noisy" if result.spread.noisy else ""
+    share = result.bandwidth_share
+    lines = [
+        f"Device: {env.device} ({env.device_name}), torch {env.torch_version}, "
+        f"{env.threads} threads",
+        f"Model: a {result.layers}-layer decoder, hidden {result.hidden}, {result.heads} "
+        f"heads, vocabulary {result.vocab:,}: {result.params / 1e6:.1f}M parameters, "
+        f"{result.weight_bytes / 1e6:,.0f} MB of {result.dtype} weights (random: nothing "
+        "downloaded)",
+        f"Decode, batch 1: {result.decode_tokens_per_s:,.1f} tokens/s "
+        f"({result.ms_per_token:.2f} ms a token{noisy}), {result.decode_tokens} tokens after "
+        f"a {result.prompt_tokens}-token prompt",
+        f"  weights read at {result.weights_read_gbs:,.1f} GB/s against a measured copy rate "
+        f"of {result.copy_bandwidth_gbs:,.1f} GB/s (read + write)"
+        + (f": {share:.0%} of it" if share is not None else ""),
+    ]
+    return "\n".join(
+        textwrap.fill(line, width or 80, subsequent_indent="    " if line[0] == " " else "  ")
+        for line in lines
+    )

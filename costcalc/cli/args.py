@@ -31,13 +31,15 @@ def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None =
         if fields is not None and spec.field not in fields:
             continue
         help_text = spec.help.replace("%", "%%")
+        # another command's spelling, unless this command has an option of that name
+        flags = [spec.flag, *(f for f in spec.also if f not in parser._option_string_actions)]
         if spec.form == "switch":
             parser.add_argument(
-                spec.flag, dest=spec.field, action="store_const", const=True, help=help_text
+                *flags, dest=spec.field, action="store_const", const=True, help=help_text
             )
         elif spec.form == "list":
             parser.add_argument(
-                spec.flag,
+                *flags,
                 dest=spec.field,
                 action="append",
                 metavar=spec.metavar,
@@ -46,7 +48,7 @@ def add_inputs(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None =
         else:
             choices = f" ({', '.join(spec.choices)})" if spec.choices else ""
             parser.add_argument(
-                spec.flag,
+                *flags,
                 dest=spec.field,
                 metavar=spec.metavar or spec.field.upper(),
                 help=help_text + choices,

@@ -30,8 +30,8 @@ def register(sub: Any) -> None:
         ),
         **output.examples(
             "costcalc bench --quick --save",
-            "costcalc bench --device cpu --json",
             "costcalc bench --step mymodule:train_step --batch-size 64 --kind cnn",
+            "costcalc bench --serve --device cpu",
         ),
     )
     p.add_argument("--device", choices=("cuda", "mps", "cpu"), help="default: the best present")
@@ -50,6 +50,12 @@ def register(sub: Any) -> None:
         dest="mode",
         help="the full-size models (ResNet-50 at 224 px, GPT-2 small), longer power windows, "
         "real batch search on GPUs: a few minutes",
+    )
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="time batch-1 decoding of a small GPT-2-class model instead (random weights, "
+        "nothing downloaded): tokens/s and the share of the memory rate it reads at",
     )
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--save", action="store_true", help="save the result for `quick --bench`")
@@ -92,12 +98,19 @@ def run(ns: argparse.Namespace) -> int:
         raise CostcalcError("--kind describes your own --step; the reference steps have theirs")
     if ns.batch_size is not None and ns.batch_size < 1:
         raise CostcalcError(f"--batch-size must be 1 or more, got {ns.batch_size}")
+    if ns.serve and (ns.step or ns.save or ns.batch_size is not None):
+        raise CostcalcError(
+            "--serve times decoding alone: without --step, --batch-size or --save (its result "
+            "is printed, not saved)"
+        )
     if importlib.util.find_spec("torch") is None:
         raise CostcalcError("the bench needs PyTorch: pip install 'costcalc[bench]'")
 
     def progress(message: str, fraction: float) -> None:
         print(f"[{fraction:4.0%}] {message}", file=sys.stderr, flush=True)
 
+    if ns.serve:
+        return _serve(ns, progress)
     if ns.step:
         from costcalc.bench.user_step import bench_user_step
 
@@ -120,4 +133,13 @@ def run(ns: argparse.Namespace) -> int:
         print(to_text(result))
     if saved is not None:
         print(f"costcalc: saved {saved}", file=sys.stderr)
+    return 0
+
+
+def _serve(ns: argparse.Namespace, progress: Any) -> int:
+    from costcalc.bench.decode import run as run_decode
+    from costcalc.bench.report import decode_text
+
+    result = run_decode(ns.device, ns.mode, progress)
+    print(to_json(result) if ns.json else decode_text(result, output.width()))
     return 0

@@ -41,8 +41,7 @@ def amount(what: str) -> Any:
 
 
 def register(sub: Any) -> None:
-    from costcalc.core.constants import DTYPES
-    from costcalc.core.job import METHODS, OPTIMIZERS, SHARDINGS
+    from costcalc.core.constants import DTYPES, METHODS, OPTIMIZERS, SHARDINGS
 
     p = sub.add_parser(
         "job",
@@ -349,30 +348,10 @@ def _validated(cls: Any, values: dict[str, Any]) -> Any:
 
 
 def load_serve_data(region: str | None) -> Any:
-    from costcalc.core.serve import ServeData
-    from costcalc.store.bundled import load_hosted_prices, load_serve_calibration
+    from costcalc.store.bundled import serve_data
     from costcalc.store.loaders import load_app_data
 
-    app = load_app_data()
-    home = app.electricity.lookup(region)
-    grid_home = app.grid.home(region)  # an unknown region is one line now, not later
-    predictor = app.predictor
-
-    def matmul(spec: Any) -> float:
-        return predictor.rates(spec, "fp16", "transformer").math_tflops
-
-    return ServeData(
-        catalog=app.catalog,
-        calibration=load_serve_calibration(),
-        matmul_tflops=matmul,
-        offers=app.book.offers,
-        hosted=load_hosted_prices().prices,
-        defaults=app.desktop_defaults,
-        home_usd_per_kwh=home.usd_per_kwh,
-        hardware=app.hardware,
-        labels=app.book.short_labels,
-        home_region=grid_home.code,
-    )
+    return serve_data(load_app_data(), region)
 
 
 FLAGS = {

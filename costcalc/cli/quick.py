@@ -20,7 +20,7 @@ from costcalc.store.readings import recorded_points
 
 EXAMPLES = (
     "costcalc quick --gpu rtx4090 --util 40% --region DE --brief",
-    "costcalc quick --gpu rtx3090 --util 15% --run-hours 12 --explain",
+    "costcalc quick --gpu rtx4090 --model gpt2-124m --tokens 10B --runs-per-year 12",
     "costcalc quick --gpu 'RTX 6000 Ada' --cloud-gpu a100 --cloud-gpu h100 --json",
 )
 
@@ -84,7 +84,15 @@ def run(ns: argparse.Namespace) -> int:
     data = for_scenario(load_app_data(_wanted(scenario.providers)), scenario)
     bench = _load_bench(scenario.bench)
     measured = measured_use(scenario, now)
-    calc = evaluate(scenario, data, now, bench=bench, recorded=recorded_points, measured=measured)
+    calc = evaluate(
+        scenario,
+        data,
+        now,
+        bench=bench,
+        recorded=recorded_points,
+        measured=measured,
+        job_files=_job_files(scenario.model),
+    )
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     code = _answer(ns, calc, data, top, sources, labels)
     # Diagnostics after the answer: its first line is the verdict, in a terminal and in a
@@ -164,6 +172,16 @@ def measured_use(scenario: Any, now: Any) -> Any:
     from costcalc.store.usage import measured_use as read
 
     return read(scenario.utilisation, now)
+
+
+def _job_files(model: str | None) -> Any:
+    """The model list and the public runs' utilisation a `--model` needs, or None (nothing is
+    read or imported without one)."""
+    if model is None:
+        return None
+    from costcalc.store.bundled import load_job_files
+
+    return load_job_files()
 
 
 def _load_bench(spec: str | None) -> Any:

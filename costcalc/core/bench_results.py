@@ -149,3 +149,35 @@ class BenchResult(Record, frozen=True, kw_only=True):
     energy_j: float | None = None
     duration_s: Annotated[float, Meta(ge=0)]
     warnings: tuple[str, ...] = ()
+
+
+class DecodeBench(Record, frozen=True, kw_only=True):
+    """`costcalc bench --serve`: batch-1 decoding of a small decoder with random weights on this
+    device (costcalc.bench.decode), in the terms of serving's speed model."""
+
+    created_at: UtcDatetime
+    mode: Literal["tiny", "quick", "full"]
+    environment: Environment
+    layers: Annotated[int, Meta(ge=1)]
+    hidden: Annotated[int, Meta(ge=1)]
+    heads: Annotated[int, Meta(ge=1)]
+    vocab: Annotated[int, Meta(ge=1)]
+    params: Annotated[int, Meta(ge=1)]
+    weight_bytes: Annotated[int, Meta(ge=1)]
+    """Every weight, read once per generated token."""
+    dtype: str
+    prompt_tokens: Annotated[int, Meta(ge=0)]
+    """Tokens already in the KV cache when the timed decoding starts."""
+    decode_tokens: Annotated[int, Meta(ge=1)]
+    """Tokens generated per timed repeat."""
+    decode_tokens_per_s: Annotated[float, Meta(gt=0)]
+    ms_per_token: Annotated[float, Meta(gt=0)]
+    spread: Spread
+    """Of one repeat of `decode_tokens` tokens."""
+    weights_read_gbs: Annotated[float, Meta(ge=0)]
+    """weight_bytes x tokens a second: the rate the weights are read at."""
+    copy_bandwidth_gbs: Annotated[float, Meta(ge=0)]
+    """The device's copy rate measured in the same run (read + write counted, as the bench's)."""
+    bandwidth_share: Annotated[float, Meta(ge=0)] | None = None
+    """weights_read_gbs / copy_bandwidth_gbs: what decoding achieves of the device's memory
+    rate, the fraction serving's speed model calibrates per GPU generation."""

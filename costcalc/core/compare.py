@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 ScaleFn = Callable[[GpuSpec, int], float]
 """Throughput of n of this GPU relative to one."""
+HoldsFn = Callable[[GpuSpec, int], bool]
+"""Whether n of this GPU hold the job (a job's memory model: `quick --model`)."""
 
 SPOT_RISK_BY_BUCKET = (0.025, 0.075, 0.125, 0.175, 0.25)
 """Share of instances reclaimed in a month, at the middle of each AWS Spot Advisor bucket
@@ -154,8 +156,11 @@ def spot_overhead(offer: CloudOffer, rules: Rules) -> float:
     return 1 + engine.interruption_overhead(share, rules.checkpoint_h, rules.restart_h)
 
 
-def role_of(spec: GpuSpec, gpu_count: int, desktop_count: int, rules: Rules) -> str:
-    if spec.memory_gb < rules.memory_gb:
+def role_of(
+    spec: GpuSpec, gpu_count: int, desktop_count: int, rules: Rules, holds: HoldsFn | None = None
+) -> str:
+    short = not holds(spec, gpu_count) if holds is not None else spec.memory_gb < rules.memory_gb
+    if short:
         return LESS_MEMORY
     if gpu_count == desktop_count:
         return COMPARABLE
@@ -174,23 +179,41 @@ def compare(
     speed: SpeedFn,
     scale: ScaleFn | None = None,
     rules: Rules | None = None,
+    holds: HoldsFn | None = None,
     batch_for: BatchFn | None = None,
 ) -> Comparison:
     """The desktop against every offer. `speed` gives each offer's per-GPU speed relative to
     the desktop's GPU (the predictor for the workload's kind and precision, or a bench's);
     `scale` the throughput of several GPUs relative to one (default: 0.95 of linear per
     doubling); `rules` what makes an offer comparable (default: the desktop GPU's memory);
-    `batch_for` the batch per GPU an offer's GPU runs, where GPUs run their own (0: the job
-    does not fit it at any batch), which `speed` is at."""
+    `holds` whether n of a GPU hold the job (a job's memory model, which then decides the fit
+    and the role instead of the memory per GPU); `batch_for` the batch per GPU an offer's GPU
+    runs, where GPUs run their own (0: the job does not fit it at any batch), which `speed` is
+    at."""
     a, w = assumptions, workload
     desk, load_w = desktop_result(desktop, a)
     desk_spec = catalog.get(desktop.gpu)
     rules = rules or default_rules(desk_spec, w)
     cost = offer_coster(
-        desktop, desk, a, w, catalog, grid, now, speed, scale or _default_scale, rules, batch_for
+        desktop,
+        desk,
+        a,
+        w,
+        catalog,
+        grid,
+        now,
+        speed,
+        scale or _default_scale,
+        rules,
+        holds,
+        batch_for,
     )
     results = list(map(cost, offers))
-    fits = desktop_fits(desk_spec, desktop, w)
+    fits = (
+        holds(desk_spec, desktop.gpu_count)
+        if holds is not None
+        else desktop_fits(desk_spec, desktop, w)
+    )
     eligible = _eligible(results, rules, a.horizon_years)
     weighed = _weighed(eligible)
     best = min(weighed, key=_per_year, default=None)
@@ -289,6 +312,7 @@ def offer_coster(
     speed: SpeedFn,
     scale: ScaleFn,
     rules: Rules,
+    holds: HoldsFn | None = None,
     batch_for: BatchFn | None = None,
 ) -> Callable[[CloudOffer], OfferResult]:
     """The function that costs one offer against the desktop.
@@ -304,7 +328,7 @@ def offer_coster(
     horizon_years = a.horizon_years
     price_usd, electricity_per_year = desktop.price_usd, desk.electricity_usd_per_year
     host_w = grid.data.cloud_host_w_per_gpu
-    check_fit = bool(w.max_batch) or w.memory_gb is not None
+    check_fit = bool(w.max_batch) or w.memory_gb is not None or holds is not None
     per_batch, run_hours = bool(w.max_batch), w.run_hours
     per_gpu: dict[tuple[str, int], OfferFacts] = {}
     grids: dict[tuple[str, str], tuple[float, float]] = {}
@@ -316,7 +340,7 @@ def offer_coster(
         spec = catalog.get(offer.gpu)
         rel = speed(desk_spec, spec) * scale(spec, offer.gpu_count) / desk_scale
         watts = engine.cloud_server_w(offer.gpu_count, spec.board_power_w, host_w)
-        role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules)
+        role = role_of(spec, offer.gpu_count, desktop.gpu_count, rules, holds)
         return rel, watts, spec, role, batch_for(spec) if batch_for is not None else None
 
     def grid_facts(offer: CloudOffer) -> tuple[float, float]:
@@ -343,7 +367,10 @@ def offer_coster(
             overhead = found_overhead
         effective = rel / overhead  # interruptions cost hours as a slower GPU would
         hours, usd_year = cloud_year(offer, busy_hours, effective, horizon_years, extras)
-        if check_fit:  # a GPU with its own batch fits the job at it, or at none (0)
+        fits: bool | None
+        if holds is not None:
+            fits = role != LESS_MEMORY  # the role asked `holds` once per GPU
+        elif check_fit:  # a GPU with its own batch fits the job at it, or at none (0)
             fits = batch > 0 if batch is not None else _fits(spec, offer.gpu, w)
         else:
             fits = None

@@ -16,6 +16,22 @@ Dtype = Literal["fp32", "tf32", "fp16", "bf16"]
 weights); tf32 is FP32 storage with TF32 tensor-core matmuls (Ampere and later)."""
 DTYPES: tuple[Dtype, ...] = get_args(Dtype)
 
+Method = Literal["full", "lora", "qlora"]
+"""How a training job trains (costcalc.core.job): full: every weight trains; lora: low-rank
+adapters over a frozen 16-bit base (Hu et al. 2021); qlora: the same over a 4-bit NF4 base
+(Dettmers et al. 2023)."""
+METHODS: tuple[Method, ...] = get_args(Method)
+Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
+OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
+Sharding = Literal["none", "zero1", "zero2", "zero3", "fsdp"]
+"""none: plain data parallel (every GPU holds everything); ZeRO stages 1-3 (Rajbhandari et al.
+2020) shard the optimizer state, then the gradients, then the weights; fsdp (FULL_SHARD) shards
+as ZeRO-3 does."""
+SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
+Quant = Literal["fp16", "fp8", "int8", "int4"]
+"""The weights' format when a model is served (costcalc.core.serve_speed)."""
+QUANTS: tuple[Quant, ...] = get_args(Quant)
+
 OfferKind = Literal["all", "spot", "on-demand"]
 OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
 

@@ -94,12 +94,16 @@ def reason(
 
 
 def memory_reason(spec: GpuSpec, w: Workload) -> str:
-    """Why the desktop's GPU cannot hold the job: the memory the user gave, or the bench's fit."""
-    if w.memory_gb is not None and spec.memory_gb < w.memory_gb:
-        return (
-            f"your {spec.short_name} ({spec.memory_gb:g} GB) cannot hold this job "
-            f"({w.memory_gb:g} GB per GPU)"
-        )
+    """Why the desktop's GPU cannot hold the job: the memory the user gave (or a job's memory
+    model found), or the bench's fit."""
+    from costcalc.core import memfit  # only without a fit: quick's path stays as light
+
+    if w.memory_gb is not None and memfit.usable_gb(spec.memory_gb) < w.memory_gb:
+        need = f"{round(w.memory_gb, 1):g}"
+        have = f"{spec.memory_gb:g} GB"
+        if spec.memory_gb >= w.memory_gb:  # the label holds it; what a process gets does not
+            have += f", {memfit.usable_gb(spec.memory_gb):.1f} GB of it usable"
+        return f"your {spec.short_name} ({have}) cannot hold this job ({need} GB per GPU)"
     return f"not even a batch of one fits your {spec.short_name}'s memory (by the bench)"
 
 

@@ -12,6 +12,7 @@ How numbers read, the same for every input:
   refused with a hint rather than guessed, so 0,12 never becomes 12;
 - shares (utilisation, PSU efficiency, resale) are written 0.15 or 15%; a whole number from 2 to
   100 without % is a percentage too (15 means 15%); anything else above 1 is refused;
+- counts of tokens and items (amounts) also read as people say them: 2e8, 200M, 2B, 2T, 1.28M;
 - non-finite numbers (nan, inf) and numbers past the input's bounds are refused with the bounds.
 """
 
@@ -24,14 +25,32 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
-from costcalc.core.constants import DTYPES, KINDS, MIN_UTILISATION, OFFER_KINDS, TIER_NAMES
+from costcalc.core.constants import (
+    DTYPES,
+    KINDS,
+    METHODS,
+    MIN_UTILISATION,
+    OFFER_KINDS,
+    OPTIMIZERS,
+    SHARDINGS,
+    TIER_NAMES,
+)
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import BASE_TIERS, RESALE_BY_AGE, Scenario
 from costcalc.core.records import field_bounds
 from costcalc.core.usage import MEASURED, MEASURED_PATTERN
 
 Form = Literal[
-    "money", "number", "share", "count", "text", "choice", "switch", "list", "target batch"
+    "money",
+    "number",
+    "amount",
+    "share",
+    "count",
+    "text",
+    "choice",
+    "switch",
+    "list",
+    "target batch",
 ]
 
 # Patterns compiled by `re` when first used: most numbers have no comma.
@@ -67,6 +86,21 @@ def number(text: str, what: str) -> float | None:
         wrong = "must be a finite number" if raw.strip("+-").isalpha() else "is too large"
         raise CostcalcError(f"{what} {wrong}, got {quoted(text)}")
     return value
+
+
+AMOUNT_SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+"""Thousands, millions, billions (B or G) and trillions, as token counts are written."""
+
+
+def amount(text: str, what: str) -> float | None:
+    """A count as people write it: '2e8', '200M', '2T', '1.28M', '200,000,000'; empty is None."""
+    raw = text.strip()
+    scale = AMOUNT_SUFFIXES.get(raw[-1:].lower(), 1.0) if raw else 1.0
+    try:
+        value = number(raw[:-1] if scale != 1.0 else raw, what)
+    except CostcalcError as exc:
+        raise CostcalcError(f"{exc}; write it as 2e8, 200M or 2T") from None
+    return None if value is None else value * scale
 
 
 def share(text: str, what: str) -> float | None:
@@ -199,6 +233,9 @@ class Input(Struct, frozen=True):
     `age`)."""
     words_hint: str | None = None
     """How a message names those texts: 'measured (`costcalc monitor`'s samples)'."""
+    also: tuple[str, ...] = ()
+    """Other spellings of the flag, where another command names the same input differently
+    (`costcalc job`'s --precision and --count): a job's command line reads the same in quick."""
 
     @property
     def env(self) -> str:
@@ -216,6 +253,8 @@ class Input(Struct, frozen=True):
             return text.strip().lower()
         if form in ("money", "number"):
             value = number(text, self.what)
+        elif form == "amount":
+            value = amount(text, self.what)
         elif form == "share":
             try:
                 value = share(text, self.what)
@@ -310,6 +349,7 @@ INPUTS: tuple[Input, ...] = (
         "count",
         "desktop",
         metavar="N",
+        also=("--count",),
     ),
     _money(
         "desktop_price_usd",
@@ -437,6 +477,18 @@ INPUTS: tuple[Input, ...] = (
         "switch",
         "use",
     ),
+    Input(
+        "runs_per_year",
+        "--runs-per-year",
+        "Runs/year",
+        "runs per year",
+        "runs of the job a year: with --model, or --run-hours and no --util, the utilisation is "
+        "runs x the run's hours on the desktop / 8,760 h; what each rented run adds (setup, "
+        "downloads) counts this many times",
+        "number",
+        "use",
+        metavar="N",
+    ),
     # -- where it runs
     Input(
         "home_region",
@@ -518,10 +570,11 @@ INPUTS: tuple[Input, ...] = (
         "dtype",
         "precision",
         "training precision used to compare GPU speeds (default auto: fp16 mixed precision on "
-        "a desktop GPU with tensor cores, fp32 otherwise)",
+        "a desktop GPU with tensor cores, fp32 otherwise; with --model, bf16 as costcalc job)",
         "choice",
         "run",
         choices=("auto", *DTYPES),
+        also=("--precision",),
     ),
     Input(
         "batch",
@@ -556,6 +609,108 @@ INPUTS: tuple[Input, ...] = (
         "text",
         "run",
         metavar="latest|PATH",
+    ),
+    # -- the job (quick --model): a training job as `costcalc job` prices it
+    Input(
+        "model",
+        "--model",
+        "Model",
+        "model",
+        "a training job of this model (`costcalc job --list-models`): the run's hours on the "
+        "desktop and on every offer come from the job's time model, the memory fit from its "
+        "memory model",
+        "text",
+        "job",
+        metavar="NAME",
+    ),
+    Input(
+        "method",
+        "--method",
+        "Method",
+        "method",
+        "with --model: full training, or LoRA or QLoRA adapters over a frozen base",
+        "choice",
+        "job",
+        choices=METHODS,
+    ),
+    Input(
+        "tokens",
+        "--tokens",
+        "Tokens",
+        "tokens",
+        "with --model: tokens one run reads (2e8, 200M, 2T)",
+        "amount",
+        "job",
+        metavar="T",
+    ),
+    Input(
+        "epochs",
+        "--epochs",
+        "Epochs",
+        "epochs",
+        "with --model: epochs of --dataset-items each (instead of --tokens)",
+        "amount",
+        "job",
+        metavar="E",
+    ),
+    Input(
+        "dataset_items",
+        "--dataset-items",
+        "Items/ep.",
+        "items per epoch",
+        "with --model: sequences, images or audio windows in one epoch",
+        "amount",
+        "job",
+        metavar="N",
+    ),
+    Input(
+        "seq",
+        "--seq",
+        "Sequence",
+        "sequence",
+        "with --model: tokens per sequence (default: the model's pretraining sequence)",
+        "count",
+        "job",
+        metavar="S",
+    ),
+    Input(
+        "optimizer",
+        "--optimizer",
+        "Optimizer",
+        "optimizer",
+        "with --model: the optimizer, whose state takes memory (default adamw)",
+        "choice",
+        "job",
+        choices=OPTIMIZERS,
+    ),
+    Input(
+        "checkpointing",
+        "--checkpointing",
+        "Ckpt acts",
+        "activation checkpointing",
+        "with --model: full activation checkpointing (less memory, a second forward pass)",
+        "switch",
+        "job",
+    ),
+    Input(
+        "sharding",
+        "--sharding",
+        "Sharding",
+        "sharding",
+        "with --model: ZeRO stage or FSDP over the desktop's GPUs (default none)",
+        "choice",
+        "job",
+        choices=SHARDINGS,
+    ),
+    Input(
+        "lora_rank",
+        "--lora-rank",
+        "LoRA rank",
+        "LoRA rank",
+        "with --model --method lora or qlora: the adapters' rank (default 16)",
+        "count",
+        "job",
+        metavar="R",
     ),
     # -- the offers
     Input(
@@ -677,17 +832,6 @@ INPUTS: tuple[Input, ...] = (
         metavar="MIN",
     ),
     # -- what renting adds beyond the GPU-hours (costcalc.core.rent_extras)
-    Input(
-        "runs_per_year",
-        "--runs-per-year",
-        "Runs/yr",
-        "runs per year",
-        "training runs a year: what each rented run adds (setup, downloads) counts this many "
-        "times; with --run-hours and no --util it sets the utilisation, runs x hours / 8,760",
-        "number",
-        "rent",
-        metavar="N",
-    ),
     Input(
         "dataset_gb",
         "--dataset-gb",

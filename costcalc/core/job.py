@@ -12,25 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 from msgspec import Struct
 
-from costcalc.core.constants import Dtype
+from costcalc.core.constants import Dtype, Method, Optimizer, Sharding  # shared with Scenario
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.records import Meta, Record
 
-Method = Literal["full", "lora", "qlora"]
-"""full: every weight trains; lora: low-rank adapters over a frozen 16-bit base (Hu et al.
-2021); qlora: the same over a 4-bit NF4 base (Dettmers et al. 2023)."""
-METHODS: tuple[Method, ...] = get_args(Method)
-Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
-OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
-Sharding = Literal["none", "zero1", "zero2", "zero3", "fsdp"]
-"""none: plain data parallel (every GPU holds everything); ZeRO stages 1-3 (Rajbhandari et al.
-2020) shard the optimizer state, then the gradients, then the weights; fsdp (FULL_SHARD) shards
-as ZeRO-3 does."""
-SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
 ModelKind = Literal["transformer", "cnn", "diffusion", "speech"]
 
 DEFAULT_SEQ = 2048
@@ -132,11 +121,12 @@ class ModelFile(Record, frozen=True, kw_only=True):
 
 
 class UnknownModel(CostcalcError):
-    def __init__(self, name: str, suggestions: list[str]) -> None:
+    def __init__(self, name: str, suggestions: list[str], *, shape: bool = True) -> None:
+        self.name, self.suggestions = name, suggestions
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        other = "; or give --params, --layers and --hidden" if shape else ""
         super().__init__(
-            f"unknown model {quoted(name)}{hint} (`costcalc job --list-models` lists them; "
-            "or give --params, --layers and --hidden)"
+            f"unknown model {quoted(name)}{hint} (`costcalc job --list-models` lists them{other})"
         )
 
 

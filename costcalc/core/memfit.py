@@ -18,6 +18,16 @@ RESERVE_BYTES = RESERVE_GB * 1e9
 USABLE_SHARE = 1 - MARGIN_SHARE
 
 
+def usable_gb(memory_gb: float) -> float:
+    """What a training process gets of a GPU's memory: the usable share, less the reserve."""
+    return memory_gb * USABLE_SHARE - RESERVE_BYTES / 1e9
+
+
+def card_gb_holding(need_gb: float) -> float:
+    """The smallest GPU memory whose usable part holds `need_gb` (`usable_gb`, inverted)."""
+    return (need_gb + RESERVE_BYTES / 1e9) / USABLE_SHARE
+
+
 def fit_line(batch_1: int, bytes_1: float, batch_2: int, bytes_2: float) -> tuple[float, float]:
     """(a, b) through two (batch, bytes) measurements; b is never negative."""
     if batch_1 == batch_2:

@@ -11,7 +11,17 @@ from typing import Annotated, Any, Literal, NamedTuple
 from msgspec import Struct, field
 from msgspec.structs import force_setattr
 
-from costcalc.core.constants import MIN_UTILISATION, TIER_NAMES, Dtype, Kind, OfferKind, TierName
+from costcalc.core.constants import (
+    MIN_UTILISATION,
+    TIER_NAMES,
+    Dtype,
+    Kind,
+    Method,
+    OfferKind,
+    Optimizer,
+    Sharding,
+    TierName,
+)
 from costcalc.core.records import Meta, Record, plain
 from costcalc.core.usage import MEASURED_TEXT
 
@@ -743,6 +753,29 @@ class Scenario(Record, frozen=True, kw_only=True):
     each GPU, from the job's memory at its batch or a bench's memory fit) or a number."""
     bench: str | None = None
     """A saved bench result to use: 'latest' or a file path."""
+    # -- the job (`quick --model`): the run's hours and memory from costcalc job's models
+    model: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
+    """A training job of this model (costcalc/data/models.yaml, found however it is spelt):
+    its time model gives the run's hours on the desktop and every offer, its memory model the
+    fit; the caller loads the model list (costcalc.core.job_quick.JobFiles)."""
+    method: Method = "full"
+    """full, lora or qlora."""
+    tokens: Annotated[float, Meta(gt=0, le=1e16)] | None = None
+    """Tokens one run reads (every epoch counted)."""
+    epochs: Annotated[float, Meta(gt=0, le=100_000)] | None = None
+    """Epochs of `dataset_items` each (instead of `tokens`)."""
+    dataset_items: Annotated[float, Meta(gt=0, le=1e13)] | None = None
+    """Sequences, images or audio windows in one epoch."""
+    seq: Annotated[int, Meta(ge=1, le=1_048_576)] | None = None
+    """Tokens per sequence (default: the model's pretraining sequence)."""
+    optimizer: Optimizer = "adamw"
+    """adamw, adamw-8bit or sgd: its state takes memory."""
+    checkpointing: bool = False
+    """Full activation recomputation."""
+    sharding: Sharding = "none"
+    """ZeRO stage or FSDP over the desktop's GPUs."""
+    lora_rank: Annotated[int, Meta(ge=1, le=4096)] = 16
+    """The adapters' rank (lora and qlora)."""
     # -- the offers
     cloud_prices: tuple[float, ...] = ()
     """Your own offers on the desktop's GPUs, per hour, in the chosen currency."""

@@ -61,8 +61,8 @@ SHIPPED_SPREAD = 3.5
 GB/s of bandwidth for its class) a fresh price may lie: the widest that two shipped dated
 readings of one offer lie apart is 3.46x (Vast.ai's 1x RTX 5090: $0.3296 on 2026-08-08, $1.141
 on 2026-06-30; next its H100 SXM median at 2.56x, $6.15 on 2026-10-07 and $2.4024 on
-2026-10-19), prices/vast.yaml and prices/readings.yaml, 2026-11; tests/data/test_plausible_shipped.py
-recomputes it."""
+2026-10-19), prices/vast.yaml and prices/readings.yaml, 2026-11;
+tests/data/test_plausible_shipped.py recomputes it."""
 
 RENT_OUT_HOURS = 3 * 8_760
 """Hours of rent, around the clock, that must not earn back more than a card costs to buy today

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct
 from msgspec.structs import replace
 
-from costcalc.core import engine, tiers
+from costcalc.core import engine, memfit, tiers
 from costcalc.core.catalog import CardPrice, GpuCatalog, card_price
 from costcalc.core.commitment import term_label
 from costcalc.core.compare import Comparison, Rules, ScaleFn, compare
@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.hardware import DesktopHardware
     from costcalc.core.hybrid import HybridPlan
+    from costcalc.core.job_quick import JobClock, JobFiles, QuickJob
     from costcalc.core.owning import Loan, OwnershipFile, Repairs, ResaleByAge
     from costcalc.core.rent_extras import RentExtras, StorageFile
 
@@ -300,9 +301,12 @@ def offer_text(offer: CloudOffer, catalog: GpuCatalog) -> str:
 
 
 def resolved_dtype(scenario: Scenario, spec: GpuSpec) -> Dtype:
-    """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise."""
+    """'auto' is mixed precision on a desktop GPU with tensor cores, fp32 otherwise; with a
+    model, costcalc job's bf16, so both answer for the same job."""
     if scenario.dtype != "auto":
         return scenario.dtype
+    if scenario.model is not None:
+        return "bf16"
     return default_dtype(spec)
 
 
@@ -377,6 +381,10 @@ class Calculation(Struct, frozen=True, kw_only=True):
     cash_basis: str | None = None
     """What the verdict compares when owning is counted in full (a loan's cash flows, repairs,
     resale by age), in words; None: the price, electricity and a flat resale."""
+    job: QuickJob | None = None
+    """With `--model`: the training job whose hours on the desktop are the run's hours, its
+    memory per GPU, whether the desktop holds it, and the utilisation its runs a year make
+    (costcalc.core.job_quick)."""
     batch_plan: BatchPlan | None = None
     """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
@@ -405,6 +413,7 @@ def evaluate(
     circuit: str | None = None,
     recorded: ReadingsOf | None = None,
     measured: MeasuredUse | None = None,
+    job_files: JobFiles | None = None,
 ) -> Calculation:
     """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
@@ -412,21 +421,33 @@ def evaluate(
     names one (else the home region's); `recorded` the caller's reader of the readings of an
     offer's price beyond the prices in use (costcalc.store.readings), asked for the verdict's
     offer alone, once the comparison has chosen it (None: the prices in use alone); `measured`
-    the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage)."""
+    the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage);
+    `job_files` the model list and public runs a `model` needs (costcalc.store.bundled): the
+    job's time and memory models then give the run's hours, the offers' speeds and the fit."""
     spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
-    measured = measured_use(scenario, measured, spec, data.catalog)
     dtype = resolved_dtype(scenario, spec)
-    batch, batch_note = speed_batch(scenario, data.predictor)
-    found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
-    plan = batch_plan(scenario, data.predictor, spec, batch, found)
-    if found is not None and found.speed is not None and plan.varies and bench is not None:
-        from costcalc.core.bench_apply import speed_from
+    clock, job_note = job_clock(scenario, data, job_files, dtype)
+    if clock is not None and scenario.runs_per_year is not None:
+        measured = None  # the runs give the utilisation
+    else:
+        measured = measured_use(scenario, measured, spec, data.catalog)
+    plan: BatchPlan | None = None
+    if clock is None:
+        batch, batch_note = speed_batch(scenario, data.predictor)
+        found, bench_note = bench_effects(scenario, data, bench, spec, dtype, batch)
+        plan = batch_plan(scenario, data.predictor, spec, batch, found)
+        if found is not None and found.speed is not None and plan.varies and bench is not None:
+            from costcalc.core.bench_apply import speed_from
 
-        speed_at = speed_from(
-            bench, scenario.kind, dtype, data.predictor, batch, target_batch=plan.speed_batch
-        )
-        found = replace(found, speed=speed_at)
-    lean = None if found else data.predictor.known_bias([spec], scenario.kind, dtype)
+            speed_at = speed_from(
+                bench, scenario.kind, dtype, data.predictor, batch, target_batch=plan.speed_batch
+            )
+            found = replace(found, speed=speed_at)
+        kind = scenario.kind
+    else:  # the job's own models: its batch is the memory's, no speed split is read
+        batch, batch_note, found, bench_note = scenario.batch, None, None, None
+        kind = clock.kind
+    lean = None if found or clock else data.predictor.known_bias([spec], kind, dtype)
     lean_note = f"speeds relative to the {spec.name}: {lean}" if lean else None
     household = data.electricity.lookup(scenario.home_region)
     money = money_for(data.fx, currency_of(scenario, household))
@@ -441,7 +462,9 @@ def evaluate(
         system_watts=scenario.system_watts,
         idle_watts=scenario.idle_watts,
     )
-    assumptions = scenario_assumptions(scenario, data, household, money, measured)
+    job = None if clock is None else quick_job_on(scenario, clock, spec)
+    from_runs = job.utilisation_from_runs if job is not None else None
+    assumptions = scenario_assumptions(scenario, data, household, money, measured, from_runs)
     owned = owning_costs(scenario, data, spec, priced.usd, now)
     if owned.owning is not None or owned.resale is not None:
         assumptions = replace(
@@ -455,19 +478,24 @@ def evaluate(
         )
     fit, fit_note = desktop_fit(spec, desktop, assumptions, data.hardware, circuit)
     workload = Workload(
-        run_hours=scenario.run_hours or (found.run_hours if found else None),
-        items_per_run=scenario.items_per_run,
-        memory_gb=scenario.memory_gb,
+        run_hours=job_run_hours(scenario, found, job),
+        items_per_run=scenario.items_per_run or (job.job.items if job is not None else None),
+        memory_gb=job.memory.total_gb if job is not None else scenario.memory_gb,
         max_batch=dict(found.max_batch) if found else {},
-        kind=scenario.kind,
+        kind=kind,
         dtype=dtype,
         batch=batch,
     )
     chosen = chosen_offers(scenario, data, spec, money, now)
-    speed = (found.speed if found else None) or data.predictor.speed_fn(
-        scenario.kind, dtype, batch=batch, target_batch=plan.speed_batch if plan.varies else None
-    )
-    scale = scale_fn(data.scaling, scenario.kind)
+    if clock is not None:
+        speed: SpeedFn = clock.speed
+        scale: ScaleFn = clock.scale
+    else:
+        target = plan.speed_batch if plan is not None and plan.varies else None
+        speed = (found.speed if found else None) or data.predictor.speed_fn(
+            kind, dtype, batch=batch, target_batch=target
+        )
+        scale = scale_fn(data.scaling, kind)
     extras, extras_note = rent_extras(scenario, data, workload, chosen)
     comparison = compare(
         desktop,
@@ -479,8 +507,9 @@ def evaluate(
         now,
         speed=speed,
         scale=scale,
-        rules=replace(scenario_rules(scenario, spec), **{"extras": extras}),
-        batch_for=plan.on if plan.varies else None,
+        rules=replace(scenario_rules(scenario, spec, job), **{"extras": extras}),
+        holds=clock.holds if clock is not None else None,
+        batch_for=plan.on if plan is not None and plan.varies else None,
     )
     decided, comparison, nearest = decide(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
@@ -495,8 +524,12 @@ def evaluate(
             "home_region": assumptions.home_region,
             "dtype": dtype,
             "batch": batch,
+            "kind": kind,
+            **({"model": job.job.model.key} if job is not None else {}),
         },
     )
+    if job is not None and clock is not None:  # every GPU and count the comparison timed
+        job = replace(job, times=dict(clock.times))
     return Calculation(
         scenario=resolved,
         spec=spec,
@@ -512,6 +545,7 @@ def evaluate(
         # steps found it
         notes=said(
             spec_note,
+            job_note,
             batch_note,
             bench_note,
             lean_note,
@@ -548,8 +582,40 @@ def evaluate(
         resale=owned.resale,
         hybrid=hybrid_found,
         cash_basis=basis,
-        batch_plan=plan if plan.varies else None,
+        job=job,
+        batch_plan=plan if plan is not None and plan.varies else None,
     )
+
+
+def job_clock(
+    scenario: Scenario, data: AppData, files: JobFiles | None, dtype: Dtype
+) -> Noted[JobClock | None]:
+    """With a model, the job's clock (its hours on any GPUs, and whether they hold it) and a
+    note of the inputs it makes unused; None without one."""
+    if scenario.model is None:
+        return None, None
+    if files is None:
+        raise CostcalcError("the model list was not loaded: a job cannot be priced")
+    from costcalc.core.job_quick import JobClock, ignored_inputs, job_of  # only with a model
+
+    job = job_of(scenario, files, dtype)
+    clock = JobClock(job, data.catalog, data.scaling, files.mfu, data.predictor)
+    return clock, ignored_inputs(scenario)
+
+
+def quick_job_on(scenario: Scenario, clock: JobClock, spec: GpuSpec) -> QuickJob:
+    from costcalc.core.job_quick import quick_job  # only with a model
+
+    return quick_job(scenario, clock, spec, scenario.gpu_count)
+
+
+def job_run_hours(
+    scenario: Scenario, found: BenchEffects | None, job: QuickJob | None
+) -> float | None:
+    """One run's hours on the desktop: the job's time model, else the user's, else a bench's."""
+    if job is not None:
+        return job.hours
+    return scenario.run_hours or (found.run_hours if found else None)
 
 
 def measured_use(
@@ -607,14 +673,10 @@ def decide(
         return decided, comparison, ()
     from costcalc.core.alternatives import Asked  # only without Buy
 
-    asked = Asked(
-        spec,
-        desktop.gpu_count,
-        desktop.gpu_watts,
-        desktop.price_usd,
-        comparison.rules.memory_gb,
-        feasibility,
-    )
+    need = comparison.rules.memory_gb
+    if scenario.model is not None:  # a job's need is what a card's usable part must hold
+        need = memfit.card_gb_holding(need)
+    asked = Asked(spec, desktop.gpu_count, desktop.gpu_watts, desktop.price_usd, need, feasibility)
     return decided, comparison, nearest_for(scenario, data, asked, a, speed, scale)
 
 
@@ -850,9 +912,11 @@ def scenario_assumptions(
     household: HouseholdPrice,
     money: Money,
     measured: MeasuredUse | None = None,
+    from_runs: float | None = None,
 ) -> Assumptions:
-    """The scenario's use (the measured busy share for a `measured` utilisation), horizon and
-    home, with its electricity price in USD."""
+    """The scenario's use (a job's runs a year over the year's hours, `from_runs`; the measured
+    busy share for a `measured` utilisation), horizon and home, with its electricity price in
+    USD."""
     kwh_usd = (
         household.usd_per_kwh
         if scenario.usd_per_kwh is None
@@ -861,7 +925,11 @@ def scenario_assumptions(
     check_usd(kwh_usd, 10.0, "electricity price", "per kWh", money)
     return build_assumptions(
         data.grid,
-        utilisation=measured.busy_share if measured is not None else float(scenario.utilisation),
+        utilisation=from_runs
+        if from_runs is not None
+        else measured.busy_share
+        if measured is not None
+        else float(scenario.utilisation),
         usd_per_kwh=kwh_usd,
         region=scenario.home_region,
         psu_efficiency=scenario.psu_efficiency,
@@ -886,11 +954,14 @@ def chosen_offers(
     return chosen
 
 
-def scenario_rules(scenario: Scenario, spec: GpuSpec) -> Rules:
-    """What makes an offer comparable to this desktop, and how spot risk is priced."""
+def scenario_rules(scenario: Scenario, spec: GpuSpec, job: QuickJob | None = None) -> Rules:
+    """What makes an offer comparable to this desktop, and how spot risk is priced: a job's
+    memory per GPU on the desktop (which its memory model, not this figure, checks), else the
+    memory the user gave, else the desktop GPU's."""
+    need = job.memory.total_gb if job is not None else scenario.memory_gb
     return Rules(
-        memory_gb=scenario.memory_gb if scenario.memory_gb is not None else spec.memory_gb,
-        memory_from_job=scenario.memory_gb is not None,
+        memory_gb=need if need is not None else spec.memory_gb,
+        memory_from_job=need is not None,
         scale_out=scenario.scale_out,
         checkpoint_h=scenario.spot_checkpoint_minutes / 60,
         restart_h=scenario.spot_restart_minutes / 60,

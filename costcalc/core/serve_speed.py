@@ -23,18 +23,17 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Literal
 
 from msgspec import Struct
 
+from costcalc.core.constants import QUANTS as QUANTS  # in constants: the app's settings name them
+from costcalc.core.constants import Quant as Quant
 from costcalc.core.errors import CostcalcError
 from costcalc.core.job import ModelSpec
 from costcalc.core.models import GpuSpec
 from costcalc.core.predict import generation
 from costcalc.core.serve_data import EngineFit, QuantClass, ServeCalibration, ServeMeasurement
 
-Quant = Literal["fp16", "fp8", "int8", "int4"]
-QUANTS: tuple[Quant, ...] = ("fp16", "fp8", "int8", "int4")
 BITS: dict[str, float] = {
     "fp16": 16.0,
     "fp8": 8.0,

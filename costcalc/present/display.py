@@ -196,10 +196,20 @@ def weighed_text(w: Weighed) -> str | None:
     return f"Weighed: {offers}; left out: {', '.join(w.left_out)}."
 
 
-def comparable_text(comparison: Comparison, desktop: GpuSpec, gpu_count: int) -> str:
-    """What the verdict compares with, in words."""
+def comparable_text(
+    comparison: Comparison, desktop: GpuSpec, gpu_count: int, *, job: bool = False
+) -> str:
+    """What the verdict compares with, in words; `job`: the memory is a job's (`--model`),
+    whose memory model decides which GPUs hold it."""
     rules = comparison.rules
     count = f"{gpu_count} GPU" if gpu_count == 1 else f"{gpu_count} GPUs"
+    if job:
+        more = " (or more: scale-out allowed)" if rules.scale_out else ""
+        hold = "holds" if gpu_count == 1 and not more else "hold"
+        return (
+            f"{count}{more} that {hold} the job ({rules.memory_gb:.1f} GB per GPU on your "
+            "desktop, by its memory model)"
+        )
     why = (
         "the job's need (--memory-gb)"
         if rules.memory_from_job
@@ -218,20 +228,27 @@ def verdict(
     *,
     decided: Decision | None,
     reason: str | None = None,
+    use: str | None = None,
 ) -> str:
     """One line that answers the question: buy or rent, and by how much (`labels`: the
     providers' names, as offer_label). `decided` and `reason`: the calculation's decision and
     its reason (Calculation.decision), worded here, never made again: a build that does not
-    work as a desktop has no Buy."""
+    work as a desktop has no Buy. `use`: the utilisation in other words ('10 runs a year (7.6%
+    utilisation)')."""
     best = comparison.best
     desk = comparison.desktop
-    at = f"at {percent(a.utilisation)} utilisation"
+    at = f"at {use or percent(a.utilisation) + ' utilisation'}"
     if decided == "cannot_build" and comparison.desktop_fits:
         return no_build_verdict(reason, best, at, money, labels)
     if not comparison.desktop_fits:
-        need = gb(comparison.rules.memory_gb)
+        need = gb(round(comparison.rules.memory_gb, 1))
+        have = gb(desktop.memory_gb)
+        if comparison.rules.memory_gb <= desktop.memory_gb:  # the label holds it, the rest not
+            from costcalc.core.memfit import usable_gb  # only without a fit
+
+            have += f", {usable_gb(desktop.memory_gb):.1f} GB of it usable"
         head = (
-            f"Rent: your {desktop.short_name} ({gb(desktop.memory_gb)}) cannot hold this job "
+            f"Rent: your {desktop.short_name} ({have}) cannot hold this job "
             f"({need} per GPU), so buying it would not run it"
         )
         if best is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from costcalc.core import engine
 from costcalc.core.compare import Comparison
 from costcalc.core.constants import CUSTOM_PROVIDER
 from costcalc.core.decision import NO_BUY
@@ -39,10 +40,15 @@ def per_kwh(value: float, money: Money) -> str:
 
 
 def threshold_text(
-    t: Thresholds, a: Assumptions, money: Money = USD, labels: Mapping[str, str] | None = None
+    t: Thresholds,
+    a: Assumptions,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    run_hours: float | None = None,
 ) -> str | None:
     """'Rent stays cheaper unless ...': each value that flips the verdict on its own; None
-    without a Buy or Rent verdict."""
+    without a Buy or Rent verdict. `run_hours`: a job's run on the desktop (`--model`), which
+    turns the utilisation into runs a year."""
     if t.decision is None and t.desktop_price_usd is not None:
         price = display.usd_fixed(t.desktop_price_usd, money, 0)
         return f"Buying would pay back within {years(a)} at a desktop price under {price}."
@@ -57,6 +63,8 @@ def threshold_text(
         parts.append(f"{name} {up} {hourly(t.offer.usd_per_hour, money)}")
     if t.utilisation is not None:
         parts.append(f"utilisation {up} {display.percent(t.utilisation)}")
+        if run_hours is not None:
+            parts[-1] += f" ({runs_at(t.utilisation, run_hours)} runs a year)"
     if t.desktop_price_usd is not None:
         price = display.usd_fixed(t.desktop_price_usd, money, 0)
         parts.append(f"the desktop costs {more} than {price}")
@@ -69,8 +77,18 @@ def threshold_text(
     return " ".join(p for p in (text, nots) if p) or None
 
 
+def runs_at(utilisation: float, run_hours: float) -> str:
+    """The runs a year of `run_hours` each that a utilisation stands for: '120', '2.5'."""
+    found = utilisation * engine.HOURS_PER_YEAR / run_hours
+    return f"{found:,.0f}" if found >= 10 else f"{found:.2g}"
+
+
 def compact_text(
-    t: Thresholds, a: Assumptions, money: Money = USD, labels: Mapping[str, str] | None = None
+    t: Thresholds,
+    a: Assumptions,
+    money: Money = USD,
+    labels: Mapping[str, str] | None = None,
+    run_hours: float | None = None,
 ) -> str | None:
     """The thresholds in one line, for the app's verdict panel: 'Flips to Buy, each alone:
     utilisation above 77%, a desktop under $442; not on its price alone (17 other offers rent
@@ -87,6 +105,8 @@ def compact_text(
         parts.append(f"its price {up} {hourly(t.offer.usd_per_hour, money)}")
     if t.utilisation is not None:
         parts.append(f"utilisation {up} {display.percent(t.utilisation)}")
+        if run_hours is not None:
+            parts[-1] += f" ({runs_at(t.utilisation, run_hours)} runs a year)"
     if t.desktop_price_usd is not None:
         parts.append(f"a desktop {more} {display.usd_fixed(t.desktop_price_usd, money, 0)}")
     if t.usd_per_kwh is not None:

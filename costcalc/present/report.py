@@ -304,8 +304,10 @@ class TableText:
         order = "cost per run" if run else "cost per year"
         if w.items_per_run is not None and not per_items:
             order += f" of {w.items_per_run:,.0f} items"  # $ a run is $ per that many items
-        at = batch_words(calc, self.data)
-        comparable = display.comparable_text(c, calc.spec, calc.desktop.gpu_count)
+        at = batch_words(calc, self.data) if calc.job is None else " by the job's time model"
+        comparable = display.comparable_text(
+            c, calc.spec, calc.desktop.gpu_count, job=calc.job is not None
+        )
         out = self.prose(
             f"Comparable cloud offers: {comparable}; {which} by {order}, speed relative to your "
             f"desktop{at}:"
@@ -372,9 +374,12 @@ def verdict_lines(
     if among:
         line = f"{line} {among}"
     lines = [line]
+    if calc.job is not None:
+        lines.append(f"  {job_line(calc)}")
     if calc.cash_basis is not None:  # owning in full: say what the verdict weighed
         lines.append(f"  The verdict compares {calc.cash_basis.removeprefix('comparing ')}.")
-    flip = flips.threshold_text(calc.thresholds, a, calc.money, labels)
+    hours = calc.job.hours if calc.job is not None else None
+    flip = flips.threshold_text(calc.thresholds, a, calc.money, labels, hours)
     if flip is not None:
         lines.append(f"  {flip}")
     if calc.measured is not None:
@@ -406,6 +411,29 @@ def verdict_text(calc: Calculation, labels: Mapping[str, str] | None = None) -> 
         labels,
         decided=calc.decision,
         reason=calc.decision_reason,
+        use=use_words(calc),
+    )
+
+
+def use_words(calc: Calculation) -> str:
+    """'15% utilisation', or with a job's runs '10 runs a year (7.6% utilisation)'."""
+    u = calc.assumptions.utilisation
+    if calc.job is not None:
+        from costcalc.present import job_quick  # only with a job: quick's path stays light
+
+        words = job_quick.utilisation_words(calc.job, u)
+        if words is not None:
+            return words
+    return f"{display.percent(u)} utilisation"
+
+
+def job_line(calc: Calculation) -> str:
+    """With `--model`, the line under the verdict: the run, its memory, its runs a year."""
+    from costcalc.present import job_quick  # only with a job
+
+    assert calc.job is not None
+    return job_quick.job_line(
+        calc.job, calc.spec, calc.desktop.gpu_count, calc.assumptions.utilisation
     )
 
 
@@ -423,7 +451,7 @@ def desktop_lines(calc: Calculation, data: AppData) -> list[str]:
     lines = [
         f"Desktop: {gpus}, {display.up_front(d.price_usd, m)}{card_text(calc)}, "
         f"{d.load_w:,.0f} W under load",
-        f"  at {display.percent(a.utilisation)} utilisation: {display.kwh(d.kwh_per_year)} and "
+        f"  at {use_words(calc)}: {display.kwh(d.kwh_per_year)} and "
         f"{display.usd(d.electricity_usd_per_year, m)} of electricity a year "
         f"({calc.electricity_text}), {display.co2(d.co2_kg_per_year)} CO2e a year "
         f"({grid.name} grid, {grid.gco2_per_kwh:g} g/kWh, {describe(grid)})",
@@ -463,7 +491,12 @@ def closing_lines(calc: Calculation, left_out: int) -> list[str]:
     why_not = no_buy(calc)
     if why_not is not None:
         lines.append(f"  Break-even is left out (no Buy): {why_not}.")
-    if left_out:
+    if left_out and calc.job is not None:
+        lines.append(
+            f"  {left_out} offers that cannot hold the job or have fewer GPUs are left out "
+            "(--json --all lists them all)."
+        )
+    elif left_out:
         lines.append(
             f"  {left_out} offers with less memory per GPU or fewer GPUs are left out "
             "(--memory-gb admits smaller cards when the job needs less; --json --all lists them "
@@ -585,17 +618,21 @@ def explain_parts(
     size it was measured (costcalc.core.bench_apply), or the predictor's."""
     from costcalc.core.bench_apply import explain_speed  # only for "why this number"
 
-    why_speed = explain_speed(
-        calc.bench,
-        data.predictor,
-        calc.spec,
-        data.catalog.get(result.offer.gpu),
-        calc.workload.kind,
-        calc.workload.dtype,
-        calc.workload.batch,
-        result.batch or None,
+    why_speed = (
+        explain_speed(
+            calc.bench,
+            data.predictor,
+            calc.spec,
+            data.catalog.get(result.offer.gpu),
+            calc.workload.kind,
+            calc.workload.dtype,
+            calc.workload.batch,
+            result.batch or None,
+        )
+        if calc.job is None  # a job's speed is its hours' ratio, explained with the job
+        else None
     )
-    if calc.batch_plan is not None:
+    if calc.batch_plan is not None and why_speed is not None:
         plan, gpu = calc.batch_plan, data.catalog.get(result.offer.gpu)
         why_speed = replace(
             why_speed,
@@ -622,6 +659,13 @@ def explain_parts(
     owned = whole_cost.owning(calc, calc.money)
     if owned is not None:
         parts.insert(3 if extra is not None else 2, owned)  # before the break-even it moves
+    if calc.job is not None:
+        from costcalc.present import job_quick  # only with a job
+
+        job_parts = job_quick.explain_parts(
+            calc.job, result, calc.spec, calc.desktop.gpu_count, calc.assumptions.utilisation
+        )
+        parts = [*job_parts, *parts]
     parts.append(price_part(result))
     if calc.card is not None and calc.base is not None:  # a default price: what it rests on
         parts.append(
@@ -710,7 +754,11 @@ def to_json(
         "alternatives": [plain(alt) for alt in calc.alternatives],
         "thresholds": flips.thresholds_json(calc.thresholds),
         "thresholds_text": flips.threshold_text(
-            calc.thresholds, calc.assumptions, calc.money, labels
+            calc.thresholds,
+            calc.assumptions,
+            calc.money,
+            labels,
+            calc.job.hours if calc.job is not None else None,
         ),
         "price_range": flips.range_json(calc.price_range),
         "filters": display.filters_text(calc.scenario, saved) or None,
@@ -718,7 +766,7 @@ def to_json(
         "app_state": app_state_note,
         "offers_listed": "all" if top is None else f"top {top} (--all for every offer)",
         "inputs": {
-            "scenario": plain(calc.scenario),
+            "scenario": scenario_json(calc),
             "desktop": plain(calc.desktop),
             "assumptions": assumptions_json(calc.assumptions),
             "workload": plain(calc.workload),
@@ -775,6 +823,10 @@ def to_json(
     if calc.measured is not None:
         doc["measured_utilisation"] = plain(calc.measured)
     doc.update(whole_cost.to_json(calc))
+    if calc.job is not None:
+        from costcalc.present import job_quick  # only with a job
+
+        doc["job"] = job_quick.to_json(calc.job, calc.assumptions.utilisation)
     if with_explain:
         doc["explain"] = explain_lines(calc, data)
         doc["explain_thresholds"] = threshold_lines(calc, labels)
@@ -790,6 +842,32 @@ def assumptions_json(a: Any) -> dict[str, Any]:
     found = plain(a)
     if found.get("owning") is None:
         found.pop("owning", None)
+    return found
+
+
+JOB_INPUTS = (
+    "model",
+    "method",
+    "tokens",
+    "epochs",
+    "dataset_items",
+    "seq",
+    "optimizer",
+    "checkpointing",
+    "sharding",
+    "lora_rank",
+)
+"""The scenario's job inputs (`--model` and what describes the job): listed when a model is."""
+
+
+def scenario_json(calc: Calculation) -> dict[str, Any]:
+    """The scenario's inputs as given: the job's only with a model (they change nothing
+    without one), runs a year only when given."""
+    found = plain(calc.scenario)
+    if calc.job is None:
+        found = {k: v for k, v in found.items() if k not in JOB_INPUTS}
+    if found.get("runs_per_year") is None:
+        found.pop("runs_per_year", None)
     return found
 
 

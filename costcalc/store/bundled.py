@@ -20,8 +20,12 @@ from costcalc.edge.resources import load_yaml_resource
 
 if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
+    from costcalc.core.job_quick import JobFiles
     from costcalc.core.mfu import MfuFile
+    from costcalc.core.models import GpuSpec
     from costcalc.core.owning import OwnershipFile
+    from costcalc.core.scenario import AppData
+    from costcalc.core.serve import ServeData
     from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
 
 DATA_PACKAGE = "costcalc.data"
@@ -72,6 +76,41 @@ def load_models() -> ModelList:
     from costcalc.core.job import ModelFile, ModelList
 
     return ModelList(load_yaml_resource(DATA_PACKAGE, "models.yaml", ModelFile))
+
+
+def load_job_files() -> JobFiles:
+    """What `quick --model` and the app's job need beyond quick's data: the model list and the
+    public runs' utilisation."""
+    from costcalc.core.job_quick import JobFiles
+
+    return JobFiles(models=load_models(), mfu=load_mfu())
+
+
+def serve_data(app: AppData, region: str | None) -> ServeData:
+    """What serving a model is priced from (`costcalc job --serve`, the app's Job panel): the
+    loaded prices and catalog, the serving calibration and hosted prices, and the electricity
+    and grid of `region` (one line when it is unknown)."""
+    from costcalc.core.serve import ServeData
+
+    home = app.electricity.lookup(region)
+    grid_home = app.grid.home(region)  # an unknown region is one line now, not later
+    predictor = app.predictor
+
+    def matmul(spec: GpuSpec) -> float:
+        return predictor.rates(spec, "fp16", "transformer").math_tflops
+
+    return ServeData(
+        catalog=app.catalog,
+        calibration=load_serve_calibration(),
+        matmul_tflops=matmul,
+        offers=app.book.offers,
+        hosted=load_hosted_prices().prices,
+        defaults=app.desktop_defaults,
+        home_usd_per_kwh=home.usd_per_kwh,
+        hardware=app.hardware,
+        labels=app.book.short_labels,
+        home_region=grid_home.code,
+    )
 
 
 @functools.cache

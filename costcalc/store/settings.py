@@ -22,14 +22,14 @@ atomic (`resources.write_atomic`).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from msgspec import Struct, field
 
-from costcalc.core.constants import CUSTOM_PROVIDER
+from costcalc.core.constants import CUSTOM_PROVIDER, Quant
 from costcalc.core.errors import DataFileError, quoted, quoted_list
 from costcalc.core.models import DEFAULT_GPU, Scenario, upgrade_settings
-from costcalc.core.records import ValidationError, plain, problem, validated
+from costcalc.core.records import Meta, ValidationError, plain, problem, validated
 from costcalc.edge import locations
 from costcalc.edge.resources import dump_yaml, read_user_yaml, write_atomic, write_model_yaml
 from costcalc.providers.registry import names
@@ -62,6 +62,14 @@ class Settings(Scenario, frozen=True, kw_only=True):
 
     theme: str = "textual-dark"
     """Textual theme name."""
+    job_mode: Literal["train", "serve"] = "train"
+    """The Job panel's mode: a training job (the verdict's `model`), or serving the model."""
+    serve_model: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
+    """The Job panel's serving: the model served (`costcalc job --serve --model`)."""
+    serve_quant: Quant = "int4"
+    """The Job panel's serving: the weights' format (`costcalc job --serve --quant`)."""
+    serve_tokens_per_day: Annotated[float, Meta(gt=0, le=1e13)] | None = None
+    """The Job panel's serving: tokens a day (`--tokens-per-day`; the default day without)."""
 
     def scenario(self) -> Scenario:
         """The inputs alone, as the CLI and the JSON see them."""

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from costcalc.core.bench_results import BenchResult
+    from costcalc.core.job_quick import JobFiles
     from costcalc.core.usage import MeasuredUse
 
 Clock = Callable[[], datetime]
@@ -327,6 +328,15 @@ class CostcalcApp(App[None]):
             main.apply(gpu=measured)  # the GPU just measured is the desktop being costed
 
     # ------------------------------------------------------------------ measured utilisation
+
+    def job_files_for(self, settings: Settings) -> JobFiles | None:
+        """The model list and public runs' utilisation a `model` needs, as `quick --model`
+        reads them (bundled, read once per process); None without a model."""
+        if settings.model is None:
+            return None
+        from costcalc.store.bundled import load_job_files
+
+        return load_job_files()
 
     def measuring(self, settings: Settings) -> bool:
         """Whether the busy share a `measured` utilisation names is still being read (it is

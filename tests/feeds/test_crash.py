@@ -2,8 +2,8 @@
 turn, leaves snapshots and history that load and agree once the next refresh has run.
 
 The kill is simulated in-process: a BaseException (nothing in costcalc catches it, as nothing
-can catch a SIGKILL) raised at the n-th fsync, rename or history transaction. tests/feeds/test_refresh.py
-also kills a real process with SIGKILL between a write and its rename.
+can catch a SIGKILL) raised at the n-th fsync, rename or history transaction.
+tests/feeds/test_refresh.py also kills a real process with SIGKILL between a write and its rename.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 and a refresh that survives a misbehaving feed with its last good snapshot, its history and the
 other providers intact. Each provider's test module supplies its good payload and its own
 'wrong shape' and 'absurd prices' payloads: one wrong GPU is held back and named
-(costcalc.core.plausible); tests/faults/test_faults_prices.py refuses a feed whose prices are mostly wrong.
+(costcalc.core.plausible); tests/faults/test_faults_prices.py refuses a feed whose prices are
+mostly wrong.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("x", "export the table as shown: CSV of plain numbers (the palette has Markdown)"),
     ("r", "refresh prices from the providers (in the background)"),
     ("b", "benchmark this machine, quick mode (in the background)"),
+    ("J", "job panel: the verdict for a model's training job, or serving it ($ per M tokens)"),
     ("F2", "show or hide the setup panel (80 columns)"),
     ("ctrl+p", "command palette: every command, sorting, export, themes"),
     ("?", "this help"),

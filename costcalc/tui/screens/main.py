@@ -142,6 +142,7 @@ class MainScreen(Screen[None]):
         Binding("D", "desktops", "Desktops", show=False),
         Binding("r", "refresh", "Refresh"),
         Binding("b", "bench", "Bench", show=False),
+        Binding("J", "job", "Job", show=False),
         Binding("f2", "toggle_setup", "Setup", show=False),
     ]
 
@@ -287,6 +288,7 @@ class MainScreen(Screen[None]):
             fallback_gpu=DEFAULT_GPU,
             recorded=self._recorded,
             measured=app.measured_for(settings),
+            job_files=app.job_files_for(settings),
         )
 
     def watch_settings(self, settings: Settings) -> None:
@@ -547,6 +549,11 @@ class MainScreen(Screen[None]):
 
         return self.app.push_screen(RefreshScreen(self.settings.providers or None))
 
+    def action_job(self) -> Any:
+        from costcalc.tui.screens.job_panel import JobPanel
+
+        return self.app.push_screen(JobPanel(self))
+
     def action_bench(self) -> Any:
         from costcalc.tui.screens.bench import BenchScreen
 
@@ -580,6 +587,9 @@ class MainScreen(Screen[None]):
         yield SystemCommand("Refresh prices", "download current prices (r)", self.action_refresh)
         yield SystemCommand(
             "Benchmark this machine", "quick bench with PyTorch (b)", self.action_bench
+        )
+        yield SystemCommand(
+            "Price a job", "a model's training verdict, or serving it (J)", self.action_job
         )
         for field in FIELD_KEYS:
             spec = inputs.BY_FIELD[field]

@@ -45,13 +45,18 @@ NOT_SHOWN = (
 )
 """Inputs the app has no row for yet (storage and transfer, financing and repairs, the hybrid
 plan: issue 42): the settings file's keys still set them, and the answer counts them."""
+JOB_FIELDS = ("model", "method", "tokens", "runs_per_year")
+"""The Job panel's (costcalc.tui.screens.job_panel): the job a verdict is for."""
 FIELDS: tuple[str, ...] = tuple(
     spec.field
     for spec in inputs.INPUTS
-    if spec.field not in FILTER_FIELDS and spec.field not in NOT_SHOWN
+    if spec.field not in FILTER_FIELDS
+    and spec.field not in JOB_FIELDS
+    and spec.field not in NOT_SHOWN
 )
 """Every input but the filters that sit above the offers table (provider, spot/on-demand,
-region, words) and those not shown yet."""
+region, words), the job's own, in the Job panel (J), and those not shown yet; the job's finer
+inputs (sequence, optimizer, sharding ...) stay here, beside the run's."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
@@ -64,6 +69,8 @@ SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     ),
     "kind": tuple((k, k) for k in inputs.BY_FIELD["kind"].choices),
     "base": (("by GPU count", ""), *((t, t) for t in inputs.BY_FIELD["base"].choices)),
+    "optimizer": tuple((o, o) for o in inputs.BY_FIELD["optimizer"].choices),
+    "sharding": tuple((o, o) for o in inputs.BY_FIELD["sharding"].choices),
 }
 BLANK_IS_NONE = ("bench", "base")
 """Selects whose first choice ("") stands for no setting (None)."""
@@ -132,6 +139,7 @@ PLACEHOLDERS = {
     "batch": "256 (cnn)",
     "spot_checkpoint_minutes": "5",
     "spot_restart_minutes": "30",
+    "seq": "the model's",
 }
 
 

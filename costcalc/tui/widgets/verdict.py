@@ -28,7 +28,7 @@ def basis_text(calc: Calculation) -> str:
     c = calc.comparison
     parts = [
         "Compared with "
-        + fmt.comparable_text(c, calc.spec, calc.desktop.gpu_count)
+        + fmt.comparable_text(c, calc.spec, calc.desktop.gpu_count, job=calc.job is not None)
         + filters_text(calc)
         + "."
     ]
@@ -50,7 +50,8 @@ def filters_text(calc: Calculation) -> str:
 def flips_text(calc: Calculation) -> str | None:
     """What would flip the verdict, in one line (the CLI's thresholds, shorter); without Buy,
     the nearest builds that work."""
-    compact = flips.compact_text(calc.thresholds, calc.assumptions, calc.money, labels())
+    hours = calc.job.hours if calc.job is not None else None  # a job's runs a year, beside
+    compact = flips.compact_text(calc.thresholds, calc.assumptions, calc.money, labels(), hours)
     # without Buy nothing flips it: what it would take to have a desktop that works instead
     return compact or fmt.alternatives_text(calc.alternatives, calc.money)
 
