@@ -182,17 +182,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="rounds per timing (best is kept)")
     args = parser.parse_args()
 
-    from costcalc.providers import aws_spot
+    from costcalc.providers import aws_spot_feed
 
     payload = spot_payload()
     raw = payload.encode()
-    rows = aws_spot.parse(raw)
-    t_json, t_parse = best_of(args.repeat, lambda: json.loads(raw), lambda: aws_spot.parse(raw))
+    rows = aws_spot_feed.parse(raw)
+    t_json, t_parse = best_of(
+        args.repeat, lambda: json.loads(raw), lambda: aws_spot_feed.parse(raw)
+    )
     print(
         f"spot payload: {len(raw) / 2**20:.2f} MB, {len(REGIONS)} regions, {len(rows)} GPU offers"
     )
     print(f"  json.loads          {t_json * 1000:8.1f} ms")
-    print(f"  aws_spot.parse      {t_parse * 1000:8.1f} ms  ({t_parse / t_json:.2f}x json.loads)")
+    print(
+        f"  aws_spot_feed.parse      {t_parse * 1000:8.1f} ms  ({t_parse / t_json:.2f}x json.loads)"
+    )
     verdict = "OK" if t_parse < 0.5 else "TOO SLOW"
     print(f"  target < 500 ms: {verdict}")
 

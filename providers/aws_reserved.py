@@ -13,119 +13,16 @@ Rules kept here:
 - Linux, shared tenancy, no pre-installed software, capacity "Used", Standard class, No Upfront,
   1 or 3 years: the hourly rate is owed for every hour of the term, used or not (term_years);
 - a row is named '<type> (1-yr reserved)', so a type's terms never share a name;
-- parsers are pure; fetch is the only function that touches the network.
+- parsers are pure; fetch is the only function that touches the network (both in
+  providers/aws_reserved_feed.py, imported only when `refresh` runs).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
-from datetime import datetime
-from typing import TYPE_CHECKING
-
-from msgspec.structs import replace
-
-from costcalc.core.models import OfferRow, PriceSnapshot
-
-from . import aws_ondemand
-from .aws_instances import gpu_instances
-from .base import EnvVar, FeedProvider, Progress, Skip
-from .common import FeedError, price
-
-if TYPE_CHECKING:
-    from costcalc.edge.net import HttpClient
+from .base import EnvVar, FeedProvider, feed
 
 NAME = "aws-reserved"
 URL_ENV = "COSTCALC_AWS_RESERVED_URL"
-TERMS = {"1yr": 1, "3yr": 3}
-
-_WANTED = {
-    "TermType": "Reserved",
-    "Unit": "Hrs",
-    "Currency": "USD",
-    "Tenancy": "Shared",
-    "Operating System": "Linux",
-    "Pre Installed S/W": "NA",
-    "CapacityStatus": "Used",
-    "License Model": "No License required",
-    "PurchaseOption": "No Upfront",
-    "OfferingClass": "standard",
-}
-
-
-def reserved_suffix(years: int) -> str:
-    return f" ({years}-yr reserved)"
-
-
-def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
-    """Reserved rows (1 and 3 years, Standard, No Upfront) of a Price List bulk CSV."""
-    rows = aws_ondemand.csv_data_rows(lines)
-    header = next(rows)
-    column = {name: i for i, name in enumerate(header)}
-    needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code", "LeaseContractLength")
-    missing = [name for name in needed if name not in column]
-    if missing:
-        raise FeedError(f"unexpected shape: Price List CSV lacks column(s) {', '.join(missing)}")
-    checks = [(column[name], value) for name, value in _WANTED.items()]
-    i_type, i_price = column["Instance Type"], column["PricePerUnit"]
-    i_region, i_term = column["Region Code"], column["LeaseContractLength"]
-    i_vcpu, i_mem = column.get("vCPU"), column.get("Memory")
-    table = gpu_instances()
-    found: dict[tuple[str, str], OfferRow] = {}
-    for values in rows:
-        if values[i_type] not in table:
-            continue
-        years = TERMS.get(values[i_term])
-        if years is None or any(values[i] != want for i, want in checks):
-            continue
-        usd = price(values[i_price])
-        if usd is None:
-            continue
-        row = aws_ondemand.gpu_row(
-            values[i_type],
-            values[i_region],
-            usd,
-            values[i_vcpu] if i_vcpu is not None else None,
-            values[i_mem] if i_mem is not None else None,
-        )
-        if row is None:
-            continue
-        row = replace(row, **{"name": row.name + reserved_suffix(years), "term_years": years})
-        found.setdefault((row.region, row.name), row)
-    if not found:
-        raise FeedError("no GPU reserved-instance prices in the Price List CSV")
-    return list(found.values())
-
-
-def urls() -> list[str]:
-    """The configured URL, one per region when it is a {region} template; none when unset."""
-    template = os.environ.get(URL_ENV, "")
-    if not template:
-        return []
-    if "{region}" not in template:
-        return [template]
-    return [template.replace("{region}", r) for r in aws_ondemand.regions()]
-
-
-def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot | Skip:
-    addresses = urls()
-    if not addresses:
-        return Skip(
-            f"set {URL_ENV} to a Price List bulk CSV (e.g. "
-            f"{aws_ondemand.BULK_URL_EXAMPLE}; hundreds of MB a region) to fetch reserved prices"
-        )
-    progress(f"streaming {len(addresses)} Price List CSV(s)")
-    rows: list[OfferRow] = []
-    for address in addresses:
-        try:
-            rows += parse_bulk_csv(client.iter_lines(address))
-        except FeedError as exc:
-            raise FeedError(f"{address}: {exc}") from exc
-    source = (
-        "AWS Price List AmazonEC2 bulk CSV, Reserved, Linux, shared tenancy, Standard, "
-        "No Upfront, 1 and 3 years, fetched by costcalc refresh"
-    )
-    return aws_ondemand.ec2_snapshot(NAME, source, addresses[0], rows, now)
 
 
 PROVIDER = FeedProvider(
@@ -133,6 +30,6 @@ PROVIDER = FeedProvider(
     label="AWS EC2 reserved",
     short="AWS reserved",
     snapshot_file="aws_reserved.yaml",
-    fetch=refresh,
+    fetch=feed(__package__, ".aws_reserved_feed", "refresh"),
     env=(EnvVar(URL_ENV, "Price List bulk CSV URL ({region} template) with Reserved rows"),),
 )

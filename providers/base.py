@@ -132,6 +132,40 @@ class Provider(Protocol):
 Fetcher = Callable[["HttpClient", datetime, Progress], "PriceSnapshot | Fetched | Skip"]
 
 
+class Feed(Struct, frozen=True):
+    """A Fetcher that imports its module when first called: see `feed`."""
+
+    package: str | None
+    module: str
+    function: str
+
+    def load(self) -> Fetcher:
+        """The named function, its module imported now (importlib keeps it for later calls)."""
+        from importlib import import_module
+
+        found: Fetcher = getattr(import_module(self.module, self.package), self.function)
+        return found
+
+    def __call__(
+        self, client: HttpClient, now: datetime, progress: Progress
+    ) -> PriceSnapshot | Fetched | Skip:
+        return self.load()(client, now, progress)
+
+
+def feed(package: str | None, module: str, function: str) -> Feed:
+    """A provider's `fetch`, named rather than imported: `fetch=feed(__package__, ".runpod_feed",
+    "refresh")` runs runpod_feed.refresh, importing providers/runpod_feed.py on the first call.
+
+    Why: `costcalc quick` and the app read every provider's description (the price book asks
+    `registry.every()`), but only `refresh` runs a feed, so a provider keeps its fetching and
+    parsing in providers/<name>_feed.py and quick never loads it (issue 38's start-up target:
+    loading the feeds was 1.5 % of quick's instructions with bytecode, 3 % without). `package`
+    is the describing module's `__package__`, not written out, because the same files are
+    imported as `costcalc.providers` at run time and as `providers` by mypy.
+    """
+    return Feed(package, module, function)
+
+
 class FeedProvider(Struct, frozen=True, eq=False):
     """A provider whose snapshot is a PriceSnapshot: the shape almost every provider has."""
 

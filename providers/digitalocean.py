@@ -12,6 +12,7 @@ Format (GET https://api.digitalocean.com/v2/sizes, bearer token with sizes:read)
 Rule kept here: this source is used only when the user gives a token; without one nothing is
 fetched and the curated Paperspace table stays as it is. Sizes without `gpu_info` are not GPU
 machines and are ignored; a GPU model we cannot map to the catalog is skipped, never guessed.
+Only Paperspace's feed (providers/paperspace_feed.py) imports this module, when `refresh` runs.
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 from costcalc.core.models import OfferRow
 
 from .common import FeedError, expect, load_json, price
+from .paperspace import DIGITALOCEAN_TOKEN_ENVS, DIGITALOCEAN_URL_ENV
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
 
-URL_ENV = "COSTCALC_DIGITALOCEAN_URL"
+URL_ENV = DIGITALOCEAN_URL_ENV
 API_HOST = "api.digitalocean.com"
 DEFAULT_URL = f"https://{API_HOST}/v2/sizes?per_page=200"
-TOKEN_ENVS = ("COSTCALC_DIGITALOCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN")
+TOKEN_ENVS = DIGITALOCEAN_TOKEN_ENVS
 MAX_PAGES = 10
 MAX_PAGE_BYTES = 4 * 1024 * 1024
 """Largest page read: 200 sizes of about 400 bytes each (the recorded page) are 80 kB."""

@@ -2,60 +2,37 @@
 
 Paperspace publishes no machine-readable price list, so the bundled table (prices/paperspace.yaml,
 read from paperspace.com/pricing) is kept. With a DigitalOcean token, `costcalc refresh` adds the
-GPU Droplets from DigitalOcean's sizes API (providers/digitalocean.py) to it.
+GPU Droplets from DigitalOcean's sizes API (providers/digitalocean.py, read by
+providers/paperspace_feed.py, both imported only when `refresh` runs) to it.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING
-
-from msgspec.structs import replace
-
-from costcalc.core.models import PriceSnapshot
-
-from . import digitalocean
-from .base import EnvVar, FeedProvider, Progress, Skip
-
-if TYPE_CHECKING:
-    from costcalc.edge.net import HttpClient
+from .base import EnvVar, FeedProvider, feed
 
 NAME = "paperspace"
 SNAPSHOT_FILE = "paperspace.yaml"
-
-
-def refresh(client: HttpClient, now: datetime, progress: Progress) -> PriceSnapshot | Skip:
-    from costcalc.edge.resources import PRICES_PACKAGE, load_yaml_resource
-
-    bearer = digitalocean.token()
-    if bearer is None:
-        return Skip(f"set {digitalocean.TOKEN_ENVS[0]} to fetch DigitalOcean GPU Droplet prices")
-    progress(f"downloading {digitalocean.url()}")
-    fetched = digitalocean.fetch(client, bearer)
-    droplets = [replace(r, **{"fetched_at": now, "price_kind": "observed"}) for r in fetched]
-    curated = load_yaml_resource(PRICES_PACKAGE, SNAPSHOT_FILE, PriceSnapshot)
-    return replace(
-        curated,
-        **{
-            "source": f"{curated.source}; GPU Droplets: DigitalOcean API /v2/sizes, fetched by "
-            "costcalc refresh",
-            "offers": curated.offers + tuple(droplets),
-        },
-    )
+DIGITALOCEAN_URL_ENV = "COSTCALC_DIGITALOCEAN_URL"
+DIGITALOCEAN_TOKEN_ENVS = (
+    "COSTCALC_DIGITALOCEAN_TOKEN",
+    "DIGITALOCEAN_TOKEN",
+    "DIGITALOCEAN_ACCESS_TOKEN",
+)
+"""The settings the DigitalOcean feed reads, named here because they are Paperspace's settings."""
 
 
 PROVIDER = FeedProvider(
     name=NAME,
     label="Paperspace",
     snapshot_file=SNAPSHOT_FILE,
-    fetch=refresh,
+    fetch=feed(__package__, ".paperspace_feed", "refresh"),
     env=(
         EnvVar(
-            digitalocean.TOKEN_ENVS[0],
+            DIGITALOCEAN_TOKEN_ENVS[0],
             "DigitalOcean API token (sizes:read)",
             secret=True,
-            aliases=digitalocean.TOKEN_ENVS[1:],
+            aliases=DIGITALOCEAN_TOKEN_ENVS[1:],
         ),
-        EnvVar(digitalocean.URL_ENV, "DigitalOcean sizes API URL"),
+        EnvVar(DIGITALOCEAN_URL_ENV, "DigitalOcean sizes API URL"),
     ),
 )

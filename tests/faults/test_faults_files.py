@@ -228,14 +228,14 @@ def test_a_body_without_length_cut_mid_row_is_not_stored(
 
 
 def test_a_price_list_row_short_of_columns_is_a_cut_not_a_skipped_row() -> None:
-    from costcalc.providers import aws_ondemand
+    from costcalc.providers import aws_ondemand_feed
     from costcalc.providers.common import FeedError
 
     lines = CSV.decode().splitlines(keepends=True)
     row = next(i for i, line in enumerate(lines) if '"p4d.24xlarge"' in line)
     lines[row] = lines[row].rsplit(",", 3)[0] + "\n"
     with pytest.raises(FeedError, match=f"line {row + 1} of the Price List CSV has .* columns"):
-        aws_ondemand.parse_bulk_csv(lines)
+        aws_ondemand_feed.parse_bulk_csv(lines)
 
 
 # --------------------------------------------------------------------------- size limits

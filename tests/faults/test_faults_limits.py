@@ -316,7 +316,7 @@ def test_a_55_mb_lambda_answer_is_refused_as_it_streams(
 
     from werkzeug import Response
 
-    from costcalc.providers import lambda_cloud
+    from costcalc.providers import lambda_cloud, lambda_cloud_feed
 
     sent: list[int] = []
     tls_feed_server.serve(
@@ -334,7 +334,7 @@ def test_a_55_mb_lambda_answer_is_refused_as_it_streams(
         },
     )
     assert run.code == 1, run
-    assert f"body exceeds {lambda_cloud.MAX_BYTES / MB:.1f} MB" in run.stderr, run.stderr
+    assert f"body exceeds {lambda_cloud_feed.MAX_BYTES / MB:.1f} MB" in run.stderr, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert run.seconds < 10, f"{run.seconds:.1f} s"
     assert run.peak_mb < LIMIT_MB, f"{run.peak_mb:.0f} MB"

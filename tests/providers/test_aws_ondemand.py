@@ -10,14 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from costcalc.providers import aws_ondemand
+from costcalc.providers import aws_ondemand, aws_ondemand_feed
 from costcalc.providers.common import FeedError
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
 
 
 def test_per_location_document_gives_gpu_rows_with_size() -> None:
-    rows = {r.name: r for r in aws_ondemand.parse((FEEDS / "ondemand-us-east-1.json").read_bytes())}
+    rows = {
+        r.name: r for r in aws_ondemand_feed.parse((FEEDS / "ondemand-us-east-1.json").read_bytes())
+    }
     assert set(rows) == {"g4dn.xlarge", "g4dn.12xlarge", "p3.2xlarge", "p4d.24xlarge", "g5.xlarge"}
     p4d = rows["p4d.24xlarge"]
     assert (p4d.region, p4d.gpu, p4d.gpu_count, p4d.usd_per_hour) == (
@@ -30,22 +32,26 @@ def test_per_location_document_gives_gpu_rows_with_size() -> None:
 
 
 def test_europe_and_eu_location_names_both_map_to_the_region() -> None:
-    rows = aws_ondemand.parse((FEEDS / "ondemand-eu-west-1.json").read_bytes())
+    rows = aws_ondemand_feed.parse((FEEDS / "ondemand-eu-west-1.json").read_bytes())
     assert {r.region for r in rows} == {"eu-west-1"}
-    assert aws_ondemand.region_of("EU (Ireland)") == aws_ondemand.region_of("Europe (Ireland)")
+    assert aws_ondemand_feed.region_of("EU (Ireland)") == aws_ondemand_feed.region_of(
+        "Europe (Ireland)"
+    )
 
 
 def test_url_template_expands_per_region(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert aws_ondemand.urls()[0].endswith("/US%20East%20%28N.%20Virginia%29/Linux/index.json")
+    assert aws_ondemand_feed.urls()[0].endswith("/US%20East%20%28N.%20Virginia%29/Linux/index.json")
     monkeypatch.setenv(aws_ondemand.URL_ENV, "http://127.0.0.1:1/{region}.csv")
-    assert aws_ondemand.urls() == [f"http://127.0.0.1:1/{r}.csv" for r in aws_ondemand.REGIONS]
+    assert aws_ondemand_feed.urls() == [
+        f"http://127.0.0.1:1/{r}.csv" for r in aws_ondemand_feed.REGIONS
+    ]
     monkeypatch.setenv(aws_ondemand.URL_ENV, "http://127.0.0.1:1/all.json")
-    assert aws_ondemand.urls() == ["http://127.0.0.1:1/all.json"]
+    assert aws_ondemand_feed.urls() == ["http://127.0.0.1:1/all.json"]
 
 
 def test_bulk_csv_keeps_only_linux_shared_ondemand_used_capacity() -> None:
     with (FEEDS / "ec2-offer-us-east-1.csv").open() as lines:
-        rows = {r.name: r for r in aws_ondemand.parse_bulk_csv(lines)}
+        rows = {r.name: r for r in aws_ondemand_feed.parse_bulk_csv(lines)}
     # Windows, Dedicated, Reserved, capacity reservation and SQL rows of g4dn.xlarge are dropped
     assert rows["g4dn.xlarge"].usd_per_hour == 0.54
     assert rows["p4d.24xlarge"].ram_gb == 1152.0  # "1,152 GiB"
@@ -67,7 +73,7 @@ def test_bulk_csv_is_parsed_as_a_stream_with_bounded_memory() -> None:
 
     tracemalloc.start()
     try:
-        rows = aws_ondemand.parse_bulk_csv(lines())
+        rows = aws_ondemand_feed.parse_bulk_csv(lines())
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -81,16 +87,16 @@ def test_bulk_csv_without_the_columns_we_need_is_refused() -> None:
         [["FormatVersion", "v1.0"], ["SKU", "TermType", "Unit"], ["a", "b", "c"]]
     )
     with pytest.raises(FeedError, match="lacks column"):
-        aws_ondemand.parse_bulk_csv(io.StringIO(out.getvalue()))
+        aws_ondemand_feed.parse_bulk_csv(io.StringIO(out.getvalue()))
     with pytest.raises(FeedError, match="no header row"):
-        aws_ondemand.parse_bulk_csv(io.StringIO("<html><body>Access Denied</body></html>\n"))
+        aws_ondemand_feed.parse_bulk_csv(io.StringIO("<html><body>Access Denied</body></html>\n"))
 
 
 def test_document_without_gpu_rows_is_refused() -> None:
     with pytest.raises(FeedError, match="no GPU instance prices"):
-        aws_ondemand.parse('{"regions": {"US East (N. Virginia)": {}}}')
+        aws_ondemand_feed.parse('{"regions": {"US East (N. Virginia)": {}}}')
     with pytest.raises(FeedError, match="regions should be an object"):
-        aws_ondemand.parse('{"manifest": {}}')
+        aws_ondemand_feed.parse('{"manifest": {}}')
 
 
 def test_regions_default_to_the_bundled_ones_and_can_be_chosen(
@@ -99,12 +105,12 @@ def test_regions_default_to_the_bundled_ones_and_can_be_chosen(
     from costcalc.core.errors import CostcalcError
 
     monkeypatch.setenv("COSTCALC_AWS_ONDEMAND_URL", "http://127.0.0.1:1/{region}.csv")
-    assert len(aws_ondemand.urls()) == len(aws_ondemand.REGIONS) == 6
+    assert len(aws_ondemand_feed.urls()) == len(aws_ondemand_feed.REGIONS) == 6
     monkeypatch.setenv("COSTCALC_AWS_REGIONS", "eu-central-1, ap-northeast-1")
-    assert aws_ondemand.urls() == [
+    assert aws_ondemand_feed.urls() == [
         "http://127.0.0.1:1/eu-central-1.csv",
         "http://127.0.0.1:1/ap-northeast-1.csv",
     ]
     monkeypatch.setenv("COSTCALC_AWS_REGIONS", "mars-north-1")
     with pytest.raises(CostcalcError, match="unknown region 'mars-north-1'"):
-        aws_ondemand.urls()
+        aws_ondemand_feed.urls()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from costcalc.cli import main
-from costcalc.providers import aws_reserved
+from costcalc.providers import aws_reserved, aws_reserved_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
@@ -21,7 +21,7 @@ CSV = "ec2-offer-reserved-us-east-1.csv"
 
 def rows() -> dict[str, object]:
     with (FEEDS / CSV).open() as lines:
-        return {r.name: r for r in aws_reserved.parse_bulk_csv(lines)}
+        return {r.name: r for r in aws_reserved_feed.parse_bulk_csv(lines)}
 
 
 def test_standard_no_upfront_linux_gpu_rows_of_one_and_three_years() -> None:
@@ -42,9 +42,11 @@ def test_a_csv_without_reserved_columns_is_refused() -> None:
     text = (FEEDS / "ec2-offer-us-east-1.csv").read_text()
     no_terms = text.replace('"LeaseContractLength",', '"Lease",', 1)
     with pytest.raises(FeedError, match="lacks column"):
-        aws_reserved.parse_bulk_csv(no_terms.splitlines(keepends=True))
+        aws_reserved_feed.parse_bulk_csv(no_terms.splitlines(keepends=True))
     with pytest.raises(FeedError, match="no GPU reserved-instance prices"):
-        aws_reserved.parse_bulk_csv(text.splitlines(keepends=True))  # its one Reserved row is blank
+        aws_reserved_feed.parse_bulk_csv(
+            text.splitlines(keepends=True)
+        )  # its one Reserved row is blank
 
 
 def test_the_bundled_snapshot_has_one_and_three_year_terms_for_the_on_demand_types() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from costcalc.providers import aws_spot, aws_spot_advisor
+from costcalc.providers import aws_spot_advisor, aws_spot_feed
 from costcalc.providers.common import FeedError
 
 FEEDS = Path(__file__).parent.parent / "fixtures" / "feeds"
@@ -22,7 +22,7 @@ def by_key(rows: list) -> dict:  # type: ignore[type-arg]
 
 
 def test_keeps_gpu_types_with_linux_prices_mapped_to_catalog_gpus() -> None:
-    rows = by_key(aws_spot.parse(spot_payload()))
+    rows = by_key(aws_spot_feed.parse(spot_payload()))
     p4d = rows[("us-east-1", "p4d.24xlarge")]
     assert (p4d.gpu, p4d.gpu_count, p4d.usd_per_hour, p4d.spot) == ("a100_sxm4_40gb", 8, 11.2, True)
     assert rows[("us-east-1", "g4dn.12xlarge")].gpu_count == 4
@@ -34,15 +34,15 @@ def test_keeps_gpu_types_with_linux_prices_mapped_to_catalog_gpus() -> None:
 
 
 def test_na_and_zero_prices_are_no_offer() -> None:
-    rows = by_key(aws_spot.parse(spot_payload()))
+    rows = by_key(aws_spot_feed.parse(spot_payload()))
     assert ("us-west-2", "p3.2xlarge") not in rows  # "N/A*"
     assert ("us-east-1", "p5.48xlarge") not in rows  # "0": no price published yet
     assert len(rows) == 14
 
 
 def test_jsonp_form_with_legacy_region_names_gives_the_same_rows() -> None:
-    legacy = by_key(aws_spot.parse((FEEDS / "spot-legacy.js").read_text()))
-    modern = by_key(aws_spot.parse(spot_payload()))
+    legacy = by_key(aws_spot_feed.parse((FEEDS / "spot-legacy.js").read_text()))
+    modern = by_key(aws_spot_feed.parse(spot_payload()))
     assert ("ap-northeast-1", "g4dn.xlarge") in legacy  # apac-tokyo
     del legacy[("ap-northeast-1", "g4dn.xlarge")]
     assert legacy == modern  # us-east -> us-east-1, eu-ireland -> eu-west-1
@@ -63,7 +63,7 @@ def test_jsonp_form_with_legacy_region_names_gives_the_same_rows() -> None:
     ],
 )
 def test_region_names(legacy: str, code: str | None) -> None:
-    assert aws_spot.region_code(legacy) == code
+    assert aws_spot_feed.region_code(legacy) == code
 
 
 @pytest.mark.parametrize(
@@ -81,13 +81,13 @@ def test_region_names(legacy: str, code: str | None) -> None:
 )
 def test_unusable_payloads_raise_one_line_reasons(payload: str, reason: str) -> None:
     with pytest.raises(FeedError, match=reason) as caught:
-        aws_spot.parse(payload)
+        aws_spot_feed.parse(payload)
     assert "\n" not in str(caught.value)
 
 
 def test_advice_adds_savings_bucket_and_size() -> None:
     advice = aws_spot_advisor.parse((FEEDS / "spot-advisor-data.json").read_bytes())
-    rows = by_key(aws_spot.with_advice(aws_spot.parse(spot_payload()), advice))
+    rows = by_key(aws_spot_feed.with_advice(aws_spot_feed.parse(spot_payload()), advice))
     g4 = rows[("us-east-1", "g4dn.xlarge")]
     assert (g4.savings_pct, g4.interruption_bucket, g4.vcpus, g4.ram_gb) == (60, 2, 4, 16.0)
     assert g4.limits is not None and "10-15%" in g4.limits
@@ -97,11 +97,11 @@ def test_advice_adds_savings_bucket_and_size() -> None:
 
 def test_bytes_with_utf8_bom_parse() -> None:
     payload = b"\xef\xbb\xbf" + spot_payload().encode()
-    assert len(aws_spot.parse(payload)) == 14
+    assert len(aws_spot_feed.parse(payload)) == 14
 
 
 def test_region_without_instance_types_list_is_a_shape_error() -> None:
     doc = json.loads(spot_payload())
     doc["config"]["regions"][0]["instanceTypes"] = "gpu"
     with pytest.raises(FeedError, match="instanceTypes should be a list"):
-        aws_spot.parse(json.dumps(doc))
+        aws_spot_feed.parse(json.dumps(doc))

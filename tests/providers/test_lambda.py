@@ -11,7 +11,7 @@ import pytest
 from werkzeug import Request, Response
 
 from costcalc.cli import main
-from costcalc.providers import lambda_cloud
+from costcalc.providers import lambda_cloud, lambda_cloud_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled, refreshed_path
 from tests.conftest import FeedRoutes, serve_catalogs
@@ -26,7 +26,7 @@ KEY = "lambda-secret"
 
 
 def test_instance_types_become_offers_priced_per_instance_in_dollars() -> None:
-    found = lambda_cloud.parse(GOOD)
+    found = lambda_cloud_feed.parse(GOOD)
     rows = {r.name: r for r in found.rows}
     eight = rows["gpu_8x_h100_sxm5"]
     assert (eight.gpu, eight.gpu_count, eight.usd_per_hour) == ("h100_sxm5_80gb", 8, 31.92)
@@ -45,7 +45,7 @@ def test_the_count_comes_from_the_description_when_specs_do_not_say() -> None:
     doc = json.loads(GOOD)
     kind = doc["data"]["gpu_8x_b200_sxm6"]["instance_type"]
     del kind["specs"]["gpus"], kind["gpu_description"]
-    rows = {r.name: r for r in lambda_cloud.parse(json.dumps(doc)).rows}
+    rows = {r.name: r for r in lambda_cloud_feed.parse(json.dumps(doc)).rows}
     assert (rows["gpu_8x_b200_sxm6"].gpu, rows["gpu_8x_b200_sxm6"].gpu_count) == ("b200", 8)
 
 
@@ -58,7 +58,7 @@ def test_the_count_comes_from_the_description_when_specs_do_not_say() -> None:
 )
 def test_unusable_answers_say_why(payload: str, reason: str) -> None:
     with pytest.raises(FeedError, match=reason):
-        lambda_cloud.parse(payload)
+        lambda_cloud_feed.parse(payload)
 
 
 # --------------------------------------------------------------------------- offline
@@ -134,9 +134,9 @@ def test_the_key_is_not_sent_over_plain_http(
 
 
 def test_the_key_is_not_sent_to_another_host() -> None:
-    assert lambda_cloud._refusal("https://cloud.lambda.ai/api/v1/instance-types") is None
-    assert lambda_cloud._refusal("https://cloud.lambdalabs.com/api/v1/instance-types") is None
-    refusal = lambda_cloud._refusal("https://lambda.ai.evil.example/api")
+    assert lambda_cloud_feed._refusal("https://cloud.lambda.ai/api/v1/instance-types") is None
+    assert lambda_cloud_feed._refusal("https://cloud.lambdalabs.com/api/v1/instance-types") is None
+    refusal = lambda_cloud_feed._refusal("https://lambda.ai.evil.example/api")
     assert refusal is not None and "is not lambda.ai" in refusal
 
 

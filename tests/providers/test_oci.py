@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from costcalc.providers import oci
+from costcalc.providers import oci, oci_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
@@ -21,7 +21,7 @@ PRODUCTS = (FEEDS / "oci-products.json").read_text()
 
 
 def test_gpu_shapes_cost_the_per_gpu_part_times_the_gpu_count() -> None:
-    found = oci.parse(SHAPES, PRODUCTS)
+    found = oci_feed.parse(SHAPES, PRODUCTS)
     rows = {(r.name.removesuffix(" (preemptible)"), bool(r.spot)): r for r in found.rows}
     h100 = rows[("BM.GPU.H100.8", False)]
     assert (h100.gpu, h100.gpu_count, h100.usd_per_hour) == ("h100_sxm5_80gb", 8, 80.0)
@@ -42,7 +42,7 @@ def test_gpu_shapes_cost_the_per_gpu_part_times_the_gpu_count() -> None:
 def test_only_usd_pay_as_you_go_hourly_gpu_parts_price_a_shape() -> None:
     doc = json.loads(PRODUCTS)
     doc["items"][0]["pricetype"] = "MONTH"  # the H100 part
-    rows = {r.name for r in oci.parse(SHAPES, json.dumps(doc)).rows}
+    rows = {r.name for r in oci_feed.parse(SHAPES, json.dumps(doc)).rows}
     assert "BM.GPU.H100.8" not in rows and "VM.GPU.A10.1" in rows
 
 
@@ -56,7 +56,7 @@ def test_only_usd_pay_as_you_go_hourly_gpu_parts_price_a_shape() -> None:
 )
 def test_unusable_files_say_which_and_why(shapes: str, products: str, reason: str) -> None:
     with pytest.raises(FeedError, match=reason):
-        oci.parse(shapes, products)
+        oci_feed.parse(shapes, products)
 
 
 def test_the_bundled_snapshot_has_an_a100_80gb_and_an_h100() -> None:
@@ -66,7 +66,7 @@ def test_the_bundled_snapshot_has_an_a100_80gb_and_an_h100() -> None:
 
 
 @pytest.fixture
-def oci_feed(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+def oci_api(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
     feedcheck.fast_http(monkeypatch)
     feed_server.serve_file("/shapes.json", "oci-shapes.json")
     monkeypatch.setenv(oci.SHAPES_URL_ENV, feed_server.url("/shapes.json"))
@@ -74,8 +74,8 @@ def oci_feed(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRo
     return feed_server
 
 
-def test_refresh_reads_both_files(oci_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]) -> None:
-    oci_feed.serve("/products.json", feedcheck.body(PRODUCTS))
+def test_refresh_reads_both_files(oci_api: FeedRoutes, capsys: pytest.CaptureFixture[str]) -> None:
+    oci_api.serve("/products.json", feedcheck.body(PRODUCTS))
     code, report = feedcheck.refresh(capsys, "oci")
     result = feedcheck.result(report, "oci")
     assert code == 0 and result["offers"] == 4  # the MI300X shape counts since issue 25
@@ -93,11 +93,11 @@ FAULTS = feedcheck.standard_faults(PRODUCTS, '{"items": {"a": 1}}')
 
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_bad_price_list_keeps_the_last_good_snapshot(
-    fault: str, oci_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    fault: str, oci_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_fault_keeps_last_good(
         capsys,
-        lambda handler: oci_feed.serve("/products.json", handler),
+        lambda handler: oci_api.serve("/products.json", handler),
         feedcheck.body(PRODUCTS),
         "oci",
         FAULTS[fault],
@@ -105,11 +105,11 @@ def test_a_bad_price_list_keeps_the_last_good_snapshot(
 
 
 def test_an_absurd_price_is_held_back(
-    oci_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    oci_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_absurd_price_held_back(
         capsys,
-        lambda handler: oci_feed.serve("/products.json", handler),
+        lambda handler: oci_api.serve("/products.json", handler),
         feedcheck.body(_absurd()),
         "oci",
     )

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from werkzeug import Request, Response
 
-from costcalc.providers import runpod
+from costcalc.providers import runpod, runpod_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
@@ -22,7 +22,7 @@ GOOD = FIXTURE.read_text()
 
 
 def rows_by_name() -> dict[str, Any]:
-    return {r.name: r for r in runpod.parse(GOOD).rows}
+    return {r.name: r for r in runpod_feed.parse(GOOD).rows}
 
 
 # --------------------------------------------------------------------------- the parser
@@ -51,7 +51,7 @@ def test_a_tier_that_is_off_is_not_offered_whatever_its_placeholder_price() -> N
 
 
 def test_gpu_types_no_table_maps_are_skipped_and_reported_once() -> None:
-    found = runpod.parse(GOOD)
+    found = runpod_feed.parse(GOOD)
     # the MI300X and RTX 2000 Ada have catalog rows since issue 25; the half-length V100 stays out
     assert found.unknown_gpus == ("Tesla V100-FHHL-16GB",)
     assert {"mi300x", "rtx2000_ada"} <= {r.gpu for r in found.rows}
@@ -61,7 +61,7 @@ def test_counts_follow_max_gpu_count() -> None:
     doc = json.loads(GOOD)
     only = next(t for t in doc["data"]["gpuTypes"] if t["displayName"] == "RTX PRO 6000")
     only["maxGpuCount"] = 2
-    found = runpod.parse(json.dumps({"data": {"gpuTypes": [only]}}))
+    found = runpod_feed.parse(json.dumps({"data": {"gpuTypes": [only]}}))
     assert [r.gpu_count for r in found.rows] == [1, 2]
 
 
@@ -75,7 +75,7 @@ def test_counts_follow_max_gpu_count() -> None:
 )
 def test_unusable_answers_say_why(payload: str, reason: str) -> None:
     with pytest.raises(FeedError, match=reason):
-        runpod.parse(payload)
+        runpod_feed.parse(payload)
 
 
 # --------------------------------------------------------------------------- offline
@@ -100,7 +100,7 @@ def test_the_bundled_snapshot_lists_a_4090_an_a100_80gb_and_an_h100_in_both_tier
 
 
 @pytest.fixture
-def runpod_feed(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+def runpod_api(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
     feedcheck.fast_http(monkeypatch)
     monkeypatch.setenv(runpod.URL_ENV, feed_server.url("/graphql"))
     return feed_server
@@ -116,13 +116,13 @@ def graphql(text: str) -> feedcheck.Handler:
 
 
 def test_refresh_asks_the_graphql_api_and_counts_unknown_gpus(
-    runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    runpod_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    runpod_feed.serve("/graphql", graphql(GOOD))
+    runpod_api.serve("/graphql", graphql(GOOD))
     code, report = feedcheck.refresh(capsys, "runpod")
     assert code == 0
     result = feedcheck.result(report, "runpod")
-    assert result["ok"] and result["offers"] == len(runpod.parse(GOOD).rows)
+    assert result["ok"] and result["offers"] == len(runpod_feed.parse(GOOD).rows)
     assert result["unknown_gpu_count"] == 1
     assert result["unknown_gpus"] == ["Tesla V100-FHHL-16GB"]
     assert "skipped 1 GPU name" in result["message"]
@@ -134,10 +134,10 @@ def test_refresh_asks_the_graphql_api_and_counts_unknown_gpus(
 
 
 def test_500_then_success_is_retried(
-    runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    runpod_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     handler, calls = feedcheck.flaky(graphql(GOOD))
-    runpod_feed.serve("/graphql", handler)
+    runpod_api.serve("/graphql", handler)
     code, report = feedcheck.refresh(capsys, "runpod")
     assert code == 0 and feedcheck.result(report, "runpod")["ok"]
     assert len(calls) == 2
@@ -169,11 +169,11 @@ FAULTS = {
 
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_bad_feed_keeps_the_last_good_snapshot(
-    fault: str, runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    fault: str, runpod_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_fault_keeps_last_good(
         capsys,
-        lambda handler: runpod_feed.serve("/graphql", handler),
+        lambda handler: runpod_api.serve("/graphql", handler),
         graphql(GOOD),
         "runpod",
         FAULTS[fault],
@@ -181,21 +181,21 @@ def test_a_bad_feed_keeps_the_last_good_snapshot(
 
 
 def test_a_new_gpu_among_known_ones_is_counted_not_fatal(
-    runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    runpod_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = json.loads(GOOD)
     doc["data"]["gpuTypes"].append(
         {**doc["data"]["gpuTypes"][6], "id": "NVIDIA GeForce RTX 6090", "displayName": "RTX 6090"}
     )
-    runpod_feed.serve("/graphql", graphql(json.dumps(doc)))
+    runpod_api.serve("/graphql", graphql(json.dumps(doc)))
     code, report = feedcheck.refresh(capsys, "runpod")
     assert code == 0
     assert "NVIDIA GeForce RTX 6090" in feedcheck.result(report, "runpod")["unknown_gpus"]
 
 
 def test_an_absurd_price_is_held_back(
-    runpod_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    runpod_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_absurd_price_held_back(
-        capsys, lambda handler: runpod_feed.serve("/graphql", handler), graphql(_absurd()), "runpod"
+        capsys, lambda handler: runpod_api.serve("/graphql", handler), graphql(_absurd()), "runpod"
     )
