@@ -134,32 +134,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    from costcalc.providers import azure, vast
+    from costcalc.providers import azure_feed, vast_feed
 
     rng = random.Random(20261123)
     answer = vast_answer(10_000, rng)
-    found = vast.parse(answer, date(2026, 11, 23))
+    found = vast_feed.parse(answer, date(2026, 11, 23))
     print(
         f"Vast.ai answer: 10,000 offers, {len(answer) / 2**20:.1f} MB -> {len(found.rows)} "
         f"summary offers, {len(found.unknown_gpus)} unknown GPU name(s)"
     )
     side_by_side(
-        "vast.parse (10,000 offers)",
-        lambda: vast.parse(answer, date(2026, 11, 23)),
+        "vast_feed.parse (10,000 offers)",
+        lambda: vast_feed.parse(answer, date(2026, 11, 23)),
         lambda: json.loads(answer),
         args.repeat,
     )
 
     pages = azure_pages(10, 1000, rng)
-    found = azure.parse(pages)
+    found = azure_feed.parse(pages)
     size = sum(len(p) for p in pages) / 2**20
     print(
         f"Azure page set: 10 pages x 1,000 items, {size:.1f} MB -> {len(found.rows)} offers, "
         f"{len(found.unknown_gpus)} unmapped size(s)"
     )
     side_by_side(
-        "azure.parse (10 pages, 10,000 items)",
-        lambda: azure.parse(pages),
+        "azure_feed.parse (10 pages, 10,000 items)",
+        lambda: azure_feed.parse(pages),
         lambda: [json.loads(p) for p in pages],
         args.repeat,
     )

@@ -17,7 +17,7 @@ from costcalc.cli import main
 from costcalc.core.errors import DataFileError
 from costcalc.core.models import CloudOffer
 from costcalc.edge import locations
-from costcalc.providers import vast
+from costcalc.providers import vast_feed
 from costcalc.providers.common import FeedError, load_json
 from costcalc.store import history
 from costcalc.store.overrides import load_overrides
@@ -46,9 +46,9 @@ def unexpected(text: str) -> bool:
 
 def test_one_vast_offer_listed_a_hundred_times_counts_once() -> None:
     first = next(o for o in VAST["offers"] if o["gpu_name"] == "RTX 4090")
-    once = vast.parse(json.dumps(VAST), NOW.date())
+    once = vast_feed.parse(json.dumps(VAST), NOW.date())
     doc = {**VAST, "offers": VAST["offers"] + [first] * 100}
-    repeated = vast.parse(json.dumps(doc), NOW.date())
+    repeated = vast_feed.parse(json.dumps(doc), NOW.date())
     assert [(r.name, r.usd_per_hour, r.summary) for r in repeated.rows] == [
         (r.name, r.usd_per_hour, r.summary) for r in once.rows
     ]

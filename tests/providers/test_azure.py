@@ -14,7 +14,7 @@ from werkzeug import Request, Response
 
 from costcalc.cli import main
 from costcalc.core.errors import CostcalcError
-from costcalc.providers import azure
+from costcalc.providers import azure, azure_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.bundled import load_catalog
 from costcalc.store.snapshots import load_bundled
@@ -30,7 +30,7 @@ PATH = "/api/retail/prices"
 def rows() -> dict[tuple[str, bool | None], Any]:
     """(size, spot) -> row; spot rows are named '<size> (spot)'."""
     found = {}
-    for r in azure.parse([PAGE1, PAGE2]).rows:
+    for r in azure_feed.parse([PAGE1, PAGE2]).rows:
         assert r.name.endswith(" (spot)") == bool(r.spot)
         found[(r.name.removesuffix(" (spot)"), r.spot)] = r
     return found
@@ -65,7 +65,7 @@ def test_rows_that_are_not_linux_pay_as_you_go_whole_gpus_are_left_out() -> None
 
 
 def test_a_size_no_table_maps_is_reported_a_skipped_one_is_not() -> None:
-    assert azure.parse([PAGE1, PAGE2]).unknown_gpus == ("Standard_ND96isr_MI300X_v5",)
+    assert azure_feed.parse([PAGE1, PAGE2]).unknown_gpus == ("Standard_ND96isr_MI300X_v5",)
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_windows_is_recognised_both_ways_it_is_written(product: str) -> None:
     doc = json.loads(PAGE1)
     doc["Items"] = [{**doc["Items"][6], "productName": product}]
     with pytest.raises(FeedError, match="no Linux GPU VM prices"):
-        azure.parse([json.dumps(doc)])
+        azure_feed.parse([json.dumps(doc)])
 
 
 def test_every_mapped_size_is_a_catalog_gpu_and_none_is_both_mapped_and_skipped() -> None:
@@ -84,20 +84,20 @@ def test_every_mapped_size_is_a_catalog_gpu_and_none_is_both_mapped_and_skipped(
     catalog = load_catalog()
     assert all(g.gpu in catalog for g in table.sizes.values())
     assert not set(table.sizes) & set(table.skipped)
-    assert all(azure.GPU_SIZE.match(name) for name in [*table.sizes, *table.skipped])
+    assert all(azure_feed.GPU_SIZE.match(name) for name in [*table.sizes, *table.skipped])
 
 
 def test_the_default_query_asks_for_gpu_vms_in_the_chosen_regions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(azure.REGIONS_ENV, "eastus, swedencentral")
-    query = unquote(azure.url())
+    query = unquote(azure_feed.url())
     assert query.startswith("https://prices.azure.com/api/retail/prices?api-version=2023-01-01")
     assert "armRegionName eq 'swedencentral'" in query and "westeurope" not in query
     assert "contains(armSkuName, 'Standard_ND')" in query
     monkeypatch.setenv(azure.REGIONS_ENV, "east us")
     with pytest.raises(CostcalcError, match="not an Azure region name"):
-        azure.regions()
+        azure_feed.regions()
 
 
 # --------------------------------------------------------------------------- offline
@@ -129,68 +129,64 @@ def pages(routes: FeedRoutes, first: str = PAGE1, second: str = PAGE2) -> feedch
 
 
 @pytest.fixture
-def azure_feed(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+def azure_api(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
     feedcheck.fast_http(monkeypatch)
     monkeypatch.setenv(azure.URL_ENV, feed_server.url(PATH))
     return feed_server
 
 
-def test_refresh_walks_the_pages(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
-) -> None:
-    azure_feed.serve(PATH, pages(azure_feed))
+def test_refresh_walks_the_pages(azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]) -> None:
+    azure_api.serve(PATH, pages(azure_api))
     code, report = feedcheck.refresh(capsys, "azure")
     result = feedcheck.result(report, "azure")
     assert code == 0, report
-    assert result["offers"] == 12 and azure_feed.hits[PATH] == 2
+    assert result["offers"] == 12 and azure_api.hits[PATH] == 2
     assert result["unknown_gpus"] == ["Standard_ND96isr_MI300X_v5"]
     regions = {o["region"] for o in feedcheck.prices(capsys, "azure")}
     assert regions == {"eastus"}
 
 
-def test_a_page_loop_is_refused(azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_page_loop_is_refused(azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]) -> None:
     looping = json.loads(PAGE2)
-    looping["NextPageLink"] = azure_feed.url(PATH)  # back to the first page
-    azure_feed.serve(PATH, pages(azure_feed, second=json.dumps(looping)))
+    looping["NextPageLink"] = azure_api.url(PATH)  # back to the first page
+    azure_api.serve(PATH, pages(azure_api, second=json.dumps(looping)))
     assert main(["refresh", "--provider", "azure"]) == 1
     err = capsys.readouterr().err
     assert "azure failed" in err and "page loop" in err
-    assert azure_feed.hits[PATH] == 2
+    assert azure_api.hits[PATH] == 2
 
 
 def test_an_endless_page_chain_stops_at_the_page_limit(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(azure, "MAX_PAGES", 5)
+    monkeypatch.setattr(azure_feed, "MAX_PAGES", 5)
 
     def endless(request: Request) -> Response:
         doc = json.loads(PAGE1)
-        doc["NextPageLink"] = azure_feed.url(
-            f"{PATH}?$skip={int(request.args.get('$skip', 0)) + 1}"
-        )
+        doc["NextPageLink"] = azure_api.url(f"{PATH}?$skip={int(request.args.get('$skip', 0)) + 1}")
         return Response(json.dumps(doc), content_type="application/json")
 
-    azure_feed.serve(PATH, endless)
+    azure_api.serve(PATH, endless)
     assert main(["refresh", "--provider", "azure"]) == 1
     assert "more than 5 pages" in capsys.readouterr().err
-    assert azure_feed.hits[PATH] == 5
+    assert azure_api.hits[PATH] == 5
 
 
 def test_a_next_page_on_another_host_is_not_followed(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = json.loads(PAGE1)  # NextPageLink: the real prices.azure.com
-    azure_feed.serve(PATH, feedcheck.body(json.dumps(doc)))
+    azure_api.serve(PATH, feedcheck.body(json.dumps(doc)))
     assert main(["refresh", "--provider", "azure"]) == 1
     assert "next page is on another host (prices.azure.com)" in capsys.readouterr().err
-    assert azure_feed.hits[PATH] == 1
+    assert azure_api.hits[PATH] == 1
 
 
 def test_500_then_success_is_retried(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    handler, calls = feedcheck.flaky(pages(azure_feed))
-    azure_feed.serve(PATH, handler)
+    handler, calls = feedcheck.flaky(pages(azure_api))
+    azure_api.serve(PATH, handler)
     assert feedcheck.refresh(capsys, "azure")[0] == 0
     assert len(calls) == 3  # 503, page 1, page 2
 
@@ -215,29 +211,29 @@ FAULTS: dict[str, tuple[str, str, str]] = {
 
 @pytest.mark.parametrize("fault", [*FAULTS, "500 every time"])
 def test_a_bad_feed_keeps_the_last_good_snapshot(
-    fault: str, azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    fault: str, azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     if fault == "500 every time":
         bad, reason = feedcheck.status(500), "HTTP 500"
     else:
         first, second, reason = FAULTS[fault]
-        bad = pages(azure_feed, first, second) if first.startswith("{") else feedcheck.body(first)
+        bad = pages(azure_api, first, second) if first.startswith("{") else feedcheck.body(first)
     feedcheck.check_fault_keeps_last_good(
         capsys,
-        lambda handler: azure_feed.serve(PATH, handler),
-        pages(azure_feed),
+        lambda handler: azure_api.serve(PATH, handler),
+        pages(azure_api),
         "azure",
         (bad, reason),
     )
 
 
 def test_an_absurd_price_is_held_back(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_absurd_price_held_back(
         capsys,
-        lambda handler: azure_feed.serve(PATH, handler),
-        pages(azure_feed, PAGE1, _absurd()),
+        lambda handler: azure_api.serve(PATH, handler),
+        pages(azure_api, PAGE1, _absurd()),
         "azure",
     )
 
@@ -248,7 +244,7 @@ RESERVATIONS = (FEEDS / "azure-prices-reservations.json").read_text()
 
 
 def test_a_reservation_is_the_whole_term_spread_over_every_hour_of_it() -> None:
-    found = {r.name: r for r in azure.parse([RESERVATIONS]).rows}
+    found = {r.name: r for r in azure_feed.parse([RESERVATIONS]).rows}
     one = found["Standard_NC24ads_A100_v4 (1-yr reserved)"]
     three = found["Standard_NC24ads_A100_v4 (3-yr reserved)"]
     # 21,033 $ for 1 year / 8,760 h; 35,821 $ for 3 years / 26,280 h
@@ -261,21 +257,21 @@ def test_a_reservation_is_the_whole_term_spread_over_every_hour_of_it() -> None:
 
 
 def test_other_terms_and_dedicated_hosts_are_not_reservations_we_compare() -> None:
-    names = {r.name for r in azure.parse([RESERVATIONS]).rows}
+    names = {r.name for r in azure_feed.parse([RESERVATIONS]).rows}
     assert not any("5-yr" in n for n in names)  # the third H100 term
     assert sum(1 for n in names if n.startswith("Standard_ND96isr_H100_v5")) == 3
     assert not any(n.startswith("Standard_ND96amsr") for n in names)  # Dedicated Host, 202,094 $
 
 
 def test_the_default_query_asks_for_reservations_too() -> None:
-    query = unquote(azure.default_url(["eastus"]))
+    query = unquote(azure_feed.default_url(["eastus"]))
     assert "(priceType eq 'Consumption' or priceType eq 'Reservation')" in query
 
 
 def test_refresh_brings_reservations_as_committed_offers(
-    azure_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    azure_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    azure_feed.serve(PATH, feedcheck.body(RESERVATIONS))
+    azure_api.serve(PATH, feedcheck.body(RESERVATIONS))
     code, report = feedcheck.refresh(capsys, "azure")
     assert code == 0, report
     offers = {o["name"]: o for o in feedcheck.prices(capsys, "azure")}

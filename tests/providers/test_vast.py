@@ -13,7 +13,7 @@ import pytest
 from werkzeug import Request, Response
 
 from costcalc.core.ranges import what_price
-from costcalc.providers import vast
+from costcalc.providers import vast, vast_feed
 from costcalc.providers.common import FeedError
 from costcalc.store.snapshots import load_bundled
 from tests.conftest import FeedRoutes
@@ -43,14 +43,14 @@ def offer(**fields: Any) -> dict[str, Any]:
 
 
 def summary_rows(*offers: dict[str, Any]) -> dict[str, Any]:
-    return {r.name: r for r in vast.parse(json.dumps({"offers": list(offers)}), DAY).rows}
+    return {r.name: r for r in vast_feed.parse(json.dumps({"offers": list(offers)}), DAY).rows}
 
 
 # --------------------------------------------------------------------------- the parser
 
 
 def test_the_recorded_answer_becomes_percentile_median_and_interruptible_offers() -> None:
-    found = vast.parse(GOOD, DAY)
+    found = vast_feed.parse(GOOD, DAY)
     rows = {r.name: r for r in found.rows}
     low, median = rows["1x RTX 4090 (20th percentile)"], rows["1x RTX 4090 (median)"]
     assert low.gpu == median.gpu == "rtx4090"
@@ -104,15 +104,15 @@ def test_a_boolean_verified_field_is_read_too() -> None:
 def test_a_name_that_needs_its_memory_is_told_apart_by_it_or_reported() -> None:
     trio = [offer(gpu_name="A100 SXM4", gpu_ram=40960, dph_base=p) for p in (0.7, 0.8, 0.9)]
     odd = offer(gpu_name="A100 SXM4", gpu_ram=65536)
-    found = vast.parse(json.dumps({"offers": [*trio, odd]}), DAY)
+    found = vast_feed.parse(json.dumps({"offers": [*trio, odd]}), DAY)
     assert {r.gpu for r in found.rows} == {"a100_sxm4_40gb"}
     assert found.unknown_gpus == ("A100 SXM4 (64 GB)",)
 
 
 def test_percentile_interpolates_between_ranks() -> None:
-    assert vast.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
-    assert vast.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 20) == pytest.approx(1.8)
-    assert vast.percentile([2.0], 20) == 2.0
+    assert vast_feed.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
+    assert vast_feed.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 20) == pytest.approx(1.8)
+    assert vast_feed.percentile([2.0], 20) == 2.0
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_percentile_interpolates_between_ranks() -> None:
 )
 def test_unusable_answers_say_why(payload: str, reason: str) -> None:
     with pytest.raises(FeedError, match=reason):
-        vast.parse(payload, DAY)
+        vast_feed.parse(payload, DAY)
 
 
 # --------------------------------------------------------------------------- offline
@@ -150,7 +150,7 @@ def test_the_bundled_snapshot_carries_the_desktop_cards_and_says_what_each_figur
 
 
 @pytest.fixture
-def vast_feed(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
+def vast_api(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> FeedRoutes:
     feedcheck.fast_http(monkeypatch)
     monkeypatch.setenv(vast.URL_ENV, feed_server.url("/api/v0/bundles/"))
     return feed_server
@@ -168,10 +168,10 @@ def search(text: str, seen: list[Request] | None = None) -> feedcheck.Handler:
 
 
 def test_refresh_posts_the_quality_filters_and_stores_the_summary(
-    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    vast_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[Request] = []
-    vast_feed.serve("/api/v0/bundles/", search(GOOD, seen))
+    vast_api.serve("/api/v0/bundles/", search(GOOD, seen))
     code, report = feedcheck.refresh(capsys, "vast")
     assert code == 0, report
     assert feedcheck.result(report, "vast")["offers"] == 15
@@ -205,10 +205,10 @@ def test_the_key_goes_only_to_an_https_host(
 
 
 def test_500_then_success_is_retried(
-    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    vast_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     handler, calls = feedcheck.flaky(search(GOOD))
-    vast_feed.serve("/api/v0/bundles/", handler)
+    vast_api.serve("/api/v0/bundles/", handler)
     assert feedcheck.refresh(capsys, "vast")[0] == 0
     assert len(calls) == 2
 
@@ -234,11 +234,11 @@ FAULTS = feedcheck.standard_faults(GOOD, '{"offers": "none"}')
 
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_bad_feed_keeps_the_last_good_snapshot(
-    fault: str, vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    fault: str, vast_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_fault_keeps_last_good(
         capsys,
-        lambda handler: vast_feed.serve("/api/v0/bundles/", handler),
+        lambda handler: vast_api.serve("/api/v0/bundles/", handler),
         search(GOOD),
         "vast",
         FAULTS[fault],
@@ -246,9 +246,9 @@ def test_a_bad_feed_keeps_the_last_good_snapshot(
 
 
 def test_an_unknown_gpu_name_is_counted_and_the_rest_refreshes(
-    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    vast_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    vast_feed.serve("/api/v0/bundles/", search(_with_unknown()))
+    vast_api.serve("/api/v0/bundles/", search(_with_unknown()))
     code, report = feedcheck.refresh(capsys, "vast")
     result = feedcheck.result(report, "vast")
     assert code == 0 and result["offers"] == 15
@@ -256,11 +256,11 @@ def test_an_unknown_gpu_name_is_counted_and_the_rest_refreshes(
 
 
 def test_an_absurd_price_is_held_back(
-    vast_feed: FeedRoutes, capsys: pytest.CaptureFixture[str]
+    vast_api: FeedRoutes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     feedcheck.check_absurd_price_held_back(
         capsys,
-        lambda handler: vast_feed.serve("/api/v0/bundles/", handler),
+        lambda handler: vast_api.serve("/api/v0/bundles/", handler),
         search(_absurd()),
         "vast",
     )
