@@ -8,7 +8,9 @@ Rules kept here:
 - a provider's module is imported when it is first asked for (as SkyPilot's catalog maps a
   cloud to its module, and Textual loads its widgets): `names()` imports nothing, `get(name)`
   one module, `every()` (or `PROVIDERS`) all of them. `costcalc quick --provider runpod`, the
-  settings check and `--help` never load the other providers' feed code.
+  settings check and `--help` never load the other providers' modules, and a module describes
+  its provider only: its fetching and parsing sit in providers/<name>_feed.py, which its
+  `fetch=feed(...)` imports when `refresh` runs (providers/base.py), so no quick loads a feed.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+from tests.imports import loaded_after
+
 HEAVY = ("textual", "torch", "requests")
 
 
@@ -150,3 +152,40 @@ def test_the_refresh_job_loads_neither_textual_nor_torch() -> None:
     )
     assert "requests" in loaded  # the job did run its HTTP client
     assert not loaded & {"textual", "torch"}
+
+
+FEED_ONLY = ("costcalc.providers.digitalocean", "costcalc.providers.aws_spot_advisor")
+"""Modules only a provider's feed imports (Paperspace's DigitalOcean reader, the Spot Advisor)."""
+
+
+def test_quick_loads_the_providers_descriptions_but_none_of_their_feeds() -> None:
+    """The price book reads every provider's description; the fetching and parsing live in
+    providers/<name>_feed.py, which only `refresh` imports (issue 38's start-up target)."""
+    loaded = loaded_after(
+        """
+import contextlib, io
+from costcalc.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
+"""
+    )
+    assert {"costcalc.providers.runpod", "costcalc.providers.aws_ondemand"} <= loaded
+    feeds = {m for m in loaded if m.endswith("_feed") or m in FEED_ONLY}
+    assert not feeds, sorted(feeds)
+
+
+def test_every_provider_names_a_feed_that_exists() -> None:
+    """A feed named by string (providers/base.py's `feed`) is checked here, not first found
+    misspelt by a user's `refresh`: each loads, as the function it names."""
+    from costcalc.providers import registry
+    from costcalc.providers.base import Feed, FeedProvider
+
+    named = [
+        p.fetch
+        for p in registry.every()
+        if isinstance(p, FeedProvider) and isinstance(p.fetch, Feed)
+    ]
+    assert len(named) >= 7
+    for fetch in named:
+        assert fetch.module.endswith("_feed"), fetch
+        assert callable(fetch.load()), fetch
