@@ -15,7 +15,7 @@ from textual.widgets import Static
 from costcalc.core.scenario import Calculation
 from costcalc.core.staleness import is_stale_result
 from costcalc.present import display as fmt
-from costcalc.present import flips
+from costcalc.present import flips, whole_cost
 from costcalc.present.measured import compact_text
 from costcalc.present.report import verdict_text
 from costcalc.providers.registry import labels
@@ -82,6 +82,17 @@ def desktop_text(calc: Calculation, flip: str | None = None) -> str:
     return desk
 
 
+def whole_cost_text(calc: Calculation) -> str | None:
+    """With owning counted in full, what the verdict compares (the line `quick` prints under
+    its verdict); with the hybrid plan, its answer, whose table is in 'why this number' (w)."""
+    parts = [whole_cost.cash_basis_line(calc)]
+    if calc.hybrid is not None:
+        said, _table = whole_cost.plan_lines(calc.hybrid, calc.money)
+        parts.append(f"{said[0]} (w: every owned count).")
+    shown = [part for part in parts if part is not None]
+    return " ".join(shown) if shown else None
+
+
 class VerdictBar(Vertical):
     """Buy or rent, and by how much; updated on every recomputation."""
 
@@ -126,6 +137,9 @@ class VerdictBar(Vertical):
             basis = f"{flip} {basis}" if flip else basis
             if calc.measured is not None:  # (the desktop line that says it is not shown)
                 basis = f"{basis} Utilisation {compact_text(calc.measured)}."
+        whole = whole_cost_text(calc)
+        if whole is not None:
+            basis = f"{basis} {whole}"
         if spread is not None:
             basis = f"{basis} {spread}"
         aside = calc.comparison.set_aside

@@ -11,12 +11,20 @@ from costcalc.core.models import OfferResult
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.present.explain import Explanation
 from costcalc.present.report import explain_parts
+from costcalc.present.whole_cost import plan_lines
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
-    """The offer's derivation, then the comparison's notes (what `quick` prints on stderr:
-    an input that is not used, a fallback, a known lean of the speeds)."""
+    """The hybrid plan (with --hybrid: the lines and the table `quick --hybrid` prints), the
+    offer's derivation, then the comparison's notes (what `quick` prints on stderr: an input
+    that is not used, a fallback, a known lean of the speeds)."""
     parts = explain_parts(calc, result, data)
+    if calc.hybrid is not None:  # the comparison's, whatever the row: first, where it is seen
+        said, table = plan_lines(calc.hybrid, calc.money)
+        title, *prose = said
+        parts.insert(
+            0, Explanation(title, tuple(line.removeprefix("  ") for line in [*prose, *table]))
+        )
     if calc.notes:
         parts.append(Explanation("Notes", calc.notes))
     text = Text()
