@@ -17,7 +17,7 @@ from costcalc.tui.screens.job_panel import JobPanel
 from costcalc.tui.screens.main import MainScreen
 from costcalc.tui.widgets.offers import OffersTable
 from tests.tui.conftest import FIXED_NOW, MakeApp
-from tests.tui.helpers import burst, started, wait_until
+from tests.tui.helpers import burst, record_notifications, started, wait_until
 
 PROFILE = "jan:1400,feb:1400,mar:700,apr:700,may:700,jun:700,jul:700,aug:700"
 """Eight busy months (two of them past one desktop's 730 hours) and four idle ones: owning one
@@ -112,8 +112,8 @@ async def test_the_hybrid_plan_typed_in_the_app_is_quicks(
     table = plan[plan.index(next(x for x in plan if x.split()[:1] == ["owned"])) :][:5]
     assert table[2].endswith("<-")  # one owned: the chosen row
     shown = why.splitlines()
-    for line in table:  # the table as quick prints it, a row a line
-        assert line in shown, line
+    for line in table:  # the table as quick prints it, a row a line (two cells to the left)
+        assert line.removeprefix("  ") in shown, line
     assert plan[0] in verdict  # own 1 desktop and rent the rest: $... over 3 years
     basis = next(x for x in text if "The verdict compares" in x)
     assert basis.split("undiscounted")[0].strip() in verdict  # what the verdict weighs
@@ -167,3 +167,22 @@ async def test_a_dataset_and_runs_a_year_move_the_verdicts_cost_as_quick_says(
     assert storage > 0  # the dataset kept on the verdict offer's volume costs something
     assert best.usd_per_year != pytest.approx(before_usd)
     assert verdict == " ".join(str(doc["verdict"]).split())
+
+
+async def test_a_profile_that_does_not_read_stays_marked_and_changes_nothing(
+    app_factory: MakeApp,
+) -> None:
+    app = app_factory(Settings(gpu="rtx4090", hybrid=True))
+    posted = record_notifications(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = main_of(pilot)
+        before = screen.settings
+        await pilot.press(*field_keys("~", "jan:400,foo:3"))
+        await wait_until(app, lambda: any("'foo' is not a month" in m for m in posted))
+        field = screen.query_one("#profile", Input)
+        assert field.has_class("-invalid") and field.value == "jan:400,foo:3"
+        assert screen.settings == before
+        await pilot.press("escape")
+        await wait_until(app, lambda: isinstance(screen.focused, OffersTable))
+        assert field.value == "" and not field.has_class("-invalid")

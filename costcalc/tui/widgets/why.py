@@ -15,25 +15,34 @@ from costcalc.present.whole_cost import plan_lines
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
-    """The hybrid plan (with --hybrid: the lines and the table `quick --hybrid` prints), the
-    offer's derivation, then the comparison's notes (what `quick` prints on stderr: an input
-    that is not used, a fallback, a known lean of the speeds)."""
+    """The hybrid plan (with --hybrid), the offer's derivation, then the comparison's notes
+    (what `quick` prints on stderr: an input that is not used, a fallback, a known lean of the
+    speeds)."""
     parts = explain_parts(calc, result, data)
-    if calc.hybrid is not None:  # the comparison's, whatever the row: first, where it is seen
-        said, table = plan_lines(calc.hybrid, calc.money)
-        title, *prose = said
-        parts.insert(
-            0, Explanation(title, tuple(line.removeprefix("  ") for line in [*prose, *table]))
-        )
     if calc.notes:
         parts.append(Explanation("Notes", calc.notes))
-    text = Text()
+    text = Text() if calc.hybrid is None else plan_text(calc)
     for index, part in enumerate(parts):
-        if index:
+        if index or text:
             text.append("\n")
         text.append(part.title + "\n", style="bold underline")
         for line in part.lines:
             text.append("  " + line + "\n")
+    return text
+
+
+def plan_text(calc: Calculation) -> Text:
+    """The lines `quick --hybrid` prints, first (the comparison's, whatever the row): its table
+    two cells further left, which keeps a row within 80 columns beside the scrollbar, the chosen
+    count in bold."""
+    assert calc.hybrid is not None
+    said, table = plan_lines(calc.hybrid, calc.money)
+    title, *prose = said
+    text = Text(title + "\n", style="bold underline")
+    for line in prose:
+        text.append(line + "\n")
+    for line in table:
+        text.append(line.removeprefix("  ") + "\n", style="bold" if line.endswith("<-") else "")
     return text
 
 
