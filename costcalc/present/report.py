@@ -376,8 +376,9 @@ def verdict_lines(
     lines = [line]
     if calc.job is not None:
         lines.append(f"  {job_line(calc)}")
-    if calc.cash_basis is not None:  # owning in full: say what the verdict weighed
-        lines.append(f"  The verdict compares {calc.cash_basis.removeprefix('comparing ')}.")
+    basis = whole_cost.cash_basis_line(calc)  # owning in full: say what the verdict weighed
+    if basis is not None:
+        lines.append(f"  {basis}")
     hours = calc.job.hours if calc.job is not None else None
     flip = flips.threshold_text(calc.thresholds, a, calc.money, labels, hours)
     if flip is not None:

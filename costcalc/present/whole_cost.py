@@ -129,6 +129,14 @@ def owning(calc: Calculation, m: Money = USD) -> Explanation | None:
     return Explanation("Owning, in full", tuple(lines))
 
 
+def cash_basis_line(calc: Calculation) -> str | None:
+    """What the verdict weighs when owning is counted in full (a loan, repairs), in the words
+    `quick` prints under its verdict; None otherwise."""
+    if calc.cash_basis is None:
+        return None
+    return f"The verdict compares {calc.cash_basis.removeprefix('comparing ')}."
+
+
 def plan_lines(plan: HybridPlan, m: Money = USD) -> tuple[list[str], list[str]]:
     """The hybrid plan: what it says (prose), then the table of every owned count with its
     cost over the horizon."""

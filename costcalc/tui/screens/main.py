@@ -58,7 +58,7 @@ from costcalc.tui.widgets.filters import FilterBar
 from costcalc.tui.widgets.keybar import KeyBar
 from costcalc.tui.widgets.later import FilledLater
 from costcalc.tui.widgets.offers import OffersTable
-from costcalc.tui.widgets.setup import FIELD_KEYS, FILTER_KEYS, SetupPanel, key_text
+from costcalc.tui.widgets.setup import FIELD_KEYS, FILTER_KEYS, KEY_SHOWN, SetupPanel, key_text
 from costcalc.tui.widgets.verdict import VerdictBar
 from costcalc.tui.widgets.why import WhyPanel
 
@@ -96,7 +96,7 @@ def _field_binding(field: str, key: str) -> Binding:
         f"focus_field('{field}')",
         label,
         show=field in SHOWN_FIELD_KEYS,
-        key_display=None if key != "dollar_sign" else "$",
+        key_display=KEY_SHOWN.get(key),
     )
 
 

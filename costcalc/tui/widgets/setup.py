@@ -22,6 +22,7 @@ from textual.widgets import Input, Select
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
+from costcalc.core.hybrid import parse_profile
 from costcalc.core.scenario import AppData, Calculation, default_desktop_price_usd
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
@@ -38,25 +39,17 @@ UTILISATION_PRESETS: tuple[tuple[str, float], ...] = (
 """Typical utilisation (Dettmers): most personal machines sit at 5-10 %."""
 
 FILTER_FIELDS = ("providers", "offer_kind", "cloud_regions", "offer_match")
-NOT_SHOWN = (
-    *inputs.RENT_EXTRAS_FIELDS,
-    *inputs.OWNING_FIELDS,
-    *inputs.HYBRID_FIELDS,
-)
-"""Inputs the app has no row for yet (storage and transfer, financing and repairs, the hybrid
-plan: issue 42): the settings file's keys still set them, and the answer counts them."""
 JOB_FIELDS = ("model", "method", "tokens", "runs_per_year")
 """The Job panel's (costcalc.tui.screens.job_panel): the job a verdict is for."""
 FIELDS: tuple[str, ...] = tuple(
     spec.field
     for spec in inputs.INPUTS
-    if spec.field not in FILTER_FIELDS
-    and spec.field not in JOB_FIELDS
-    and spec.field not in NOT_SHOWN
+    if spec.field not in FILTER_FIELDS and spec.field not in JOB_FIELDS
 )
 """Every input but the filters that sit above the offers table (provider, spot/on-demand,
-region, words), the job's own, in the Job panel (J), and those not shown yet; the job's finer
-inputs (sequence, optimizer, sharding ...) stay here, beside the run's."""
+region, words) and the job's own, in the Job panel (J); the job's finer inputs (sequence,
+optimizer, sharding ...) stay here, beside the run's, and the whole cost's (storage and
+transfer, owning in full, the hybrid plan: issue 42) come last, in the input table's order."""
 
 SELECT_CHOICES: dict[str, tuple[tuple[str, Any], ...]] = {
     "bench": (("hours on my GPU", ""), ("latest bench", "latest")),
@@ -107,16 +100,44 @@ FIELD_KEYS: dict[str, str] = {
     "scale_out": "O",
     "spot_checkpoint_minutes": "z",
     "spot_restart_minutes": "Z",
+    # The whole cost: the letters are taken, so signs that say what the field holds.
+    "dataset_gb": "at",
+    "checkpoint_gb": "ampersand",
+    "egress_gb": "greater_than_sign",
+    "storage_gb": "V",
+    "setup_minutes": "circumflex_accent",
+    "loan_apr": "percent_sign",
+    "loan_term_years": "number_sign",
+    "repairs": "plus",
+    "failure_rate": "exclamation_mark",
+    "hybrid": "Y",
+    "profile": "tilde",
+    "max_owned": "X",
 }
 """The key that jumps to each field (shown beside its label, in the help and the palette). j and
-k move in the offers table, digits sort it; the electricity price sits beside `l`, its place."""
+k move in the offers table, digits sort it; the electricity price sits beside `l`, its place:
+`@` the dataset, `&` the checkpoint, `>` egress (data out), `V` the volume kept, `^` setup
+(boot), `%` the loan's APR, `#` its years, `+` repairs, `!` the failure rate, `Y` hybrid, `~`
+its profile (work over the months), `X` the most owned."""
 FILTER_KEYS: dict[str, tuple[str, str]] = {
     "provider": ("f", "provider filter (the offers from one provider)"),
     "offer_kind": ("F", "price filter: all prices, spot or on-demand"),
     "region": ("G", "cloud region filter"),
 }
 """The keys of the selects above the offers table, by their id: Enter opens one, Escape leaves."""
-KEY_SHOWN = {"dollar_sign": "$"}
+KEY_SHOWN = {
+    "dollar_sign": "$",
+    "at": "@",
+    "ampersand": "&",
+    "greater_than_sign": ">",
+    "circumflex_accent": "^",
+    "percent_sign": "%",
+    "number_sign": "#",
+    "plus": "+",
+    "exclamation_mark": "!",
+    "tilde": "~",
+}
+"""How a key named by Textual (`textual.keys`) is shown: the sign the user presses."""
 SWITCH_CHOICES: tuple[tuple[str, bool], ...] = (("no", False), ("yes", True))
 PLACEHOLDERS = {
     "gpu_count": "1",
@@ -140,6 +161,16 @@ PLACEHOLDERS = {
     "spot_checkpoint_minutes": "5",
     "spot_restart_minutes": "30",
     "seq": "the model's",
+    "dataset_gb": "none",
+    "checkpoint_gb": "none",
+    "egress_gb": "none",
+    "storage_gb": "data + ckpt",
+    "setup_minutes": "0",
+    "loan_apr": "cash",
+    "loan_term_years": "cash",
+    "failure_rate": "class's",
+    "profile": "util. monthly",
+    "max_owned": "busiest mo.",
 }
 
 
@@ -375,6 +406,8 @@ class SetupPanel(VerticalScroll, FilledLater):
                 if field == "cloud_gpus":
                     for name in value:
                         self.data.catalog.family(name)  # an unknown GPU is refused here
+                if field == "profile" and value is not None:
+                    parse_profile(value)  # refused here, with its one line, not at the answer
         except CostcalcError as exc:
             widget.add_class("-invalid")
             self.notify(str(exc), title="Not applied", severity="error")

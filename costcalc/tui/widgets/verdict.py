@@ -15,7 +15,7 @@ from textual.widgets import Static
 from costcalc.core.scenario import Calculation
 from costcalc.core.staleness import is_stale_result
 from costcalc.present import display as fmt
-from costcalc.present import flips
+from costcalc.present import flips, whole_cost
 from costcalc.present.measured import compact_text
 from costcalc.present.report import verdict_text
 from costcalc.providers.registry import labels
@@ -82,6 +82,23 @@ def desktop_text(calc: Calculation, flip: str | None = None) -> str:
     return desk
 
 
+def whole_cost_text(calc: Calculation, narrow: bool = False) -> str | None:
+    """With owning counted in full, what the verdict compares (the line `quick` prints under
+    its verdict); with the hybrid plan, its answer, whose table is in 'why this number' (w).
+    At 80 columns the plan comes first and the comparison without its figures, which 'why this
+    number' has: the verdict's few rows would cut them off."""
+    basis = whole_cost.cash_basis_line(calc)
+    if basis is not None and narrow:
+        basis = basis.split(": ", 1)[0].removesuffix(".") + "."
+    plan = None
+    if calc.hybrid is not None:
+        said, _table = whole_cost.plan_lines(calc.hybrid, calc.money)
+        plan = f"{said[0]} (w: every owned count)."
+    shown = [plan, basis] if narrow else [basis, plan]
+    parts = [part for part in shown if part is not None]
+    return " ".join(parts) if parts else None
+
+
 class VerdictBar(Vertical):
     """Buy or rent, and by how much; updated on every recomputation."""
 
@@ -119,13 +136,16 @@ class VerdictBar(Vertical):
         basis = basis_text(calc)
         flip = flips_text(calc)
         spread = flips.compact_range_text(calc.price_range, calc.thresholds, calc.money)
+        whole = whole_cost_text(calc, self.narrow)
         if self.narrow:  # no desktop line: what flips the verdict, then its price's age
             if "That is" in basis:
                 basis = "That is" + basis.split("That is", 1)[1].split(": `costcalc refresh`")[0]
                 basis = basis.rstrip(".") + "."
-            basis = f"{flip} {basis}" if flip else basis
+            basis = " ".join(part for part in (flip, whole, basis) if part)
             if calc.measured is not None:  # (the desktop line that says it is not shown)
                 basis = f"{basis} Utilisation {compact_text(calc.measured)}."
+        elif whole is not None:
+            basis = f"{basis} {whole}"
         if spread is not None:
             basis = f"{basis} {spread}"
         aside = calc.comparison.set_aside

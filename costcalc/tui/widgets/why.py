@@ -11,21 +11,38 @@ from costcalc.core.models import OfferResult
 from costcalc.core.scenario import AppData, Calculation
 from costcalc.present.explain import Explanation
 from costcalc.present.report import explain_parts
+from costcalc.present.whole_cost import plan_lines
 
 
 def why_text(calc: Calculation, result: OfferResult, data: AppData) -> Text:
-    """The offer's derivation, then the comparison's notes (what `quick` prints on stderr:
-    an input that is not used, a fallback, a known lean of the speeds)."""
+    """The hybrid plan (with --hybrid), the offer's derivation, then the comparison's notes
+    (what `quick` prints on stderr: an input that is not used, a fallback, a known lean of the
+    speeds)."""
     parts = explain_parts(calc, result, data)
     if calc.notes:
         parts.append(Explanation("Notes", calc.notes))
-    text = Text()
+    text = Text() if calc.hybrid is None else plan_text(calc)
     for index, part in enumerate(parts):
-        if index:
+        if index or text:
             text.append("\n")
         text.append(part.title + "\n", style="bold underline")
         for line in part.lines:
             text.append("  " + line + "\n")
+    return text
+
+
+def plan_text(calc: Calculation) -> Text:
+    """The lines `quick --hybrid` prints, first (the comparison's, whatever the row): its table
+    two cells further left, which keeps a row within 80 columns beside the scrollbar, the chosen
+    count in bold."""
+    assert calc.hybrid is not None
+    said, table = plan_lines(calc.hybrid, calc.money)
+    title, *prose = said
+    text = Text(title + "\n", style="bold underline")
+    for line in prose:
+        text.append(line + "\n")
+    for line in table:
+        text.append(line.removeprefix("  ") + "\n", style="bold" if line.endswith("<-") else "")
     return text
 
 
