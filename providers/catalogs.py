@@ -29,6 +29,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import weakref
 import zipfile
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -72,14 +73,17 @@ class CatalogFile(Struct, frozen=True):
 
 
 _cache: dict[tuple[str, str], CatalogFile | FeedError] = {}
-_cache_owner: list[int] = []
+_cache_owner: list[weakref.ref[object]] = []
+"""The session of the refresh the cached files belong to, weakly: an id() of it could be a later
+refresh's session once the first is freed, and that refresh would then read the first one's
+files."""
 
 
 def _cached(client: HttpClient, key: tuple[str, str]) -> CatalogFile | FeedError | None:
-    owner = id(client.session)
-    if _cache_owner != [owner]:  # a new refresh: forget the last one's files
+    owner = client.session
+    if not _cache_owner or _cache_owner[0]() is not owner:  # a new refresh: forget the last
         _cache.clear()
-        _cache_owner[:] = [owner]
+        _cache_owner[:] = [weakref.ref(owner)]
     return _cache.get(key)
 
 

@@ -142,3 +142,27 @@ def test_absurd_catalog_prices_are_held_back_like_any_feed(catalog_feeds: FeedRo
     (result,) = report.results
     assert result.ok and [h.usd_per_hour for h in result.held_back] == [0.0129]
     assert {o.usd_per_hour for o in load_snapshot("hyperbolic").snapshot.offers} == {2.58, 3.87}
+
+
+def test_a_later_refresh_never_reads_an_earlier_refreshs_catalog_files() -> None:
+    """The catalog files are kept for one refresh (one session), so each provider of it reads a
+    catalog once; a later refresh starts over even when its session object lands where the
+    first one's was freed (CPython reuses the address, so an id() of the session matched, and
+    a test run's later refresh read an earlier test's dated SkyPilot file)."""
+    from types import SimpleNamespace
+
+    from costcalc.providers import catalogs
+
+    class Session:  # stands for requests.Session: only its identity matters here
+        pass
+
+    first = SimpleNamespace(session=Session())
+    key = ("skypilot", "aws/vms.csv")
+    assert catalogs._cached(first, key) is None  # type: ignore[arg-type]
+    catalogs._cache[key] = FeedError("a file of the first refresh")
+    assert catalogs._cached(first, key) is not None  # type: ignore[arg-type]
+    for _ in range(20):  # free it, then a session that may take its place
+        first.session = None
+        first.session = Session()
+        assert catalogs._cached(first, key) is None  # type: ignore[arg-type]
+        catalogs._cache[key] = FeedError("a file of this refresh")
