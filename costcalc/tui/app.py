@@ -132,18 +132,32 @@ class CostcalcApp(App[None]):
         screen under it. False leaves the key to Textual: text typed into a field, a select's
         menu."""
         focused = self.focused
-        if focused is not None and (
-            isinstance(focused, Select) or any(isinstance(a, Select) for a in focused.ancestors)
-        ):
-            return False
         key = event.key
+        in_menu = focused is not None and any(isinstance(a, Select) for a in focused.ancestors)
+        if key in ("tab", "shift+tab") and not in_menu:
+            # Focus moves now, so the keys after a Tab in one burst go to the field it moved to
+            # (Textual would give them to the one it left: the Job panel's typed tokens were lost
+            # in its method's select).
+            if key == "tab":
+                self.screen.focus_next()
+            else:
+                self.screen.focus_previous()
+            return True
+        if focused is not None and (isinstance(focused, Select) or in_menu):
+            return False
         if key.startswith("alt+"):
             await self.on_event(events.Key("escape", None))
             char = event.character if event.character and event.character.isprintable() else None
             await self.on_event(events.Key(key.removeprefix("alt+"), char))
             return True
-        if isinstance(focused, Input) and event.is_printable:
-            return False
+        if isinstance(focused, Input) and event.is_printable and event.character is not None:
+            # Typed now, in arrival order, as on the main screen (MainScreen.route_key).
+            selection = focused.selection
+            if selection.is_empty:
+                focused.insert_text_at_cursor(event.character)
+            else:
+                focused.replace(event.character, *selection)
+            return True
         active = self.screen.active_bindings.get(key)
         if active is None or not active.enabled:
             return False

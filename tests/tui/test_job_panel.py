@@ -127,3 +127,27 @@ async def test_a_model_not_on_the_list_is_one_notification_and_nothing_changes(
         assert app.screen.query_one("#train-model", Input).has_class("-invalid")
         assert main_screen.settings.model is None
         assert [m for m in posted if "unknown model" in m]
+
+
+@pytest.mark.parametrize("at_once", [False, True], ids=["key-by-key", "burst"])
+async def test_tab_moves_through_the_fields_and_each_takes_what_is_typed_after_it(
+    app_factory: MakeApp, at_once: bool
+) -> None:
+    """As a user fills the panel: the model, Tab past the method to the tokens, Tab to the runs,
+    Enter. In one burst (tmux, a paste) the keys after a Tab must land in the field it moved to,
+    not in the one it left (in a real terminal they were lost in the method's select)."""
+    app = app_factory(Settings(gpu="rtx4090"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        main_screen = app.screen
+        assert isinstance(main_screen, MainScreen)
+        await pilot.press("J")
+        await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+        keys = ["ctrl+u", *"gpt2-124m", "tab", "tab", *"1B", "tab", *"40", "enter"]
+        if at_once:
+            burst(app, *keys)
+        else:
+            await pilot.press(*keys)
+        await wait_until(app, lambda: main_screen.settings.runs_per_year == 40)
+        assert main_screen.settings.model == "gpt2-124m"
+        assert main_screen.settings.tokens == pytest.approx(1e9)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -51,8 +52,17 @@ def feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> Any:
     body = (FEEDS / "runpod-gputypes.json").read_bytes()
 
     def runpod(_request: Request) -> Response:
-        release.wait(10)
-        return Response(body, content_type="application/json")
+        def held() -> Iterator[bytes]:
+            # A space every 0.2 s (JSON allows it before the body) keeps the read timeout from
+            # firing, so RunPod stays "asking" for as long as the test needs to see it, on a
+            # loaded machine too, and no retry starts; at most 60 s, then the body
+            waited = 0.0
+            while not release.wait(0.2) and waited < 60:
+                waited += 0.2
+                yield b" "
+            yield body
+
+        return Response(held(), content_type="application/json")
 
     def azure(_request: Request) -> Response:
         time.sleep(3.0)  # past the 2 s read timeout
@@ -65,8 +75,6 @@ def feeds(feed_server: FeedRoutes, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("COSTCALC_RUNPOD_URL", feed_server.url("/runpod/graphql"))
     monkeypatch.setenv("COSTCALC_VAST_URL", feed_server.url("/vast/bundles/"))
     monkeypatch.setenv("COSTCALC_AZURE_URL", feed_server.url("/azure/prices"))
-    # 2 s, not less: RunPod's "asking" line lasts as long as its request waits (a timeout per
-    # try), and a loaded machine must still see it before the retries run out
     monkeypatch.setenv("COSTCALC_HTTP_TIMEOUT", "2")
     monkeypatch.setenv("COSTCALC_HTTP_RETRIES", "2")
     monkeypatch.setenv("COSTCALC_HTTP_BACKOFF", "0.01")
