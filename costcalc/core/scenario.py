@@ -34,7 +34,7 @@ from costcalc.core.decision import NO_BUY, Decision, decision, reason
 from costcalc.core.electricity import ElectricityIndex, HouseholdPrice
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.feasibility import Feasibility, check_build
-from costcalc.core.fx import USD, Converter, Money, money_for
+from costcalc.core.fx import USD, Converter, Money, format_money, money_for
 from costcalc.core.grid import GridIndex
 from costcalc.core.models import (
     RESALE_BY_AGE,
@@ -516,7 +516,7 @@ def evaluate(
     )
     flips = thresholds(comparison, assumptions, decided)
     hybrid_found, hybrid_note = hybrid_plan(scenario, comparison, desktop, assumptions)
-    basis = cash_basis(owned, assumptions)
+    basis = cash_basis(owned, assumptions, money)
     resolved = replace(
         scenario,
         **{
@@ -1094,26 +1094,30 @@ def owning_costs(
     return Owned(costs, loan, repairs, resale, tuple(notes))
 
 
-def cash_basis(owned: Owned, a: Assumptions) -> str | None:
+def cash_basis(owned: Owned, a: Assumptions, money: Money = USD) -> str | None:
     """What the verdict compares when owning is counted in full: the cash each way pays out
-    over the horizon, undiscounted, with what it holds."""
+    over the horizon, undiscounted, with what it holds (amounts in `money`)."""
     if owned.owning is None and owned.resale is None:
         return None
+
+    def amount(usd: float) -> str:
+        return format_money(money.of(usd), money.code, 2)
+
     parts = []
     loan = owned.loan
     if loan is not None:
         parts.append(
-            f"{loan.payments_within} loan payments of ${loan.monthly_payment_usd:,.2f} at "
-            f"{loan.apr * 100:.3g}% APR (${loan.interest_within_usd:,.2f} of interest)"
+            f"{loan.payments_within} loan payments of {amount(loan.monthly_payment_usd)} at "
+            f"{loan.apr * 100:.3g}% APR ({amount(loan.interest_within_usd)} of interest)"
             + (
-                f" and the ${loan.balance_at_horizon_usd:,.2f} still owed at its end"
+                f" and the {amount(loan.balance_at_horizon_usd)} still owed at its end"
                 if loan.balance_at_horizon_usd > 0.005
                 else ""
             )
         )
     parts.append("electricity")
     if owned.repairs is not None:
-        parts.append(f"repairs (${owned.repairs.usd_per_year:,.2f} a year)")
+        parts.append(f"repairs ({amount(owned.repairs.usd_per_year)} a year)")
     resale = "the resale by age" if owned.resale is not None else "the resale"
     less = f", less {resale}" if a.resale_share else ""
     return (

@@ -288,3 +288,20 @@ def test_bad_input_is_one_line_and_a_failing_exit(
     assert len(lines) == 1, err
     assert lines[0].startswith("costcalc: error: ") and says in lines[0]
     assert "Traceback" not in err
+
+
+def test_what_the_verdict_compares_is_in_the_chosen_currency(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The loan's payments and the repairs in the line under the verdict are in the currency
+    every other amount is shown in: euros with --currency EUR, at the same rate."""
+    argv = ["quick", "--gpu", "rtx3090", "--apr", "0.08", "--term-years", "3", "--repairs"]
+    in_usd = run_json([*argv, "--currency", "USD"], capsys)["owning"]["basis"]
+    in_eur = run_json([*argv, "--currency", "EUR"], capsys)
+    basis = in_eur["owning"]["basis"]
+    assert "$" not in basis and "€" in basis
+    usd = [float(x.replace(",", "")) for x in re.findall(r"\$([\d,]+\.\d\d)", in_usd)]
+    eur = [float(x.replace(",", "")) for x in re.findall(r"€([\d,]+\.\d\d)", basis)]
+    rate = in_eur["currency"]["per_usd"]
+    assert len(usd) == len(eur) == 3
+    assert eur == pytest.approx([u * rate for u in usd], abs=0.01)
