@@ -377,25 +377,10 @@ def _flag_words(message: str) -> str:
 
 
 def load_job_data(setup: RunSetup) -> JobData:
-    from costcalc.core.job_cost import JobData
-    from costcalc.store.bundled import load_mfu
+    from costcalc.store.bundled import job_data
     from costcalc.store.loaders import load_app_data
 
-    app = load_app_data()
-    home = app.electricity.lookup(setup.home_region)
-    app.grid.home(setup.home_region)  # an unknown region is one line now, not later
-    return JobData(
-        catalog=app.catalog,
-        scaling=app.scaling,
-        mfu=load_mfu(),
-        predictor=app.predictor,
-        grid=app.grid,
-        offers=app.book.offers,
-        defaults=app.desktop_defaults,
-        home_usd_per_kwh=home.usd_per_kwh,
-        hardware=app.hardware,
-        labels=app.book.short_labels,
-    )
+    return job_data(load_app_data(), setup.home_region)
 
 
 def _list_models(ns: argparse.Namespace) -> int:

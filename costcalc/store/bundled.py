@@ -20,6 +20,7 @@ from costcalc.edge.resources import load_yaml_resource
 
 if TYPE_CHECKING:  # the job's data: loaded only by a command that prices a job
     from costcalc.core.job import ModelList
+    from costcalc.core.job_cost import JobData
     from costcalc.core.job_quick import JobFiles
     from costcalc.core.mfu import MfuFile
     from costcalc.core.models import GpuSpec
@@ -84,6 +85,28 @@ def load_job_files() -> JobFiles:
     from costcalc.core.job_quick import JobFiles
 
     return JobFiles(models=load_models(), mfu=load_mfu())
+
+
+def job_data(app: AppData, region: str | None) -> JobData:
+    """What a training job is priced from (`costcalc job`): the loaded prices, catalog, scaling
+    and predictor, the MFU table, and the electricity and grid of `region` (one line when it
+    is unknown)."""
+    from costcalc.core.job_cost import JobData
+
+    home = app.electricity.lookup(region)
+    app.grid.home(region)  # an unknown region is one line now, not later
+    return JobData(
+        catalog=app.catalog,
+        scaling=app.scaling,
+        mfu=load_mfu(),
+        predictor=app.predictor,
+        grid=app.grid,
+        offers=app.book.offers,
+        defaults=app.desktop_defaults,
+        home_usd_per_kwh=home.usd_per_kwh,
+        hardware=app.hardware,
+        labels=app.book.short_labels,
+    )
 
 
 def serve_data(app: AppData, region: str | None) -> ServeData:

@@ -26,7 +26,7 @@ import yaml
 from costcalc.core.job import Job, custom_model
 from costcalc.core.job_cost import JobData, RunSetup, price_job, run_energy
 from costcalc.core.job_memory import fits, job_memory
-from costcalc.store.bundled import load_catalog, load_mfu, load_models
+from costcalc.store.bundled import job_data, load_catalog, load_models
 from costcalc.store.loaders import load_app_data
 
 LBS_PER_KG = 2.20462
@@ -44,18 +44,7 @@ def published(key: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def data() -> JobData:
-    app = load_app_data()
-    return JobData(
-        catalog=app.catalog,
-        scaling=app.scaling,
-        mfu=load_mfu(),
-        predictor=app.predictor,
-        grid=app.grid,
-        offers=app.book.offers,
-        defaults=app.desktop_defaults,
-        home_usd_per_kwh=app.default_usd_per_kwh,
-        hardware=app.hardware,
-    )
+    return job_data(load_app_data(), None)
 
 
 def gpu_hours(data: JobData, job: Job, gpu: str, count: int) -> float:
