@@ -3,42 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from costcalc.cli import main
+from tests.cli_run import REFERENCE, run, run_json
 from tests.cli_tables import header_of, tables
-
-REFERENCE = [
-    "quick",
-    "--gpu",
-    "rtx3090",
-    "--util",
-    "0.15",
-    "--desktop-price",
-    "2200",
-    "--gpu-watts",
-    "350",
-    "--system-watts",
-    "100",
-    "--kwh-price",
-    "0.12",
-    "--cloud-price",
-    "2.14",
-]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    code, out, err = run([*argv, "--json"], capsys)
-    assert code == 0, err
-    return json.loads(out)
 
 
 def test_reference_case_reproduces_dettmers(capsys: pytest.CaptureFixture[str]) -> None:

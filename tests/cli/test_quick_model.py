@@ -4,29 +4,14 @@ part 4), as a user runs it in-process through `costcalc.cli.main`."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
-from costcalc.cli import main
+from tests.cli_run import run, run_json
 
 LORA = ["--model", "llama-3.1-8b", "--method", "lora", "--tokens", "2e8"]
 """The README's fine-tune: it does not fit a 24 GB card at its 8,192 sequence."""
 SMALL = ["--model", "gpt2-124m", "--tokens", "1e9"]
 """A job a 24 GB card holds."""
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    code, out, err = run([*argv, "--json"], capsys)
-    assert code == 0, err
-    return json.loads(out)
 
 
 def test_the_runs_hours_and_memory_are_costcalc_jobs(capsys: pytest.CaptureFixture[str]) -> None:

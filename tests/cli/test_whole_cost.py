@@ -4,47 +4,20 @@ run it (main(argv)), checked against arithmetic written out here."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
 import pytest
 
-from costcalc.cli import main
 from costcalc.core.hybrid import MONTH_HOURS, parse_profile
 from costcalc.store.snapshots import load_storage
-
-REFERENCE = [
-    "quick",
-    "--gpu",
-    "rtx3090",
-    "--util",
-    "0.15",
-    "--desktop-price",
-    "2200",
-    "--gpu-watts",
-    "350",
-    "--system-watts",
-    "100",
-    "--kwh-price",
-    "0.12",
-    "--cloud-price",
-    "2.14",
-]
-"""DOMAIN.md's canonical case: break-even 292.96 days against the $2.14/h offer."""
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests import cli_run
+from tests.cli_run import REFERENCE, run
 
 
 def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    code, out, err = run([*argv, "--json", "--all"], capsys)
-    assert code == 0, err
-    return json.loads(out)
+    return cli_run.run_json([*argv, *["--all"]], capsys)
 
 
 def custom_row(doc: Any) -> Any:
