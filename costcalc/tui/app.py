@@ -35,7 +35,7 @@ from costcalc.store.settings import (
 )
 from costcalc.tui._compat import escape_then_key
 from costcalc.tui.messages import BenchFinished, GpuDetected, PricesRefreshed
-from costcalc.tui.screens.main import MainScreen
+from costcalc.tui.screens.main import MainScreen, type_character
 from costcalc.tui.widgets.offers import OffersTable
 from costcalc.tui.workers import answer, cancelled
 
@@ -151,12 +151,7 @@ class CostcalcApp(App[None]):
             await self.on_event(events.Key(key.removeprefix("alt+"), char))
             return True
         if isinstance(focused, Input) and event.is_printable and event.character is not None:
-            # Typed now, in arrival order, as on the main screen (MainScreen.route_key).
-            selection = focused.selection
-            if selection.is_empty:
-                focused.insert_text_at_cursor(event.character)
-            else:
-                focused.replace(event.character, *selection)
+            type_character(focused, event.character)  # now, in arrival order, as on the main screen
             return True
         active = self.screen.active_bindings.get(key)
         if active is None or not active.enabled:

@@ -121,6 +121,16 @@ class Details(Vertical, FilledLater):
         yield tabs
 
 
+def type_character(field: Input, character: str) -> None:
+    """`character` typed into `field` as its own key handler types it: at the cursor, or over
+    the selection. Called as a key arrives, so keys in one burst land in their order."""
+    selection = field.selection
+    if selection.is_empty:
+        field.insert_text_at_cursor(character)
+    else:
+        field.replace(character, *selection)
+
+
 class MainScreen(Screen[None]):
     """Everything at once: first paint shows the verdict and the offers."""
 
@@ -417,11 +427,7 @@ class MainScreen(Screen[None]):
             if event.is_printable and event.character is not None:
                 # Typed now, not when the key has bubbled back to the Input: a C-k before it
                 # would otherwise act after it (#6605).
-                selection = focused.selection
-                if selection.is_empty:
-                    focused.insert_text_at_cursor(event.character)
-                else:
-                    focused.replace(event.character, *selection)
+                type_character(focused, event.character)
                 return True
         elif focused is not None and not isinstance(focused, OffersTable):
             return False  # a select and its menu keep Textual's handling
