@@ -15,11 +15,12 @@ Rules kept here:
 
 Parsing YAML cost more than everything else `costcalc quick` does, so it happens once per file:
 a file once validated, bundled or the user's, is kept in the cache directory as its records in
-msgpack, keyed by a hash of its text, the model and the costcalc version, and sealed with a hash
-of the entry itself. An entry is data only: it is decoded into the model's records with every
-type and bound checked again, and one whose seal does not match or that does not decode as the
-model is ignored and the file parsed again. The cache keeps only its newest entries, and a cache
-that cannot be read or written is ignored: it only ever saves time.
+msgpack, keyed by the model, the costcalc version and a hash of its text (of a shipped file's
+path, size, modification time and inode, which say it changed without reading it), and sealed
+with a checksum of the entry itself. An entry is data only: it is decoded into the model's
+records with every type and bound checked again, and one whose seal does not match or that does
+not decode as the model is ignored and the file parsed again. The cache keeps only its newest
+entries, and a cache that cannot be read or written is ignored: it only ever saves time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import functools
 import os
 import sys
 import time
+import zlib
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -45,6 +47,7 @@ except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 PRICES_PACKAGE = "costcalc.data.prices"
@@ -253,10 +256,8 @@ def digest(data: bytes) -> str:
 
 def package_bytes(package: str, name: str) -> bytes:
     """A file shipped inside `package` (ModuleNotFoundError, OSError when it is not there)."""
-    __import__(package)
-    init = getattr(sys.modules[package], "__file__", None)
-    if init is not None:
-        path = os.path.join(os.path.dirname(init), name)
+    path = _package_path(package, name)
+    if path is not None:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError), open(path, "rb") as file:
             return file.read()
     from importlib import resources  # a zipped install
@@ -264,14 +265,44 @@ def package_bytes(package: str, name: str) -> bytes:
     return resources.files(package).joinpath(name).read_bytes()
 
 
+def _package_path(package: str, name: str) -> str | None:
+    """Where a file shipped inside `package` lies on disk, or None in a zipped install
+    (ModuleNotFoundError when the package is not there)."""
+    __import__(package)
+    init = getattr(sys.modules[package], "__file__", None)
+    return None if init is None else os.path.join(os.path.dirname(init), name)
+
+
 def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
-    """A YAML file shipped inside a package, validated as `model`."""
+    """A YAML file shipped inside a package, validated as `model`. A file on disk is found in
+    the cache by its path, size, modification time and inode, as Python finds a module's
+    bytecode: its text is read only when one of them changed (hashing the text of the files
+    `quick` reads, about 1 MB, was a twentieth of its start-up)."""
     where = f"{package}/{name}"
+    key = _file_key(package, name)
+    if key is not None:
+        found = _cached(key, model)
+        if found is not None:
+            return found
     try:
         data = package_bytes(package, name)
     except (OSError, ModuleNotFoundError) as exc:
         raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
-    return load_yaml_text(decode(data, where), where, model)
+    text = decode(data, where)
+    return _parsed(key or _text_key(text), model, lambda: _validated_yaml(text, where, model))
+
+
+def _file_key(package: str, name: str) -> str | None:
+    """What names the current version of a shipped file in the cache, read from its directory
+    entry alone; None when it is not on disk (a zipped install: its text is hashed instead)."""
+    try:
+        path = _package_path(package, name)
+        if path is None:
+            return None
+        info = os.stat(path)
+    except (OSError, ModuleNotFoundError, ValueError):
+        return None
+    return digest(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
 
 
 def load_yaml_file(path: Path, model: type[M]) -> M:
@@ -286,26 +317,53 @@ def load_yaml_file(path: Path, model: type[M]) -> M:
 def load_yaml_text(text: str | bytes, where: str, model: type[M]) -> M:
     """Validate YAML text (or its UTF-8 bytes) as `model`, through the cache when it holds this
     exact text."""
-    cached = _cache_path(text, model)
+    return _parsed(_text_key(text), model, lambda: _validated_yaml(text, where, model))
+
+
+def _validated_yaml(text: str | bytes, where: str, model: type[M]) -> M:
+    return validate(parse_yaml(text, where), model, where)
+
+
+def _text_key(text: str | bytes) -> str:
+    """What names `text` in the cache: its hash."""
+    return digest(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def _parsed(key: str, model: type[M], parse: Callable[[], M]) -> M:
+    """The records the cache keeps under `key` for `model`, or `parse()`'s, then kept there."""
+    cached = _cache_path(key, model)
     if cached is not None:
         found = _read_cache(cached, model)
         if found is not None:
             return found
-    result = validate(parse_yaml(text, where), model, where)
+    result = parse()
     if cached is not None:
         _write_cache(cached, result)
     return result
 
 
-def _cache_path(text: str | bytes, model: type[msgspec.Struct]) -> str | None:
-    """Where the parsed `text` is kept: a path as text, as reading it needs no pathlib (a tenth
-    of `costcalc quick`'s start-up)."""
+def _cached(key: str, model: type[M]) -> M | None:
+    """The records the cache keeps under `key` for `model`, if it holds them."""
+    cached = _cache_path(key, model)
+    return None if cached is None else _read_cache(cached, model)
+
+
+def _cache_path(key: str, model: type[msgspec.Struct]) -> str | None:
+    """Where the records keyed `key` are kept: a path as text, as reading it needs no pathlib (a
+    tenth of `costcalc quick`'s start-up)."""
     try:
         directory = os.path.join(locations.cache_dir_text(), "parsed")
     except Exception:  # no usable home directory: run without a cache
         return None
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return os.path.join(directory, f"{model.__name__}-{__version__}-{digest(data)}.msgpack")
+    return os.path.join(directory, f"{model.__name__}-{__version__}-{key}.msgpack")
+
+
+def entry_seal(payload: bytes) -> bytes:
+    """The first line of a cache entry: the CRC-32 of the records under it, which finds a
+    damaged entry as zip and PNG find a damaged block. It guards against damage, not a forger
+    (no unkeyed hash can: whoever writes the cache can seal what they wrote), and costs a
+    quarter of BLAKE2b's time over the 1 MB `quick` reads (see docs/benchmarks.md)."""
+    return b"%08x" % zlib.crc32(payload)
 
 
 @functools.cache
@@ -322,7 +380,7 @@ def _read_cache(path: str, model: type[M]) -> M | None:
             payload = handle.read(MAX_FILE_BYTES)
     except (OSError, ValueError):
         return None
-    if seal != digest(payload):
+    if seal != entry_seal(payload).decode("ascii"):
         return None
     try:
         found: M = _decoder(model).decode(payload)
@@ -337,7 +395,7 @@ def _write_cache(text: str, result: msgspec.Struct) -> None:
     path = Path(text)
     with contextlib.suppress(OSError):
         payload = msgspec.msgpack.encode(result)
-        write_atomic_bytes(path, digest(payload).encode("ascii") + b"\n" + payload)
+        write_atomic_bytes(path, entry_seal(payload) + b"\n" + payload)
         prune_cache(path.parent)
 
 

@@ -62,6 +62,60 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path: Path) -> None:
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
 
 
+def test_a_shipped_file_is_read_only_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file inside a package is found in the cache by its path, size, modification time and
+    inode: a second run reads none of its text, and a change to any of them (an edit of the
+    same length, a file put in its place with the old time) parses the new text."""
+    import importlib
+
+    from costcalc.edge import resources
+
+    package = tmp_path / "shipped_prices"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    path = package / "p.yaml"
+    path.write_text(GOOD)
+    assert (
+        resources.load_yaml_resource("shipped_prices", "p.yaml", PriceSnapshot)
+        .offers[0]
+        .usd_per_hour
+        == 1.89
+    )
+
+    def unread(package: str, name: str) -> bytes:
+        raise AssertionError(f"{package}/{name} was read")
+
+    with monkeypatch.context() as reading:
+        reading.setattr(resources, "package_bytes", unread)
+        again = resources.load_yaml_resource("shipped_prices", "p.yaml", PriceSnapshot)
+    assert again.offers[0].usd_per_hour == 1.89
+
+    path.write_text(GOOD.replace("1.89", "2.50"))  # the same length, a later time
+    assert (
+        resources.load_yaml_resource("shipped_prices", "p.yaml", PriceSnapshot)
+        .offers[0]
+        .usd_per_hour
+        == 2.50
+    )
+
+    before = path.stat()
+    replacement = package / "new.yaml"
+    replacement.write_text(GOOD.replace("1.89", "3.75"))
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, path)  # same size and time, another inode
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert (
+        resources.load_yaml_resource("shipped_prices", "p.yaml", PriceSnapshot)
+        .offers[0]
+        .usd_per_hour
+        == 3.75
+    )
+
+
 def test_write_atomic_replaces_whole_files(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "file.yaml"
     write_atomic(path, "one\n")
@@ -107,7 +161,7 @@ def test_a_cache_entry_holds_records_never_code(tmp_path: Path) -> None:
     nothing in it runs. An old pickle entry beside it is never opened."""
     import pickle
 
-    from costcalc.edge.resources import digest
+    from costcalc.edge.resources import entry_seal
 
     class Boom:
         def __reduce__(self) -> tuple[object, tuple[str]]:
@@ -118,8 +172,8 @@ def test_a_cache_entry_holds_records_never_code(tmp_path: Path) -> None:
     load_yaml_file(path, PriceSnapshot)
     (entry,) = cache_entries()
     payload = pickle.dumps(Boom())
-    entry.write_bytes(digest(payload).encode() + b"\n" + payload)
-    entry.with_suffix(".pickle").write_bytes(digest(payload).encode() + b"\n" + payload)
+    entry.write_bytes(entry_seal(payload) + b"\n" + payload)
+    entry.with_suffix(".pickle").write_bytes(entry_seal(payload) + b"\n" + payload)
     assert load_yaml_file(path, PriceSnapshot).offers[0].name == "A6000"
     assert not (tmp_path / "ran").exists()
 
@@ -129,7 +183,7 @@ def test_a_cache_entry_the_model_refuses_is_read_again(tmp_path: Path) -> None:
     write the cache, holding a negative price or the shape of another model, is ignored."""
     import msgspec
 
-    from costcalc.edge.resources import digest
+    from costcalc.edge.resources import entry_seal
 
     path = tmp_path / "p.yaml"
     path.write_text(GOOD)
@@ -140,7 +194,7 @@ def test_a_cache_entry_the_model_refuses_is_read_again(tmp_path: Path) -> None:
     data = msgspec.msgpack.decode(payload)
     data["offers"][0]["usd_per_hour"] = -1.0
     for forged in (msgspec.msgpack.encode(data), msgspec.msgpack.encode({"rates": {}})):
-        entry.write_bytes(digest(forged).encode() + b"\n" + forged)
+        entry.write_bytes(entry_seal(forged) + b"\n" + forged)
         assert load_yaml_file(path, PriceSnapshot) == first
 
 
