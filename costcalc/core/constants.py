@@ -50,6 +50,10 @@ TierName = Literal[
 it, how it is priced, and whether anyone charges or observed the price."""
 TIER_NAMES: tuple[TierName, ...] = get_args(TierName)
 
+MAX_GPUS_PER_OFFER = 64
+"""No rentable machine holds more (an HGX node has 8, an NVL72 rack 72 as 18 nodes of 4); the
+bundled snapshots' largest is 8."""
+
 CUSTOM_PROVIDER = "custom"
 """Offers the user prices on the command line or in the app."""
 

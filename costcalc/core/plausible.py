@@ -28,14 +28,11 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from msgspec import Struct
 
 from costcalc.core.catalog import GpuCatalog, card_price
+from costcalc.core.constants import MAX_GPUS_PER_OFFER
 from costcalc.core.models import CloudOffer, GpuSpec
 
 if TYPE_CHECKING:
     from costcalc.core.ranges import CrossReading
-
-MAX_GPUS_PER_OFFER = 64
-"""No rentable machine holds more (an HGX node has 8, an NVL72 rack 72 as 18 nodes of 4); the
-bundled snapshots' largest is 8."""
 
 PAYBACK_HOURS = (150.0, 150_000.0)
 """Hours of rent that buy one card at its street (else launch) price. The bundled offers span

@@ -389,6 +389,14 @@ class Calculation(Struct, frozen=True, kw_only=True):
     """Which batch each GPU runs and why (--target-batch); None: the desktop's everywhere."""
 
     @property
+    def counts_whole_cost(self) -> bool:
+        """Whether the scenario counts more than the GPU-hours and the desktop's price and power:
+        storage and transfer, a loan, repairs, resale by age or the hybrid plan, which
+        costcalc.present.whole_cost words (and only then imports)."""
+        given = (self.extras, self.loan, self.repairs, self.resale, self.hybrid, self.cash_basis)
+        return any(v is not None for v in given)
+
+    @property
     def weighed(self) -> tiers.Weighed:
         """The tiers the answer weighed and those it left out (--exclude, --offers)."""
         s = self.scenario

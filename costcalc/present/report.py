@@ -26,7 +26,7 @@ from costcalc.core.scenario import AppData, Calculation
 from costcalc.core.staleness import CLOUD_LEGEND, is_stale_result
 from costcalc.core.terminal import fill, fill_all
 from costcalc.present import columns as cols
-from costcalc.present import display, explain, flips, marks, measured, whole_cost
+from costcalc.present import display, explain, flips, marks, measured
 
 MARK_WIDTH = 2
 """A row's mark and the space after it."""
@@ -220,9 +220,12 @@ def to_text(
     if brief:
         return "\n".join(out)
     out += prose("", *desktop_lines(calc, data), "")
-    said, table = whole_cost.summary_lines(calc)
-    if said or table:
-        out += [*prose(*said), *table, ""]  # the plan's table is fit, not wrapped
+    if calc.counts_whole_cost:
+        from costcalc.present import whole_cost  # only with its inputs: quick's path stays light
+
+        said, table = whole_cost.summary_lines(calc)
+        if said or table:
+            out += [*prose(*said), *table, ""]  # the plan's table is fit, not wrapped
     comparable, scale_out, rest = groups(c)
     closing = prose(*closing_lines(calc, len(rest)))
     tables = TableText(calc, data, top, width, wide, short_labels)
@@ -376,9 +379,10 @@ def verdict_lines(
     lines = [line]
     if calc.job is not None:
         lines.append(f"  {job_line(calc)}")
-    basis = whole_cost.cash_basis_line(calc)  # owning in full: say what the verdict weighed
-    if basis is not None:
-        lines.append(f"  {basis}")
+    if calc.cash_basis is not None:  # owning in full: say what the verdict weighed
+        from costcalc.present.whole_cost import cash_basis_line
+
+        lines.append(f"  {cash_basis_line(calc)}")
     hours = calc.job.hours if calc.job is not None else None
     flip = flips.threshold_text(calc.thresholds, a, calc.money, labels, hours)
     if flip is not None:
@@ -654,6 +658,8 @@ def explain_parts(
     if calc.measured is not None:
         why = explain.Explanation("Utilisation (measured)", measured.explain_lines(calc.measured))
         parts = [why, *parts]
+    from costcalc.present import whole_cost  # "why this number" only
+
     extra = whole_cost.rent_extras(calc, result, calc.money)
     if extra is not None:
         parts.insert(2, extra)  # after the cloud cost it adds to
@@ -823,7 +829,10 @@ def to_json(
     }
     if calc.measured is not None:
         doc["measured_utilisation"] = plain(calc.measured)
-    doc.update(whole_cost.to_json(calc))
+    if calc.counts_whole_cost:
+        from costcalc.present import whole_cost  # only with its inputs
+
+        doc.update(whole_cost.to_json(calc))
     if calc.job is not None:
         from costcalc.present import job_quick  # only with a job
 

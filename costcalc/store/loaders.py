@@ -161,6 +161,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     from costcalc.core.job import ModelFile
     from costcalc.core.mfu import MfuFile
     from costcalc.core.owning import OwnershipFile
+    from costcalc.core.rent_extras import StorageFile
     from costcalc.core.serve_data import HostedPriceFile, ServeCalibration, ServeMeasurementFile
     from costcalc.providers.aws_instances import AwsInstanceTable
     from costcalc.providers.azure import AzureSizeTable
@@ -181,6 +182,7 @@ def bundled_files() -> list[tuple[str, str, type[Struct]]]:
     ]
     files = [(DATA_PACKAGE, name, model) for name, model in data]
     files += [(PRICES_PACKAGE, name, model) for name, model in BUNDLED_FILES]
+    files.append((PRICES_PACKAGE, "storage.yaml", StorageFile))
     files += [(p.snapshot_package, p.snapshot_file, p.snapshot_model) for p in registry.every()]
     return files
 

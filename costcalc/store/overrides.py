@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from msgspec.structs import replace
 
 from costcalc.core.catalog import GpuCatalog
+from costcalc.core.constants import MAX_GPUS_PER_OFFER
 from costcalc.core.errors import CostcalcError, DataFileError, quoted
 from costcalc.core.models import CloudOffer
-from costcalc.core.plausible import MAX_GPUS_PER_OFFER, ShippedPrices, doubt
 from costcalc.core.records import Meta, Record
 from costcalc.edge import locations
 from costcalc.edge.resources import read_user_yaml, validate
@@ -44,6 +44,8 @@ from costcalc.providers.registry import names
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from costcalc.core.plausible import ShippedPrices
 
 MAX_USD_PER_HOUR = 10_000.0
 """Dearest price a user's file may give for one offer: 64 GPUs at over $150 an hour each."""
@@ -203,6 +205,8 @@ def _doubted(
     judged += [(where, offer, offer.usd_per_hour) for where, offer in added]
     if not judged:
         return []
+    from costcalc.core.plausible import doubt  # judging prices: only your own need it
+
     bounds = shipped()
     warnings = []
     for where, offer, usd in judged:

@@ -29,10 +29,8 @@ from costcalc.core.models import (
     RegionNames,
 )
 from costcalc.core.offers import LoadedSnapshot, PriceBook, Snapshot
-from costcalc.core.plausible import ShippedPrices, believable
 from costcalc.core.ranges import ReadingsFile
 from costcalc.core.records import plain
-from costcalc.core.rent_extras import StorageFile
 from costcalc.edge import locations
 from costcalc.edge.resources import (
     MAX_NODES,
@@ -52,6 +50,8 @@ from costcalc.store.overrides import apply_user_overrides
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from costcalc.core.plausible import ShippedPrices
+    from costcalc.core.rent_extras import StorageFile
     from providers.base import Provider  # mypy reads the checkout's providers/ as `providers`
 
 M = TypeVar("M", bound=Struct)
@@ -241,6 +241,10 @@ def shipped_prices(catalog: GpuCatalog | None = None) -> ShippedPrices:
     (its GPUs as `catalog`, the bundled one by default, knows them): never a refreshed snapshot
     or the user's own prices, so no feed moves the bounds it is judged by (a provider whose
     bundled file is broken is left out; its loader says so)."""
+    # Judging prices is for a refreshed snapshot or your own prices: the bundled ones are
+    # checked by the tests, so a plain `quick` never loads the rules.
+    from costcalc.core.plausible import ShippedPrices
+
     offers: list[CloudOffer] = []
     for provider in registry.PROVIDERS:
         try:
@@ -276,6 +280,8 @@ def _believable(
     """A refreshed snapshot's offers whose price is believable for their GPU's class and within
     what ships: one stored before these checks, or edited by hand, never brings a wrong price
     to a verdict."""
+    from costcalc.core.plausible import believable  # imported with ShippedPrices
+
     kept, notes = believable(offers, catalog, shipped)
     if notes:
         more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
@@ -320,7 +326,9 @@ def load_region_names() -> RegionNames:
 
 def load_storage() -> StorageFile:
     """Renting's storage and transfer rates (prices/storage.yaml): read only when a scenario
-    gives the data its runs move, so `quick` without them never loads it."""
+    gives the data its runs move, so `quick` without them never loads it (or its model)."""
+    from costcalc.core.rent_extras import StorageFile
+
     return load_bundled_file("storage.yaml", StorageFile)
 
 
@@ -335,9 +343,9 @@ BUNDLED_FILES: tuple[tuple[str, type[Struct]], ...] = (
     ("regions.yaml", RegionNames),
     (FX_FILE, FxRates),
     ("readings.yaml", ReadingsFile),
-    ("storage.yaml", StorageFile),
 )
-"""The files of prices/ besides the providers' snapshots, with their models."""
+"""The files of prices/ besides the providers' snapshots, with their models (and storage.yaml:
+costcalc.store.loaders.bundled_files)."""
 
 
 def fx_path() -> Path:

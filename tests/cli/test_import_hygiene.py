@@ -174,6 +174,43 @@ with contextlib.redirect_stdout(io.StringIO()):
     assert not feeds, sorted(feeds)
 
 
+ONLY_WHEN_ASKED = (
+    "costcalc.core.plausible",  # judges a refreshed snapshot's or your own prices
+    "costcalc.core.rent_extras",  # storage and transfer (--dataset-gb, ...)
+    "costcalc.present.whole_cost",  # their words, and a loan's, repairs', the hybrid plan's
+)
+
+
+def test_quick_loads_the_price_rules_and_the_whole_cost_only_when_asked() -> None:
+    """A plain quick reads the bundled prices (checked by the tests, not again at each run) and
+    counts no storage, loan or repairs: it loads none of their modules. A refreshed snapshot, or
+    the inputs that count them, do."""
+    plain = loaded_after(
+        """
+import contextlib, io
+from costcalc.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["quick", "--gpu", "rtx3090", "--util", "0.15"]) == 0
+    assert main(["quick", "--gpu", "rtx3090", "--util", "0.15", "--json"]) == 0
+"""
+    )
+    assert not plain & set(ONLY_WHEN_ASKED), sorted(plain & set(ONLY_WHEN_ASKED))
+    asked = loaded_after(
+        """
+import contextlib, io
+from costcalc.cli import main
+from costcalc.store.snapshots import refreshed_path, sealed_snapshot, load_bundled
+path = refreshed_path("runpod")
+path.parent.mkdir(parents=True, exist_ok=True)
+path.write_text(sealed_snapshot(load_bundled("runpod"), path.name))
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["quick", "--gpu", "rtx3090", "--util", "0.3", "--dataset-gb", "500",
+                 "--apr", "0.08", "--term-years", "3"]) == 0
+"""
+    )
+    assert set(ONLY_WHEN_ASKED) <= asked, sorted(set(ONLY_WHEN_ASKED) - asked)
+
+
 def test_every_provider_names_a_feed_that_exists() -> None:
     """A feed named by string (providers/base.py's `feed`) is checked here, not first found
     misspelt by a user's `refresh`: each loads, as the function it names."""
