@@ -466,9 +466,11 @@ class MainScreen(Screen[None]):
         if opened:
             self._setup_open = True
             self._layout()
-        self.set_focus(widget)
+        # A panel just opened has no size yet: focus does not scroll (Textual would centre the
+        # field against whatever size the panel had when its callback ran, which a loaded
+        # machine makes a different one from run to run); it scrolls once the panel has one.
+        self.set_focus(widget, scroll_visible=not opened)
         if opened:
-            # the panel had no size when focus asked to show the field: scroll once it has
             self.call_after_refresh(widget.scroll_visible, animate=False)
         if isinstance(widget, Input):
             widget.select_all()
