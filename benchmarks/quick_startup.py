@@ -121,14 +121,20 @@ def cold_start(python: Path, runs: int, instructions: bool) -> None:
     ]
     for label, key, against, target in rows:
         ratio = med[key] / med[against]
+        line = f"  {label:48s} {med[key]:7.1f} ms  {ratio:5.2f}x"
+        # Each measure is judged on its own: time, which the machine's load moves, and, with
+        # --instructions, the instructions, which it does not.
+        judged = [("time", ratio)]
+        if key in counts:
+            counted = counts[key] / counts[against]
+            line += f"  {counts[key] / 1e6:5.0f}M instr. {counted:5.2f}x"
+            judged.append(("instructions", counted))
         said = (
             "no target"
             if target is None
-            else f"target <= {target}x: " + ("met" if ratio <= target else "NOT met")
+            else f"target <= {target}x: "
+            + ", ".join(f"{what} {'met' if r <= target else 'NOT met'}" for what, r in judged)
         )
-        line = f"  {label:48s} {med[key]:7.1f} ms  {ratio:5.2f}x"
-        if key in counts:
-            line += f"  {counts[key] / 1e6:5.0f}M instr. {counts[key] / counts[against]:5.2f}x"
         print(f"{line}  ({said})")
     for label, key in (("with bytecode", "base"), ("without bytecode", "raw base")):
         name = 'python -c "import pydantic, yaml", ' + label
