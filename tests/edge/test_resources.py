@@ -198,6 +198,29 @@ def test_a_cache_entry_the_model_refuses_is_read_again(tmp_path: Path) -> None:
         assert load_yaml_file(path, PriceSnapshot) == first
 
 
+def test_a_cache_entry_larger_than_any_costcalc_writes_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry is read only up to the size limit of every data file: a larger one, even one
+    correctly sealed, is ignored and the text parsed again."""
+    import msgspec
+
+    from costcalc.edge import resources
+
+    path = tmp_path / "p.yaml"
+    path.write_text(GOOD)
+    first = load_yaml_file(path, PriceSnapshot)
+    (entry,) = cache_entries()
+    data = msgspec.msgpack.decode(entry.read_bytes().split(b"\n", 1)[1])
+    data["offers"][0]["usd_per_hour"] = 0.5
+    forged = msgspec.msgpack.encode(data)
+    entry.write_bytes(resources.entry_seal(forged) + b"\n" + forged)
+    assert load_yaml_file(path, PriceSnapshot).offers[0].usd_per_hour == 0.5  # within the limit
+    entry.write_bytes(resources.entry_seal(forged) + b"\n" + forged)
+    monkeypatch.setattr(resources, "MAX_FILE_BYTES", len(forged) // 2)
+    assert load_yaml_file(path, PriceSnapshot) == first
+
+
 def test_the_parse_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
     from costcalc.edge.resources import CACHE_ENTRIES, prune_cache
 
