@@ -92,6 +92,7 @@ def run(ns: argparse.Namespace) -> int:
         recorded=recorded_points,
         measured=measured,
         job_files=_job_files(scenario.model),
+        monthly=measured_months(scenario, now),
     )
     labels = data.book.labels  # the providers loaded, by the book that loaded them
     code = _answer(ns, calc, data, top, sources, labels)
@@ -172,6 +173,20 @@ def measured_use(scenario: Any, now: Any) -> Any:
     from costcalc.store.usage import measured_use as read
 
     return read(scenario.utilisation, now)
+
+
+def measured_months(scenario: Any, now: Any) -> Any:
+    """The busy share of each of the last twelve months a `--profile measured` asks for, read
+    from the history (store.usage), or None (nothing is imported then)."""
+    if scenario.profile is None:
+        return None
+    from costcalc.core.hybrid import is_measured_profile
+
+    if not is_measured_profile(scenario.profile):
+        return None
+    from costcalc.store.usage import monthly_use
+
+    return monthly_use(now)
 
 
 def _job_files(model: str | None) -> Any:

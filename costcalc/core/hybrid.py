@@ -31,6 +31,7 @@ from costcalc.core import engine
 from costcalc.core.compare import Comparison, candidates, net_share, repairs_per_year
 from costcalc.core.errors import CostcalcError, quoted
 from costcalc.core.models import Assumptions, DesktopBuild, OfferResult
+from costcalc.core.usage import MonthlyUse
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTH_HOURS = engine.HOURS_PER_MONTH
@@ -134,8 +135,38 @@ def _month(name: str, text: str) -> int:
 def _profile_help(text: str) -> str:
     return (
         "profile: write busy hours per month as jan:400,feb:300,... (months left out have "
-        f"none); got {quoted(text)}"
+        f"none), or measured (the monitor's history); got {quoted(text)}"
     )
+
+
+MEASURED_PROFILE = "measured"
+"""`--profile measured`: the busy share of each of the last twelve months in the history."""
+
+
+def is_measured_profile(text: str | None) -> bool:
+    return text is not None and text.strip().lower() == MEASURED_PROFILE
+
+
+def measured_profile(use: MonthlyUse) -> Profile:
+    """Each month's measured busy share x 730 hours; a month without samples at the mean of
+    those with them, which the profile's source says."""
+    known = [s for s in use.shares if s is not None]
+    if not known:
+        raise CostcalcError("profile 'measured': no month has GPU samples")
+    mean = sum(known) / len(known)
+    hours = tuple((mean if s is None else s) * MONTH_HOURS for s in use.shares)
+    sampled = [MONTHS[i] for i, s in enumerate(use.shares) if s is not None]
+    gpus = f"{use.gpus} GPUs'" if use.gpus > 1 else "the GPU's"
+    source = (
+        f"measured: {gpus} busy share each month from {use.start:%Y-%m} to {use.end:%Y-%m-%d} "
+        "(costcalc monitor)"
+    )
+    if len(known) < 12:
+        source += (
+            f"; samples in {len(known)} of the 12 months ({', '.join(sampled)}), the other "
+            f"{12 - len(known)} at their mean, {mean * 100:.3g}% busy"
+        )
+    return Profile(hours, source)
 
 
 def flat_profile(utilisation: float) -> Profile:

@@ -946,7 +946,8 @@ INPUTS: tuple[Input, ...] = (
         "Profile",
         "profile",
         "busy hours of one desktop's work per month for --hybrid: 'jan:400,feb:300,...' "
-        "(months left out have none; default: the utilisation every month)",
+        "(months left out have none), or 'measured' (the last twelve months of the monitor's "
+        "history); default: the utilisation every month",
         "text",
         "hybrid",
         metavar="MONTHS",

@@ -57,7 +57,7 @@ from costcalc.core.ranges import PriceRange, ReadingsOf, verdict_range
 from costcalc.core.records import ValidationError, problem, validated
 from costcalc.core.staleness import MAX_AGE_DAYS
 from costcalc.core.thresholds import Thresholds, thresholds
-from costcalc.core.usage import MeasuredUse, is_measured
+from costcalc.core.usage import MeasuredUse, MonthlyUse, is_measured
 
 if TYPE_CHECKING:
     from costcalc.core.alternatives import Alternative, Asked
@@ -422,6 +422,7 @@ def evaluate(
     recorded: ReadingsOf | None = None,
     measured: MeasuredUse | None = None,
     job_files: JobFiles | None = None,
+    monthly: MonthlyUse | None = None,
 ) -> Calculation:
     """The answer for `scenario`. `bench` is the loaded result `scenario.bench` names;
     `fallback_gpu` is the desktop when neither the scenario nor the bench names one (the app
@@ -431,7 +432,9 @@ def evaluate(
     offer alone, once the comparison has chosen it (None: the prices in use alone); `measured`
     the busy share a `measured` utilisation names, read by the caller (costcalc.store.usage);
     `job_files` the model list and public runs a `model` needs (costcalc.store.bundled): the
-    job's time and memory models then give the run's hours, the offers' speeds and the fit."""
+    job's time and memory models then give the run's hours, the offers' speeds and the fit;
+    `monthly` the busy share of each of the last twelve months a `--profile measured` names,
+    read by the caller (costcalc.store.usage.monthly_use)."""
     spec, spec_note = desktop_spec(scenario, data.catalog, bench, fallback_gpu)
     dtype = resolved_dtype(scenario, spec)
     clock, job_note = job_clock(scenario, data, job_files, dtype)
@@ -523,7 +526,7 @@ def evaluate(
         scenario, data, spec, desktop, assumptions, comparison, fit, speed, scale
     )
     flips = thresholds(comparison, assumptions, decided)
-    hybrid_found, hybrid_note = hybrid_plan(scenario, comparison, desktop, assumptions)
+    hybrid_found, hybrid_note = hybrid_plan(scenario, comparison, desktop, assumptions, monthly)
     basis = cash_basis(owned, assumptions, money)
     resolved = replace(
         scenario,
@@ -1223,15 +1226,21 @@ def hybrid_plan(
     comparison: Comparison,
     desktop: DesktopBuild,
     a: Assumptions,
+    monthly: MonthlyUse | None = None,
 ) -> Noted[HybridPlan | None]:
     """With --hybrid (or a --profile): every owned count weighed against renting above it
-    (costcalc.core.hybrid); a note when no plan can be made."""
+    (costcalc.core.hybrid), on the profile given, the months `monthly` measured (--profile
+    measured) or the utilisation every month; a note when no plan can be made."""
     if not scenario.hybrid and scenario.profile is None:
         return None, None
     from costcalc.core import hybrid  # only with --hybrid
 
     text = scenario.profile
-    if text is not None:
+    if hybrid.is_measured_profile(text):
+        if monthly is None:  # read by the caller, as `quick` does (costcalc.store.usage)
+            return None, "no hybrid plan: --profile measured needs the monitor's history"
+        used = hybrid.measured_profile(monthly)
+    elif text is not None:
         used = hybrid.Profile(hybrid.parse_profile(text), "your profile")
     else:
         used = hybrid.flat_profile(a.utilisation)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Literal
 
 from msgspec import Struct
@@ -61,6 +61,32 @@ def window_days(text: str) -> int:
             f"{KEEP_DAYS} days)"
         )
     return days
+
+
+class MonthlyUse(Struct, frozen=True):
+    """The busy share of each calendar month of the last twelve (the current one up to now),
+    from the history's samples: what `--profile measured` makes the hybrid plan's year of."""
+
+    shares: tuple[float | None, ...]
+    """Twelve shares, January first; None for a month without a sample."""
+    start: datetime
+    """The first of the twelve months' first day."""
+    end: datetime
+    """When it was read: the current month is measured up to here."""
+    gpus: int
+    """The most GPUs a month's samples came from."""
+
+
+def month_spans(now: datetime) -> list[tuple[datetime, datetime]]:
+    """The last twelve calendar months as (first instant, end), oldest first: the current
+    month ends at `now`, the others at the next month's first instant (UTC)."""
+    first = datetime(now.year, now.month, 1, tzinfo=timezone.utc)
+    starts = []
+    for back in range(11, -1, -1):
+        year, month = divmod(first.month - 1 - back, 12)
+        starts.append(first.replace(year=first.year + year, month=month + 1))
+    ends = [*starts[1:], now]
+    return list(zip(starts, ends, strict=True))
 
 
 class GpuDay(Struct, frozen=True):

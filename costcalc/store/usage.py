@@ -28,8 +28,10 @@ from costcalc.core.usage import (
     KEEP_DAYS,
     GpuDay,
     MeasuredUse,
+    MonthlyUse,
     PowerBin,
     measure,
+    month_spans,
     window_days,
 )
 from costcalc.edge import locations
@@ -173,7 +175,39 @@ def measured_use(text: str, now: datetime, path: Path | None = None) -> Measured
 
 def read_window(days: int, now: datetime, path: Path | None = None) -> MeasuredUse | None:
     """The samples of the `days` before `now`, summed and measured; None without any."""
-    start = now - timedelta(days=days)
+    return read_span(now - timedelta(days=days), now, days, path)
+
+
+def monthly_use(now: datetime, path: Path | None = None) -> MonthlyUse:
+    """The busy share of each of the last twelve calendar months, each measured as a window of
+    its own (`read_span`); CostcalcError saying how to get samples when no month has any."""
+    db_text = str(path) if path is not None else locations.history_db_text()
+    shares: list[float | None] = [None] * 12
+    gpus = 0
+    spans = month_spans(now)
+    if locations.exists(db_text):
+        for start, end in spans:
+            days = max(math.ceil((end - start).total_seconds() / DAY_S), 1)
+            found = read_span(start, end, days, path)
+            if found is not None:
+                shares[start.month - 1] = found.busy_share
+                gpus = max(gpus, found.gpus)
+    if gpus == 0:
+        raise CostcalcError(
+            f"profile 'measured': no GPU samples in the last twelve months in {db_text}; "
+            "run `costcalc monitor` on the desktop, or import a log with "
+            "`costcalc monitor --import FILE` (docs/monitor.md), or give the months as "
+            "jan:400,feb:300,..."
+        )
+    return MonthlyUse(tuple(shares), spans[0][0], now, gpus)
+
+
+def read_span(
+    start: datetime, end: datetime, window: int, path: Path | None = None
+) -> MeasuredUse | None:
+    """The samples from `start` to `end` (a window of `window` days from `start`), summed and
+    measured; None without any."""
+    now = end
     span = {"start": _stamp(start), "end": _stamp(now), "jd0": _julian(start)}
     where = "taken_at >= :start AND taken_at < :end"
     with connect(path) as conn:
@@ -219,7 +253,7 @@ def read_window(days: int, now: datetime, path: Path | None = None) -> MeasuredU
         gpu_days,
         bins,
         start,
-        days,
+        window,
         names=[name for _, name, _ in labels if name],
         hosts=[host for host, _, _ in labels],
         sources=[source for _, _, source in labels],

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Select
 
 from costcalc.core.errors import CostcalcError, quoted
+from costcalc.core.hybrid import MEASURED_PROFILE, is_measured_profile
 from costcalc.core.scenario import AppData
 from costcalc.core.usage import is_measured
 from costcalc.store.loaders import load_app_data, utc_now
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
     from costcalc.core.bench_results import BenchResult
     from costcalc.core.job_quick import JobFiles
-    from costcalc.core.usage import MeasuredUse
+    from costcalc.core.usage import MeasuredUse, MonthlyUse
 
 Clock = Callable[[], datetime]
 
@@ -87,6 +88,8 @@ class CostcalcApp(App[None]):
         self._bench_files: dict[str, BenchResult | None] = {}
         """Bench results the settings name by path, as loaded (None: loading, or unreadable)."""
         self._measured: dict[str, MeasuredUse | str | None] = {}
+        self._months: dict[str, MonthlyUse | str | None] = {}
+        """The months a `measured` profile names, under its text, as `_measured` keeps shares."""
         """Measured busy shares by the utilisation text that names them (`measured:7d`), as
         read from the history: None while loading, the one-line error when there is none."""
         self._saving = threading.Lock()
@@ -348,17 +351,49 @@ class CostcalcApp(App[None]):
         return load_job_files()
 
     def measuring(self, settings: Settings) -> bool:
-        """Whether the busy share a `measured` utilisation names is still being read (it is
-        read in a worker the first time it is named, as `costcalc quick --util measured`
-        reads it); the screen computes the answer once it is."""
+        """Whether the busy share a `measured` utilisation names, or the months a `measured`
+        profile names, is still being read (each is read in a worker the first time it is
+        named, as `costcalc quick` reads it); the screen computes the answer once it is."""
+        waiting = False
+        if is_measured_profile(settings.profile):
+            if MEASURED_PROFILE not in self._months:
+                self._months[MEASURED_PROFILE] = None
+                self.load_months()
+            waiting = self._months[MEASURED_PROFILE] is None
         text = settings.utilisation
         if not is_measured(text):
-            return False
+            return waiting
         assert isinstance(text, str)
         if text not in self._measured:
             self._measured[text] = None
             self.load_measured(text)
-        return self._measured[text] is None
+        return waiting or self._measured[text] is None
+
+    def months_for(self, settings: Settings) -> MonthlyUse | None:
+        """The busy share of each of the last twelve months, once read, when the profile is
+        `measured`; CostcalcError with quick's line when the history holds no samples."""
+        if not is_measured_profile(settings.profile):
+            return None
+        found = self._months.get(MEASURED_PROFILE)
+        if isinstance(found, str):
+            raise CostcalcError(found)
+        return found
+
+    @work(thread=True, exit_on_error=False, group="measured")
+    def load_months(self) -> None:
+        from costcalc.store.usage import monthly_use
+
+        try:
+            found: MonthlyUse | str = monthly_use(self.clock())
+        except CostcalcError as exc:  # no samples: the answer says so, as quick does
+            found = str(exc)
+        answer(self, self._set_months, found)
+
+    def _set_months(self, found: MonthlyUse | str) -> None:
+        self._months[MEASURED_PROFILE] = found
+        main = self.main
+        if main is not None and is_measured_profile(main.settings.profile):
+            main.recalculate()
 
     def measured_for(self, settings: Settings) -> MeasuredUse | None:
         """The measured busy share the settings name, once read; CostcalcError with quick's
@@ -388,6 +423,7 @@ class CostcalcApp(App[None]):
 
     def on_prices_refreshed(self, message: PricesRefreshed) -> None:
         self._measured.clear()  # read again when next named: the monitor may have written
+        self._months.clear()
         if message.data is not None:
             self.data = message.data
             main = self.main

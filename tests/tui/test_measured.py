@@ -6,8 +6,9 @@ writes them; nothing is faked but the fixed clock the app tests run on."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
+import pytest
 from textual.widgets import Input, Static
 
 from costcalc.store import usage
@@ -17,9 +18,9 @@ from tests.tui.conftest import FIXED_NOW, MakeApp
 from tests.tui.helpers import notified, started, wait_until
 
 
-def a_day_of_samples() -> None:
-    """One RTX 3090 every minute of the day before FIXED_NOW: busy one minute in four at 290 W."""
-    start = FIXED_NOW - timedelta(days=1)
+def record_busy(start: datetime, step: timedelta, count: int, every: int) -> None:
+    """One RTX 3090 sampled `count` times, every `step` from `start`: busy (97 %, 290 W) one
+    sample in `every` (the first among them), idle (21 W) otherwise."""
     usage.record(
         [
             usage.Sample(
@@ -27,14 +28,19 @@ def a_day_of_samples() -> None:
                 "GPU-a",
                 "NVIDIA GeForce RTX 3090",
                 "nvml",
-                start + timedelta(minutes=i),
-                60.0,
-                97.0 if i % 4 == 0 else 0.0,
-                power_w=290.0 if i % 4 == 0 else 21.0,
+                start + i * step,
+                step.total_seconds(),
+                97.0 if i % every == 0 else 0.0,
+                power_w=290.0 if i % every == 0 else 21.0,
             )
-            for i in range(24 * 60)
+            for i in range(count)
         ]
     )
+
+
+def a_day_of_samples() -> None:
+    """Every minute of the day before FIXED_NOW: busy one minute in four at 290 W."""
+    record_busy(FIXED_NOW - timedelta(days=1), timedelta(minutes=1), 24 * 60, 4)
 
 
 async def test_typing_measured_answers_with_the_monitors_busy_share(app_factory: MakeApp) -> None:
@@ -82,3 +88,50 @@ async def test_at_80_columns_the_verdict_says_the_utilisation_was_measured(
         await started(pilot)
         basis = " ".join(str(app.screen.query_one("#basis-line", Static).render()).split())
         assert "Utilisation 25% measured (30 days)." in basis
+
+
+def months_of_samples() -> None:
+    """Hourly through the two months before FIXED_NOW: busy one hour in two in September 2026
+    (its 720 hours), one in ten in October (75 of its 744 hours)."""
+    hour = timedelta(hours=1)
+    record_busy(datetime(2026, 9, 1, tzinfo=timezone.utc), hour, 720, 2)
+    record_busy(datetime(2026, 10, 1, tzinfo=timezone.utc), hour, 744, 10)
+
+
+async def test_a_measured_profile_plans_on_the_monitors_months(app_factory: MakeApp) -> None:
+    """Typed in the profile field, `measured` is taken (not refused as months would be), read
+    in a worker, and the hybrid plan works on it as `quick --hybrid --profile measured` does:
+    September 50 %, October 75 of its 744 hours, the ten months without samples at their mean."""
+    months_of_samples()
+    app = app_factory(Settings(gpu="rtx3090", hybrid=True))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("~", "ctrl+a", "ctrl+k", *"measured", "enter")
+        await wait_until(
+            app,
+            lambda: (
+                screen.calc is not None
+                and screen.calc.hybrid is not None
+                and screen.calc.hybrid.profile.source.startswith("measured")
+            ),
+        )
+        assert screen.settings.profile == "measured"
+        assert not screen.query_one("#profile", Input).has_class("-invalid")
+        hybrid = screen.calc.hybrid if screen.calc is not None else None
+        assert hybrid is not None
+        october = 75 / 744
+        assert hybrid.profile.hours[8] == pytest.approx(0.5 * 730)
+        assert hybrid.profile.hours[9] == pytest.approx(october * 730)
+        assert hybrid.profile.hours[0] == pytest.approx((0.5 + october) / 2 * 730)
+
+
+async def test_a_measured_profile_without_samples_says_how_to_get_them(
+    app_factory: MakeApp,
+) -> None:
+    app = app_factory(Settings(gpu="rtx3090", hybrid=True, profile="measured"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(app, lambda: notified(app, "profile 'measured': no GPU samples"))
+        assert notified(app, "costcalc monitor")
+        assert isinstance(pilot.app.screen, MainScreen) and pilot.app.screen.calc is None

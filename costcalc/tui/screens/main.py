@@ -299,6 +299,7 @@ class MainScreen(Screen[None]):
             recorded=self._recorded,
             measured=app.measured_for(settings),
             job_files=app.job_files_for(settings),
+            monthly=app.months_for(settings),
         )
 
     def watch_settings(self, settings: Settings) -> None:

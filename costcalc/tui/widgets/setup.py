@@ -22,7 +22,7 @@ from textual.widgets import Input, Select
 
 from costcalc.core import inputs
 from costcalc.core.errors import CostcalcError
-from costcalc.core.hybrid import parse_profile
+from costcalc.core.hybrid import is_measured_profile, parse_profile
 from costcalc.core.scenario import AppData, Calculation, default_desktop_price_usd
 from costcalc.store.settings import DEFAULT_GPU, Settings
 from costcalc.tui.messages import SettingsChanged
@@ -406,7 +406,7 @@ class SetupPanel(VerticalScroll, FilledLater):
                 if field == "cloud_gpus":
                     for name in value:
                         self.data.catalog.family(name)  # an unknown GPU is refused here
-                if field == "profile" and value is not None:
+                if field == "profile" and value is not None and not is_measured_profile(value):
                     parse_profile(value)  # refused here, with its one line, not at the answer
         except CostcalcError as exc:
             widget.add_class("-invalid")
