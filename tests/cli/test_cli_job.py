@@ -4,33 +4,19 @@ watts, price), and counts up to 1,024 for clusters and 8 for desktops."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 
-from costcalc.cli import main
+from tests.cli_run import run, run_json
 
 FINE_TUNE = ["job", "--model", "llama-3.1-8b", "--method", "lora", "--tokens", "2e8"]
 README = [*FINE_TUNE, "--gpu", "rtx3090"]
 PRETRAIN = ["job", "--model", "llama-3.2-1b", "--tokens", "20B", "--gpu", "h100sxm",
             "--count", "8", "--sharding", "fsdp"]  # fmt: skip
 SCREEN_LINES = 40
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    code, out, err = run([*argv, "--json"], capsys)
-    assert code == 0, err
-    return json.loads(out)
 
 
 @pytest.mark.parametrize("argv", [README, PRETRAIN], ids=["fine-tune", "pretrain"])

@@ -10,12 +10,7 @@ from typing import Any
 import pytest
 
 from costcalc.cli import main
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_run import run
 
 
 def offers(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:

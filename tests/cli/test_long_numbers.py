@@ -7,16 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from costcalc.cli import main
 from costcalc.store.settings import settings_path
+from tests.cli_run import run
 
 DIGITS = "1" * 5000
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line(err: str, *words: str) -> None:

@@ -8,15 +8,9 @@ from typing import Any
 
 import pytest
 
-from costcalc.cli import main
 from costcalc.core.catalog import card_price
 from costcalc.store.bundled import load_catalog
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_run import run
 
 
 def quick_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -18,6 +17,7 @@ from costcalc.core.models import Scenario
 from costcalc.core.scenario import AppData
 from costcalc.store.bundled import load_desktop_hardware
 from costcalc.store.loaders import load_app_data
+from tests.cli_run import run, run_json
 
 NOW = datetime(2026, 11, 23, 12, tzinfo=timezone.utc)
 DONE_WHEN = ["desktops", "--gpu", "rtx4090", "--gpu", "rtx6000_ada", "--count", "1,2,4"]
@@ -31,18 +31,6 @@ def data() -> AppData:
 @pytest.fixture(scope="module")
 def hw() -> DesktopHardware:
     return load_desktop_hardware()
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    code, out, err = run([*argv, "--json"], capsys)
-    assert code == 0, err
-    return json.loads(out)
 
 
 def by_label(doc: Any) -> dict[str, Any]:

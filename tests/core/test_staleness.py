@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from costcalc.cli import main
 from costcalc.core import staleness
 from costcalc.core.models import CloudOffer
 from costcalc.core.scenario import CARD_PRICE_STALE_DAYS
 from costcalc.present import display
+from tests.cli_run import run
 
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -84,12 +84,6 @@ def test_one_age_format(days: float, text: str) -> None:
 
 
 # ---------------------------------------------------------------------- through the CLI
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

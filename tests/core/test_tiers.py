@@ -17,6 +17,7 @@ from costcalc.core.errors import CostcalcError
 from costcalc.core.models import CloudOffer, Scenario
 from costcalc.core.offers import custom_offer
 from costcalc.present import display
+from tests.cli_run import run
 
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -112,12 +113,6 @@ def test_an_unknown_tier_is_one_line_naming_the_valid_ones(text: str) -> None:
 
 
 # ---------------------------------------------------------------------- through the CLI
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 QUICK = ["quick", "--gpu", "rtx3090", "--util", "0.15"]

@@ -9,18 +9,12 @@ from typing import Any
 
 import pytest
 
-from costcalc.cli import main
 from costcalc.store.bundled import load_catalog
+from tests.cli_run import run
 from tests.cli_tables import header_of, marked_tables
 
 KEYS = sorted((s.key for s in load_catalog()), key=len, reverse=True)
 KEY_PATTERN = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, KEYS)) + r")(?![\w-])")
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def quick_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
