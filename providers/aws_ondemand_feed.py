@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -158,8 +158,7 @@ def parse(payload: bytes | str) -> list[OfferRow]:
 
 # --------------------------------------------------------------------------- bulk CSV
 
-_WANTED = {
-    "TermType": "OnDemand",
+LINUX_HOURS = {
     "Unit": "Hrs",
     "Currency": "USD",
     "Tenancy": "Shared",
@@ -168,6 +167,9 @@ _WANTED = {
     "CapacityStatus": "Used",
     "License Model": "No License required",
 }
+"""The Price List columns of a shared Linux instance's hourly USD price, with no software or
+licence in it: what the on-demand and the reserved feeds both keep."""
+_WANTED = {"TermType": "OnDemand", **LINUX_HOURS}
 
 
 def csv_data_rows(lines: Iterable[str]) -> Iterator[list[str]]:
@@ -201,19 +203,32 @@ def _whole_lines(lines: Iterable[str]) -> Iterator[str]:
 
 def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
     """Rows from a Price List bulk CSV, read one line at a time (memory stays bounded)."""
+    found: dict[tuple[str, str], OfferRow] = {}
+    for row, _ in bulk_gpu_rows(lines, _WANTED):
+        found.setdefault((row.region, row.name), row)
+    if not found:
+        raise FeedError("no GPU instance prices in the Price List CSV")
+    return list(found.values())
+
+
+def bulk_gpu_rows(
+    lines: Iterable[str], wanted: Mapping[str, str], more: Sequence[str] = ()
+) -> Iterator[tuple[OfferRow, dict[str, str]]]:
+    """Each GPU instance's row of a Price List bulk CSV whose columns hold the `wanted` values,
+    with the values of the `more` columns it names (each must be there), read one line at a
+    time: what the on-demand and the reserved feeds both read."""
     rows = csv_data_rows(lines)
     header = next(rows)
     column = {name: i for i, name in enumerate(header)}
-    needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code")
+    needed = (*wanted, "Instance Type", "PricePerUnit", "Region Code", *more)
     missing = [name for name in needed if name not in column]
     if missing:
         raise FeedError(f"unexpected shape: Price List CSV lacks column(s) {', '.join(missing)}")
-    checks = [(column[name], value) for name, value in _WANTED.items()]
+    checks = [(column[name], value) for name, value in wanted.items()]
     i_type, i_price = column["Instance Type"], column["PricePerUnit"]
     i_region = column["Region Code"]
     i_vcpu, i_mem = column.get("vCPU"), column.get("Memory")
     table = gpu_instances()
-    found: dict[tuple[str, str], OfferRow] = {}
     for values in rows:
         if values[i_type] not in table:
             continue
@@ -230,10 +245,7 @@ def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
             values[i_mem] if i_mem is not None else None,
         )
         if row is not None:
-            found.setdefault((row.region, row.name), row)
-    if not found:
-        raise FeedError("no GPU instance prices in the Price List CSV")
-    return list(found.values())
+            yield row, {name: values[column[name]] for name in more}
 
 
 def fetch(client: HttpClient) -> list[OfferRow]:

@@ -13,10 +13,9 @@ from msgspec.structs import replace
 from costcalc.core.models import OfferRow, PriceSnapshot
 
 from . import aws_ondemand_feed
-from .aws_instances import gpu_instances
 from .aws_reserved import NAME, URL_ENV
 from .base import Progress, Skip
-from .common import FeedError, price
+from .common import FeedError
 
 if TYPE_CHECKING:
     from costcalc.edge.net import HttpClient
@@ -25,13 +24,7 @@ TERMS = {"1yr": 1, "3yr": 3}
 
 _WANTED = {
     "TermType": "Reserved",
-    "Unit": "Hrs",
-    "Currency": "USD",
-    "Tenancy": "Shared",
-    "Operating System": "Linux",
-    "Pre Installed S/W": "NA",
-    "CapacityStatus": "Used",
-    "License Model": "No License required",
+    **aws_ondemand_feed.LINUX_HOURS,
     "PurchaseOption": "No Upfront",
     "OfferingClass": "standard",
 }
@@ -43,36 +36,11 @@ def reserved_suffix(years: int) -> str:
 
 def parse_bulk_csv(lines: Iterable[str]) -> list[OfferRow]:
     """Reserved rows (1 and 3 years, Standard, No Upfront) of a Price List bulk CSV."""
-    rows = aws_ondemand_feed.csv_data_rows(lines)
-    header = next(rows)
-    column = {name: i for i, name in enumerate(header)}
-    needed = (*_WANTED, "Instance Type", "PricePerUnit", "Region Code", "LeaseContractLength")
-    missing = [name for name in needed if name not in column]
-    if missing:
-        raise FeedError(f"unexpected shape: Price List CSV lacks column(s) {', '.join(missing)}")
-    checks = [(column[name], value) for name, value in _WANTED.items()]
-    i_type, i_price = column["Instance Type"], column["PricePerUnit"]
-    i_region, i_term = column["Region Code"], column["LeaseContractLength"]
-    i_vcpu, i_mem = column.get("vCPU"), column.get("Memory")
-    table = gpu_instances()
     found: dict[tuple[str, str], OfferRow] = {}
-    for values in rows:
-        if values[i_type] not in table:
-            continue
-        years = TERMS.get(values[i_term])
-        if years is None or any(values[i] != want for i, want in checks):
-            continue
-        usd = price(values[i_price])
-        if usd is None:
-            continue
-        row = aws_ondemand_feed.gpu_row(
-            values[i_type],
-            values[i_region],
-            usd,
-            values[i_vcpu] if i_vcpu is not None else None,
-            values[i_mem] if i_mem is not None else None,
-        )
-        if row is None:
+    term = "LeaseContractLength"
+    for row, more in aws_ondemand_feed.bulk_gpu_rows(lines, _WANTED, (term,)):
+        years = TERMS.get(more[term])
+        if years is None:
             continue
         row = replace(row, **{"name": row.name + reserved_suffix(years), "term_years": years})
         found.setdefault((row.region, row.name), row)
