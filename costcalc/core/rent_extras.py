@@ -58,17 +58,18 @@ class StorageRate(Record, frozen=True, kw_only=True):
 
     @property
     def volume_usd_per_gb_month(self) -> float | None:
-        price = self.volume_usd_per_month
-        if price is None:
-            return None
-        return price * GIB_PER_GB if self.volume_unit == "GiB" else price
+        return _per_gb(self.volume_usd_per_month, self.volume_unit)
 
     @property
     def egress_usd_per_gb_decimal(self) -> float | None:
-        price = self.egress_usd_per_gb
-        if price is None:
-            return None
-        return price * GIB_PER_GB if self.egress_unit == "GiB" else price
+        return _per_gb(self.egress_usd_per_gb, self.egress_unit)
+
+
+def _per_gb(price: float | None, unit: Unit) -> float | None:
+    """A price per `unit` (GB or GiB) as one per decimal GB."""
+    if price is None:
+        return None
+    return price * GIB_PER_GB if unit == "GiB" else price
 
 
 class StorageFile(Record, frozen=True, kw_only=True):
