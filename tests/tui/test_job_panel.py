@@ -47,6 +47,17 @@ def quick_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str,
     return doc
 
 
+async def open_job_panel(pilot: Pilot[object]) -> MainScreen:
+    """The app started, then `J`: the Job panel over the main screen, which is returned."""
+    app = pilot.app
+    await started(pilot)
+    main_screen = app.screen
+    assert isinstance(main_screen, MainScreen)
+    await pilot.press("J")
+    await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+    return main_screen
+
+
 @pytest.mark.parametrize("at_once", [False, True], ids=["key-by-key", "burst"])
 async def test_train_gives_quick_models_verdict_and_is_remembered(
     app_factory: MakeApp,
@@ -56,11 +67,7 @@ async def test_train_gives_quick_models_verdict_and_is_remembered(
 ) -> None:
     app = app_factory(Settings(gpu="rtx4090"), persist=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await started(pilot)
-        main_screen = app.screen
-        assert isinstance(main_screen, MainScreen)
-        await pilot.press("J")
-        await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+        main_screen = await open_job_panel(pilot)
         await _type(pilot, "train-model", "gpt2-124m", at_once=at_once)
         await _type(pilot, "train-tokens", "1B", at_once=at_once)
         await _type(pilot, "train-runs", "40", at_once=at_once)
@@ -89,9 +96,7 @@ async def test_serve_gives_job_serves_dollars_per_million_tokens(
 ) -> None:
     app = app_factory(Settings(gpu="rtx3090", job_mode="serve"), persist=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await started(pilot)
-        await pilot.press("J")
-        await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+        await open_job_panel(pilot)
         assert "Name a model" in _answer(app)
         await _type(pilot, "serve-model", "llama-3.1-8b")
         await _type(pilot, "serve-tokens", "2e6")
@@ -117,11 +122,7 @@ async def test_a_model_not_on_the_list_is_one_notification_and_nothing_changes(
     app = app_factory(Settings(gpu="rtx4090", tokens=1e9))
     posted = record_notifications(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        main_screen = app.screen
-        assert isinstance(main_screen, MainScreen)
-        await pilot.press("J")
-        await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+        main_screen = await open_job_panel(pilot)
         await _type(pilot, "train-model", "llama-3-8b")
         await wait_until(app, lambda: notified(app, "did you mean llama-3.1-8b"))
         assert app.screen.query_one("#train-model", Input).has_class("-invalid")
@@ -138,11 +139,7 @@ async def test_tab_moves_through_the_fields_and_each_takes_what_is_typed_after_i
     not in the one it left (in a real terminal they were lost in the method's select)."""
     app = app_factory(Settings(gpu="rtx4090"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        main_screen = app.screen
-        assert isinstance(main_screen, MainScreen)
-        await pilot.press("J")
-        await wait_until(app, lambda: isinstance(app.screen, JobPanel))
+        main_screen = await open_job_panel(pilot)
         keys = ["ctrl+u", *"gpt2-124m", "tab", "tab", *"1B", "tab", *"40", "enter"]
         if at_once:
             burst(app, *keys)
