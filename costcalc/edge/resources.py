@@ -279,17 +279,19 @@ def load_yaml_resource(package: str, name: str, model: type[M]) -> M:
     bytecode: its text is read only when one of them changed (hashing the text of the files
     `quick` reads, about 1 MB, was a twentieth of its start-up)."""
     where = f"{package}/{name}"
+
+    def text() -> str:
+        try:
+            data = package_bytes(package, name)
+        except (OSError, ModuleNotFoundError) as exc:
+            missing = f"{where}: missing from the installation; reinstall costcalc"
+            raise DataFileError(missing) from exc
+        return decode(data, where)
+
     key = _file_key(package, name)
-    if key is not None:
-        found = _cached(key, model)
-        if found is not None:
-            return found
-    try:
-        data = package_bytes(package, name)
-    except (OSError, ModuleNotFoundError) as exc:
-        raise DataFileError(f"{where}: missing from the installation; reinstall costcalc") from exc
-    text = decode(data, where)
-    return _parsed(key or _text_key(text), model, lambda: _validated_yaml(text, where, model))
+    if key is None:  # not on disk (a zipped install), or not there: its text names it
+        return load_yaml_text(text(), where, model)
+    return _parsed(key, model, lambda: _validated_yaml(text(), where, model))
 
 
 def _file_key(package: str, name: str) -> str | None:
@@ -340,12 +342,6 @@ def _parsed(key: str, model: type[M], parse: Callable[[], M]) -> M:
     if cached is not None:
         _write_cache(cached, result)
     return result
-
-
-def _cached(key: str, model: type[M]) -> M | None:
-    """The records the cache keeps under `key` for `model`, if it holds them."""
-    cached = _cache_path(key, model)
-    return None if cached is None else _read_cache(cached, model)
 
 
 def _cache_path(key: str, model: type[msgspec.Struct]) -> str | None:
